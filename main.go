@@ -1,0 +1,99 @@
+// Command terraform-provider-tenon is Tenon's single binary. With no arguments
+// (as Terraform and OpenTofu start it) it serves the Terraform plugin protocol;
+// with a subcommand it is the `tenon` command-line tool.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"strings"
+
+	"github.com/hashicorp/terraform-plugin-framework/providerserver"
+
+	"github.com/tenonhq/terraform-provider-tenon/provider"
+)
+
+// Set by the linker: -X main.version=... -X main.commit=...
+var (
+	version = "dev"
+	commit  = "none"
+)
+
+// providerAddress is the registry address Terraform and OpenTofu know us by.
+const providerAddress = "registry.terraform.io/tenonhq/tenon"
+
+// command is one `tenon` subcommand. Later subcommands (agent, simulate,
+// convert) add a row to commands; nothing else in this file changes.
+type command struct {
+	name    string
+	summary string
+	run     func(ctx context.Context, args []string, stdout, stderr io.Writer) int
+}
+
+func commands() []command {
+	return []command{
+		{name: "version", summary: "print the version, commit and Go version", run: runVersion},
+		{name: "help", summary: "list the subcommands", run: runHelp},
+	}
+}
+
+func main() {
+	os.Exit(run(context.Background(), os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// run dispatches to the plugin server (no arguments, or only flags such as
+// -debug) or to a subcommand, and returns the process exit code.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
+		return serve(ctx, args, stderr)
+	}
+	for _, c := range commands() {
+		if c.name == args[0] {
+			return c.run(ctx, args[1:], stdout, stderr)
+		}
+	}
+	fmt.Fprintf(stderr, "tenon: unknown command %q\n\n", args[0])
+	printUsage(stderr)
+	return 2
+}
+
+// serve runs the Terraform plugin protocol server until Terraform stops it.
+func serve(ctx context.Context, args []string, stderr io.Writer) int {
+	fs := flag.NewFlagSet("terraform-provider-tenon", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	debug := fs.Bool("debug", false, "start the provider for a debugger such as delve and print TF_REATTACH_PROVIDERS")
+	if err := fs.Parse(args); err != nil {
+		printUsage(stderr)
+		return 2
+	}
+	opts := providerserver.ServeOpts{Address: providerAddress, Debug: *debug}
+	if err := providerserver.Serve(ctx, provider.New(version), opts); err != nil {
+		fmt.Fprintf(stderr, "serving the Terraform plugin protocol: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+func runVersion(_ context.Context, _ []string, stdout, _ io.Writer) int {
+	fmt.Fprintf(stdout, "tenon %s (commit %s, %s %s/%s)\n", version, commit, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+	return 0
+}
+
+func runHelp(_ context.Context, _ []string, stdout, _ io.Writer) int {
+	printUsage(stdout)
+	return 0
+}
+
+func printUsage(w io.Writer) {
+	fmt.Fprintln(w, "Usage: tenon <command> [arguments]")
+	fmt.Fprintln(w, "       terraform-provider-tenon [-debug]   (serve the Terraform plugin protocol)")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "Commands:")
+	for _, c := range commands() {
+		fmt.Fprintf(w, "  %-10s %s\n", c.name, c.summary)
+	}
+}
