@@ -1,0 +1,56 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"runtime"
+	"strings"
+	"testing"
+)
+
+func TestRun(t *testing.T) {
+	tests := []struct {
+		name       string
+		args       []string
+		wantCode   int
+		wantStdout []string
+		wantStderr []string
+	}{
+		{name: "version", args: []string{"version"}, wantStdout: []string{"tenon " + version, "commit " + commit, runtime.Version()}},
+		{name: "help lists every command", args: []string{"help"}, wantStdout: []string{"version", "help", "Usage: tenon"}},
+		{name: "unknown command", args: []string{"frobnicate"}, wantCode: 2, wantStderr: []string{`unknown command "frobnicate"`, "Commands:"}},
+		{name: "unknown flag for the plugin server", args: []string{"-nope"}, wantCode: 2, wantStderr: []string{"flag provided but not defined: -nope"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			code := run(context.Background(), tt.args, &stdout, &stderr)
+			if code != tt.wantCode {
+				t.Fatalf("exit code %d, want %d; stderr: %s", code, tt.wantCode, stderr.String())
+			}
+			for _, w := range tt.wantStdout {
+				if !strings.Contains(stdout.String(), w) {
+					t.Errorf("stdout %q does not contain %q", stdout.String(), w)
+				}
+			}
+			for _, w := range tt.wantStderr {
+				if !strings.Contains(stderr.String(), w) {
+					t.Errorf("stderr %q does not contain %q", stderr.String(), w)
+				}
+			}
+		})
+	}
+}
+
+func TestCommandNamesAreUnique(t *testing.T) {
+	seen := map[string]bool{}
+	for _, c := range commands() {
+		if seen[c.name] {
+			t.Errorf("command %q is listed twice", c.name)
+		}
+		if c.run == nil || c.summary == "" {
+			t.Errorf("command %q needs a run function and a summary", c.name)
+		}
+		seen[c.name] = true
+	}
+}
