@@ -1,0 +1,109 @@
+package scheduling_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/tenonhq/terraform-provider-tenon/engine/scheduling"
+)
+
+func TestWellKnownLabels(t *testing.T) {
+	set := scheduling.WellKnownLabels()
+	for _, key := range []string{
+		scheduling.LabelNodePool, scheduling.LabelCapacityType, scheduling.LabelInstanceCategory, scheduling.LabelInstanceFamily,
+		scheduling.LabelInstanceGeneration, scheduling.LabelInstanceSize, scheduling.LabelInstanceCPU, scheduling.LabelInstanceMemory,
+		scheduling.LabelInstanceGPUCount, scheduling.LabelInstanceGPUName, scheduling.LabelInstanceGPUManufacturer,
+		scheduling.LabelInstanceGPUMemory, scheduling.LabelInstanceHypervisor, scheduling.LabelInstanceCPUManufacturer,
+		scheduling.LabelInstanceNetworkBandwidth, scheduling.LabelInstanceEBSBandwidth, scheduling.LabelInstanceLocalNVMe,
+		scheduling.LabelInstanceEncryptionInTransit, scheduling.LabelInstanceAcceleratorCount, scheduling.LabelInstanceAcceleratorName,
+		scheduling.LabelInstanceAcceleratorManufacturer,
+		"node.kubernetes.io/instance-type", "topology.kubernetes.io/zone", "topology.kubernetes.io/region",
+		"kubernetes.io/arch", "kubernetes.io/os", "kubernetes.io/hostname",
+	} {
+		if !set.Has(key) || !scheduling.IsWellKnownLabel(key) {
+			t.Errorf("%s is not well known", key)
+		}
+	}
+	if set.Len() != 27 {
+		t.Errorf("WellKnownLabels has %d keys, want 27", set.Len())
+	}
+	set.Insert("example.com/x")
+	if scheduling.WellKnownLabels().Has("example.com/x") || scheduling.IsWellKnownLabel("example.com/x") {
+		t.Error("changing the returned set changed the package's well-known labels")
+	}
+}
+
+func TestIsRestrictedLabel(t *testing.T) {
+	tests := []struct {
+		key     string
+		wantErr string // a prefix of the error; "" means allowed
+	}{
+		{"example.com/team", ""},
+		{"team", ""},
+		{"kubernetes.io/arch", ""},
+		{"topology.kubernetes.io/zone", ""},
+		{"tenon.dev/capacity-type", ""},
+		{"tenon.dev/instance-family", ""},
+		{"node.kubernetes.io/instance-type", ""},
+		{"node.kubernetes.io/custom", ""},
+		{"foo.node.kubernetes.io/custom", ""},
+		{"node-restriction.kubernetes.io/team", ""},
+		{"kops.k8s.io/instancegroup", ""},
+		{"evilkubernetes.io/x", ""},
+		{"tenon.dev/nodepool", "label tenon.dev/nodepool is restricted: Tenon sets it to the pool's name; remove it"},
+		{"kubernetes.io/hostname", "label kubernetes.io/hostname is restricted: the kubelet sets it to the node's name; remove it"},
+		{"kubernetes.io/custom", "label kubernetes.io/custom is restricted: domain kubernetes.io is reserved; use a well-known label (tenon.dev/capacity-type,"},
+		{"topology.kubernetes.io/rack", "label topology.kubernetes.io/rack is restricted: domain kubernetes.io is reserved"},
+		{"k8s.io/x", "label k8s.io/x is restricted: domain k8s.io is reserved"},
+		{"tenon.dev/team", "label tenon.dev/team is restricted: domain tenon.dev is reserved"},
+		{"karpenter.sh/custom", "label karpenter.sh/custom is restricted: domain karpenter.sh is reserved"},
+		{"karpenter.sh/capacity-type", "label karpenter.sh/capacity-type is Karpenter's; use tenon.dev/capacity-type instead"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.key, func(t *testing.T) {
+			err := scheduling.IsRestrictedLabel(tt.key)
+			switch {
+			case tt.wantErr == "" && err != nil:
+				t.Fatalf("unexpected error: %v", err)
+			case tt.wantErr != "" && (err == nil || !strings.HasPrefix(err.Error(), tt.wantErr)):
+				t.Fatalf("error = %v, want prefix %q", err, tt.wantErr)
+			}
+		})
+	}
+	err := scheduling.IsRestrictedLabel("kubernetes.io/custom")
+	if !strings.HasSuffix(err.Error(), "or move it to your own domain, e.g. example.com/custom") {
+		t.Errorf("error does not say what to do: %v", err)
+	}
+}
+
+func TestFromKarpenterLabel(t *testing.T) {
+	tests := []struct {
+		in   string
+		want string
+		ok   bool
+	}{
+		{"karpenter.sh/capacity-type", "tenon.dev/capacity-type", true},
+		{"karpenter.sh/nodepool", "tenon.dev/nodepool", true},
+		{"karpenter.sh/provisioner-name", "tenon.dev/nodepool", true},
+		{"karpenter.k8s.aws/instance-family", "tenon.dev/instance-family", true},
+		{"karpenter.k8s.aws/instance-category", "tenon.dev/instance-category", true},
+		{"karpenter.k8s.aws/instance-cpu", "tenon.dev/instance-cpu", true},
+		{"karpenter.k8s.aws/instance-memory", "tenon.dev/instance-memory", true},
+		{"karpenter.k8s.aws/instance-gpu-name", "tenon.dev/instance-gpu-name", true},
+		{"karpenter.k8s.aws/instance-local-nvme", "tenon.dev/instance-local-nvme", true},
+		{"karpenter.k8s.aws/instance-encryption-in-transit-supported", "tenon.dev/instance-encryption-in-transit", true},
+		{"karpenter.k8s.aws/instance-capability-flex", "", false},
+		{"karpenter.k8s.aws/ec2nodeclass", "", false},
+		{"karpenter.sh/initialized", "", false},
+		{"kubernetes.io/arch", "", false},
+		{"example.com/instance-family", "", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.in, func(t *testing.T) {
+			got, ok := scheduling.FromKarpenterLabel(tt.in)
+			if got != tt.want || ok != tt.ok {
+				t.Errorf("FromKarpenterLabel(%q) = %q, %v, want %q, %v", tt.in, got, ok, tt.want, tt.ok)
+			}
+		})
+	}
+}
