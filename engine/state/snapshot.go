@@ -1,0 +1,197 @@
+package state
+
+import (
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/util/intstr"
+
+	"github.com/tenonhq/terraform-provider-tenon/engine/catalog"
+	"github.com/tenonhq/terraform-provider-tenon/engine/scheduling"
+)
+
+// Snapshot is the cluster as the engine sees it at one instant.
+type Snapshot struct {
+	// Pools are the node pools, normalised from NodePools and Provisioners,
+	// highest weight first, then by name.
+	Pools []*Pool
+	// Nodes are the existing nodes and the in-flight claims (launched or
+	// launching, not yet registered), sorted by name.
+	Nodes []*Node
+	// Pods are every pod that counts: bound (NodeName set) and pending,
+	// sorted by namespace/name. Daemonset pods bound to nodes are included
+	// with DaemonSet set.
+	Pods []*Pod
+	// DaemonSets are the daemonsets whose pods will land on new nodes.
+	DaemonSets []*DaemonSet
+	// PDBs are the pod disruption budgets.
+	PDBs []*PDB
+}
+
+// Pool is a NodePool or a Provisioner reduced to what the engine needs.
+type Pool struct {
+	Name string
+	// Kind is "NodePool" or "Provisioner", for messages.
+	Kind string
+	// Weight orders pools: higher first. 0 when unset.
+	Weight int32
+	// NodeClass names the NodeClass the pool's nodes are launched with.
+	NodeClass string
+	// Labels are put on every node of the pool (template labels plus
+	// tenon.dev/nodepool).
+	Labels map[string]string
+	// Annotations are put on every node of the pool.
+	Annotations map[string]string
+	// Requirements are the template requirements intersected with Labels.
+	Requirements scheduling.Requirements
+	// Taints are put on every node; pods must tolerate them.
+	Taints []corev1.Taint
+	// StartupTaints are put on new nodes until a daemon removes them; they
+	// are ignored when planning where pods go.
+	StartupTaints []corev1.Taint
+	// Limits caps the total capacity of the pool's nodes, including
+	// in-flight claims. Empty means no limit.
+	Limits corev1.ResourceList
+	// InstanceTypes are what the cloud offers for this pool's node class,
+	// not yet filtered by Requirements.
+	InstanceTypes []*catalog.InstanceType
+	// ExpireAfter is how long a node may live; nil means never.
+	ExpireAfter *time.Duration
+	// TerminationGracePeriod bounds draining; nil means wait for PDBs forever.
+	TerminationGracePeriod *time.Duration
+	// Disruption is the pool's consolidation policy and budgets.
+	Disruption Disruption
+	// TemplateHash identifies the pool template (and node class) nodes are
+	// launched from; a node whose hash differs has drifted.
+	TemplateHash string
+}
+
+// Disruption is when and how much a pool's nodes may be disrupted.
+type Disruption struct {
+	// ConsolidationPolicy is WhenEmpty or WhenEmptyOrUnderutilized.
+	ConsolidationPolicy string
+	// ConsolidateAfter is how long a node must be stable before it is
+	// consolidated; nil means never.
+	ConsolidateAfter *time.Duration
+	// Budgets limit how many nodes may be disrupted at once.
+	Budgets []Budget
+}
+
+// Budget limits disruptions, optionally only in a cron window and for some
+// reasons.
+type Budget struct {
+	// Nodes is a count ("5") or a percentage of the pool's nodes ("10%").
+	Nodes string
+	// Schedule is a cron expression (UTC) opening the window; "" means
+	// always active.
+	Schedule string
+	// Duration is how long the window stays open after Schedule fires.
+	Duration *time.Duration
+	// Reasons the budget applies to (Empty, Underutilized, Drifted); empty
+	// means all.
+	Reasons []string
+}
+
+// Node is an existing node or an in-flight claim.
+type Node struct {
+	Name string
+	// Pool is the tenon.dev/nodepool the node belongs to; "" for nodes Tenon
+	// does not manage (they still host pods and count for topology).
+	Pool         string
+	InstanceType string
+	Zone         string
+	CapacityType string
+	Labels       map[string]string
+	Annotations  map[string]string
+	Taints       []corev1.Taint
+	// Allocatable is what pods may request on the node.
+	Allocatable corev1.ResourceList
+	// PricePerHour is the catalog price of the node's offering; 0 when
+	// unknown (unmanaged nodes).
+	PricePerHour float64
+	// Claim is the NodeClaim behind the node, if Tenon launched it.
+	Claim string
+	// InFlight is set for a claim whose node has not registered yet: it can
+	// receive pods in a plan and counts toward limits.
+	InFlight bool
+	// Initialized is set once the node is Ready and its startup taints are
+	// gone.
+	Initialized bool
+	// Unschedulable is set for cordoned nodes.
+	Unschedulable bool
+	// MarkedForDeletion is set when the node is being drained.
+	MarkedForDeletion bool
+	// CreatedAt is when the node (or claim) was created.
+	CreatedAt time.Time
+	// TemplateHash is the pool template hash the node was launched with.
+	TemplateHash string
+}
+
+// Pod is a pod reduced to what scheduling needs.
+type Pod struct {
+	Namespace   string
+	Name        string
+	UID         string
+	Labels      map[string]string
+	Annotations map[string]string
+	// NodeName is the node the pod is bound to; "" when pending.
+	NodeName string
+	// Requests are the pod's effective requests: the larger of the init
+	// containers' peak and the containers plus sidecars, plus overhead.
+	Requests corev1.ResourceList
+	// NodeSelector, Affinity, Tolerations and TopologySpread are as in the
+	// pod spec.
+	NodeSelector   map[string]string
+	Affinity       *corev1.Affinity
+	Tolerations    []corev1.Toleration
+	TopologySpread []corev1.TopologySpreadConstraint
+	// HostPorts are the host ports the pod's containers bind.
+	HostPorts []HostPort
+	// Priority is the pod's priority (0 when unset).
+	Priority int32
+	// Owner is the pod's controller; zero for bare pods.
+	Owner Owner
+	// DaemonSet is set for pods owned by a DaemonSet.
+	DaemonSet bool
+	// StartTime is when the pod started; zero when pending.
+	StartTime time.Time
+}
+
+// Key returns "namespace/name".
+func (p *Pod) Key() string { return p.Namespace + "/" + p.Name }
+
+// Owner is a pod's controlling owner.
+type Owner struct {
+	Kind string
+	Name string
+}
+
+// HostPort is one host port a pod binds.
+type HostPort struct {
+	Protocol corev1.Protocol
+	IP       string
+	Port     int32
+}
+
+// DaemonSet is a daemonset reduced to the pod it runs on each eligible node.
+type DaemonSet struct {
+	Namespace string
+	Name      string
+	// Pod is the template pod (requests, selectors, affinity, tolerations)
+	// used to decide whether the daemonset runs on a candidate node and
+	// what it costs there.
+	Pod *Pod
+}
+
+// PDB is a pod disruption budget.
+type PDB struct {
+	Namespace      string
+	Name           string
+	Selector       labels.Selector
+	MinAvailable   *intstr.IntOrString
+	MaxUnavailable *intstr.IntOrString
+	// DisruptionsAllowed is the status figure when known; -1 when the PDB
+	// comes from a file and must be computed from the pods.
+	DisruptionsAllowed int32
+}
