@@ -195,3 +195,14 @@ type PDB struct {
 	// comes from a file and must be computed from the pods.
 	DisruptionsAllowed int32
 }
+
+// PendingPods returns the pods not bound to a node, in Snapshot order.
+func (s *Snapshot) PendingPods() []*Pod {
+	var out []*Pod
+	for _, p := range s.Pods {
+		if p.NodeName == "" && !p.DaemonSet {
+			out = append(out, p)
+		}
+	}
+	return out
+}
