@@ -1,0 +1,45 @@
+package v1
+
+import "github.com/tenonhq/terraform-provider-tenon/engine/scheduling"
+
+// Labels, annotations, taints, tags and finalizers that the API and the agent agree on. The
+// well-known node labels (tenon.dev/instance-family and the others) belong to the scheduling
+// package; the two the API itself names are repeated here for convenience.
+const (
+	// LabelNodePool is set on every node and NodeClaim to the name of the NodePool that launched it.
+	// Users cannot set or require it on a NodePool.
+	LabelNodePool = scheduling.LabelNodePool
+	// LabelCapacityType is the purchase option of a node: CapacityTypeSpot or CapacityTypeOnDemand.
+	LabelCapacityType = scheduling.LabelCapacityType
+	// LabelNodeRegistered is set on a node once it has joined the cluster as a NodeClaim's node.
+	LabelNodeRegistered = Group + "/registered"
+	// LabelNodeInitialized is set on a node once it is Ready and its startup taints are gone.
+	LabelNodeInitialized = Group + "/initialized"
+
+	// CapacityTypeSpot is the LabelCapacityType value of spot instances.
+	CapacityTypeSpot = scheduling.CapacityTypeSpot
+	// CapacityTypeOnDemand is the LabelCapacityType value of on-demand instances.
+	CapacityTypeOnDemand = scheduling.CapacityTypeOnDemand
+
+	// AnnotationDoNotDisrupt on a pod or node ("true") keeps the agent from disrupting that node
+	// voluntarily (consolidation, drift, expiry). The termination grace period still applies.
+	AnnotationDoNotDisrupt = Group + "/do-not-disrupt"
+	// AnnotationNodePoolHash records on a NodeClaim the hash of the NodePool template it was
+	// launched from, so the agent can tell when the pool drifted.
+	AnnotationNodePoolHash = Group + "/nodepool-hash"
+
+	// TaintKeyDisrupted is the taint the agent puts on a node it is about to terminate.
+	TaintKeyDisrupted = Group + "/disrupted"
+
+	// TerminationFinalizer holds a NodeClaim (and its node) until the agent has drained the node
+	// and deleted the instance.
+	TerminationFinalizer = Group + "/termination"
+
+	// TagCluster is the tag naming the cluster of every instance the agent launches; NodeClass
+	// tags cannot set it.
+	TagCluster = Group + "/cluster"
+	// TagNodePool is the tag naming the NodePool an instance was launched for.
+	TagNodePool = Group + "/nodepool"
+	// TagNodeClaim is the tag naming the NodeClaim an instance was launched for.
+	TagNodeClaim = Group + "/nodeclaim"
+)

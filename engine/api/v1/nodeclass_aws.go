@@ -1,0 +1,317 @@
+package v1
+
+import (
+	"k8s.io/apimachinery/pkg/api/resource"
+)
+
+// AMI families.
+const (
+	// AMIFamilyAL2023 is Amazon Linux 2023, bootstrapped with nodeadm. The default.
+	AMIFamilyAL2023 = "AL2023"
+	// AMIFamilyBottlerocket is Bottlerocket, configured with TOML user data.
+	AMIFamilyBottlerocket = "Bottlerocket"
+	// AMIFamilyCustom is an AMI of your own, selected by amiSelectorTerms; the agent adds no
+	// bootstrap user data.
+	AMIFamilyCustom = "Custom"
+)
+
+// AWSNodeClassSpec says how to launch EC2 instances: which AMI, in which subnets, with which
+// security groups, IAM identity, tags, disks, metadata options, user data and kubelet settings.
+//
+// +kubebuilder:validation:XValidation:rule="has(self.role) || has(self.instanceProfile)",message="set role (the agent manages an instance profile for it) or instanceProfile (an existing profile)"
+// +kubebuilder:validation:XValidation:rule="!has(self.role) || !has(self.instanceProfile)",message="role and instanceProfile are exclusive; keep one",fieldPath=".instanceProfile"
+// +kubebuilder:validation:XValidation:rule="!has(self.amiFamily) || self.amiFamily != 'Custom' || has(self.amiSelectorTerms)",message="amiFamily Custom requires amiSelectorTerms; add terms selecting your AMIs, or use amiFamily AL2023 or Bottlerocket",fieldPath=".amiSelectorTerms"
+type AWSNodeClassSpec struct {
+	// AMIFamily is the operating system family of the nodes: AL2023 (the default), Bottlerocket,
+	// or Custom. It decides the bootstrap user data; without amiSelectorTerms the agent uses the
+	// family's latest EKS-optimized AMI from its public SSM parameter.
+	// +kubebuilder:default=AL2023
+	// +kubebuilder:validation:Enum=AL2023;Bottlerocket;Custom
+	// +optional
+	AMIFamily string `json:"amiFamily,omitempty"`
+	// AMISelectorTerms select the AMIs instead of the family's default. Terms are ORed; the fields
+	// of one term are ANDed. Required when amiFamily is Custom.
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=30
+	// +optional
+	AMISelectorTerms []AMISelectorTerm `json:"amiSelectorTerms,omitempty"`
+	// SubnetSelectorTerms select the subnets nodes are launched in. Terms are ORed. Absent means
+	// the subnets tagged kubernetes.io/cluster/<cluster-name>.
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=30
+	// +optional
+	SubnetSelectorTerms []SubnetSelectorTerm `json:"subnetSelectorTerms,omitempty"`
+	// SecurityGroupSelectorTerms select the security groups of the nodes. Terms are ORed. Absent
+	// means the security groups tagged kubernetes.io/cluster/<cluster-name>.
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=30
+	// +optional
+	SecurityGroupSelectorTerms []SecurityGroupSelectorTerm `json:"securityGroupSelectorTerms,omitempty"`
+	// Role is the IAM role of the nodes; the agent creates and manages an instance profile for it.
+	// Exclusive with instanceProfile.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=64
+	// +optional
+	Role string `json:"role,omitempty"`
+	// InstanceProfile is an existing IAM instance profile for the nodes. Exclusive with role.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=128
+	// +optional
+	InstanceProfile string `json:"instanceProfile,omitempty"`
+	// Tags are put on the instances, volumes and launch templates. The agent sets
+	// tenon.dev/cluster, tenon.dev/nodepool, tenon.dev/nodeclaim and kubernetes.io/cluster/*
+	// itself; they cannot be set here.
+	// +kubebuilder:validation:MaxProperties=40
+	// +kubebuilder:validation:XValidation:rule="self.all(k, size(k) > 0 && size(k) <= 128)",message="tag keys must be 1 to 128 characters"
+	// +kubebuilder:validation:XValidation:rule="self.all(k, size(self[k]) <= 256)",message="tag values must be at most 256 characters"
+	// +kubebuilder:validation:XValidation:rule="self.all(k, !k.startsWith('kubernetes.io/cluster/'))",message="tag keys starting with kubernetes.io/cluster/ are set by the agent; remove the tag"
+	// +kubebuilder:validation:XValidation:rule="self.all(k, !(k in ['tenon.dev/cluster', 'tenon.dev/nodepool', 'tenon.dev/nodeclaim']))",message="tags tenon.dev/cluster, tenon.dev/nodepool and tenon.dev/nodeclaim are set by the agent; remove the tag"
+	// +optional
+	Tags map[string]string `json:"tags,omitempty"`
+	// BlockDeviceMappings are the disks of the nodes. Absent means the family's default root volume.
+	// +kubebuilder:validation:MaxItems=50
+	// +kubebuilder:validation:XValidation:rule="self.filter(x, has(x.rootVolume) && x.rootVolume).size() <= 1",message="only one block device mapping can be the root volume; set rootVolume on one of them"
+	// +optional
+	BlockDeviceMappings []BlockDeviceMapping `json:"blockDeviceMappings,omitempty"`
+	// MetadataOptions configure the instance metadata service (IMDS) of the nodes. The default
+	// requires IMDSv2 tokens with a hop limit of 1, so pods cannot reach the node's credentials.
+	// +kubebuilder:default={httpEndpoint: "enabled", httpProtocolIPv6: "disabled", httpPutResponseHopLimit: 1, httpTokens: "required"}
+	// +optional
+	MetadataOptions *MetadataOptions `json:"metadataOptions,omitempty"`
+	// UserData is merged with the bootstrap user data of the AMI family (nodeadm YAML or MIME
+	// for AL2023, TOML for Bottlerocket); with Custom it is used as is.
+	// +kubebuilder:validation:MaxLength=16384
+	// +optional
+	UserData *string `json:"userData,omitempty"`
+	// Kubelet overrides kubelet settings of the nodes.
+	// +optional
+	Kubelet *KubeletConfiguration `json:"kubelet,omitempty"`
+}
+
+// SubnetSelectorTerm selects subnets by tags or by ID.
+//
+// +kubebuilder:validation:XValidation:rule="has(self.tags) || has(self.id)",message="a subnet selector term needs tags or id; add one"
+// +kubebuilder:validation:XValidation:rule="!has(self.tags) || !has(self.id)",message="id selects one subnet on its own; use tags or id in a term, not both (terms are ORed)",fieldPath=".id"
+type SubnetSelectorTerm struct {
+	// Tags select the subnets carrying all of them. A value of "*" matches any value.
+	// +kubebuilder:validation:MinProperties=1
+	// +kubebuilder:validation:MaxProperties=20
+	// +kubebuilder:validation:XValidation:rule="self.all(k, k != '' && self[k] != '')",message="tag keys and values must not be empty; use '*' to match any value"
+	// +optional
+	Tags map[string]string `json:"tags,omitempty"`
+	// ID is a subnet ID such as subnet-0123456789abcdef0.
+	// +kubebuilder:validation:MaxLength=64
+	// +kubebuilder:validation:XValidation:rule="self.matches('^subnet-[0-9a-z]+$')",message="id must be a subnet ID such as subnet-0123456789abcdef0"
+	// +optional
+	ID string `json:"id,omitempty"`
+}
+
+// SecurityGroupSelectorTerm selects security groups by tags, ID or name.
+//
+// +kubebuilder:validation:XValidation:rule="[has(self.tags), has(self.id), has(self.name)].exists_one(x, x)",message="a security group selector term needs exactly one of tags, id or name; put each in its own term (terms are ORed)"
+type SecurityGroupSelectorTerm struct {
+	// Tags select the security groups carrying all of them. A value of "*" matches any value.
+	// +kubebuilder:validation:MinProperties=1
+	// +kubebuilder:validation:MaxProperties=20
+	// +kubebuilder:validation:XValidation:rule="self.all(k, k != '' && self[k] != '')",message="tag keys and values must not be empty; use '*' to match any value"
+	// +optional
+	Tags map[string]string `json:"tags,omitempty"`
+	// ID is a security group ID such as sg-0123456789abcdef0.
+	// +kubebuilder:validation:MaxLength=64
+	// +kubebuilder:validation:XValidation:rule="self.matches('^sg-[0-9a-z]+$')",message="id must be a security group ID such as sg-0123456789abcdef0"
+	// +optional
+	ID string `json:"id,omitempty"`
+	// Name is a security group name (the group's name, not its Name tag).
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=255
+	// +optional
+	Name string `json:"name,omitempty"`
+}
+
+// AMISelectorTerm selects AMIs by tags, ID, name (with owner) or SSM parameter.
+//
+// +kubebuilder:validation:XValidation:rule="has(self.tags) || has(self.id) || has(self.name) || has(self.ssmParameter)",message="an AMI selector term needs tags, id, name or ssmParameter; add one"
+// +kubebuilder:validation:XValidation:rule="!has(self.id) || !(has(self.tags) || has(self.name) || has(self.owner) || has(self.ssmParameter))",message="id selects one AMI on its own; remove tags, name, owner and ssmParameter from this term",fieldPath=".id"
+// +kubebuilder:validation:XValidation:rule="!has(self.ssmParameter) || has(self.id) || !(has(self.tags) || has(self.name) || has(self.owner))",message="ssmParameter selects one AMI on its own; remove tags, name and owner from this term",fieldPath=".ssmParameter"
+type AMISelectorTerm struct {
+	// Tags select the AMIs carrying all of them. A value of "*" matches any value.
+	// +kubebuilder:validation:MinProperties=1
+	// +kubebuilder:validation:MaxProperties=20
+	// +kubebuilder:validation:XValidation:rule="self.all(k, k != '' && self[k] != '')",message="tag keys and values must not be empty; use '*' to match any value"
+	// +optional
+	Tags map[string]string `json:"tags,omitempty"`
+	// ID is an AMI ID such as ami-0123456789abcdef0.
+	// +kubebuilder:validation:MaxLength=64
+	// +kubebuilder:validation:XValidation:rule="self.matches('^ami-[0-9a-z]+$')",message="id must be an AMI ID such as ami-0123456789abcdef0"
+	// +optional
+	ID string `json:"id,omitempty"`
+	// Name is an AMI name, with * as a wildcard.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=128
+	// +optional
+	Name string `json:"name,omitempty"`
+	// Owner is the AMI owner: an account ID, self, amazon or aws-marketplace. Absent means self
+	// and amazon.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=64
+	// +optional
+	Owner string `json:"owner,omitempty"`
+	// SSMParameter is the name or ARN of an SSM parameter holding an AMI ID.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=2048
+	// +optional
+	SSMParameter string `json:"ssmParameter,omitempty"`
+}
+
+// BlockDeviceMapping is one disk of the nodes.
+type BlockDeviceMapping struct {
+	// DeviceName is the device name, such as /dev/xvda.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=64
+	// +required
+	DeviceName string `json:"deviceName"`
+	// EBS configures an EBS volume for the device.
+	// +optional
+	EBS *BlockDevice `json:"ebs,omitempty"`
+	// RootVolume marks the device the kubelet's root directory lives on. At most one device may
+	// set it.
+	// +optional
+	RootVolume bool `json:"rootVolume,omitempty"`
+}
+
+// BlockDevice is an EBS volume.
+//
+// +kubebuilder:validation:XValidation:rule="has(self.snapshotID) || has(self.volumeSize)",message="ebs needs volumeSize (such as 100Gi) or snapshotID; add one"
+type BlockDevice struct {
+	// DeleteOnTermination deletes the volume with the instance. Absent means true.
+	// +optional
+	DeleteOnTermination *bool `json:"deleteOnTermination,omitempty"`
+	// Encrypted encrypts the volume.
+	// +optional
+	Encrypted *bool `json:"encrypted,omitempty"`
+	// IOPS is the provisioned IOPS of io1, io2 and gp3 volumes.
+	// +kubebuilder:validation:Minimum=0
+	// +optional
+	IOPS *int64 `json:"iops,omitempty"`
+	// KMSKeyID is the KMS key (ID, alias or ARN) encrypting the volume.
+	// +optional
+	KMSKeyID *string `json:"kmsKeyID,omitempty"`
+	// SnapshotID is the EBS snapshot the volume is created from.
+	// +optional
+	SnapshotID *string `json:"snapshotID,omitempty"`
+	// Throughput is the provisioned throughput of gp3 volumes, in MiB/s.
+	// +kubebuilder:validation:Minimum=0
+	// +optional
+	Throughput *int64 `json:"throughput,omitempty"`
+	// VolumeSize is the size of the volume, such as 100Gi.
+	// +optional
+	VolumeSize *resource.Quantity `json:"volumeSize,omitempty"`
+	// VolumeType is the EBS volume type.
+	// +kubebuilder:validation:Enum=standard;io1;io2;gp2;sc1;st1;gp3
+	// +optional
+	VolumeType *string `json:"volumeType,omitempty"`
+}
+
+// MetadataOptions configure the instance metadata service of the nodes.
+type MetadataOptions struct {
+	// HTTPEndpoint turns the metadata service on (enabled, the default) or off (disabled).
+	// +kubebuilder:default=enabled
+	// +kubebuilder:validation:Enum=enabled;disabled
+	// +optional
+	HTTPEndpoint *string `json:"httpEndpoint,omitempty"`
+	// HTTPProtocolIPv6 turns the metadata service's IPv6 endpoint on (enabled) or off (disabled,
+	// the default).
+	// +kubebuilder:default=disabled
+	// +kubebuilder:validation:Enum=enabled;disabled
+	// +optional
+	HTTPProtocolIPv6 *string `json:"httpProtocolIPv6,omitempty"`
+	// HTTPPutResponseHopLimit is how many network hops a metadata response may travel, 1 to 64;
+	// the default 1 keeps it from reaching pods.
+	// +kubebuilder:default=1
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=64
+	// +optional
+	HTTPPutResponseHopLimit *int64 `json:"httpPutResponseHopLimit,omitempty"`
+	// HTTPTokens is required (the default: IMDSv2 only) or optional (IMDSv1 allowed).
+	// +kubebuilder:default=required
+	// +kubebuilder:validation:Enum=required;optional
+	// +optional
+	HTTPTokens *string `json:"httpTokens,omitempty"`
+}
+
+// KubeletConfiguration overrides kubelet settings of the nodes. Names and meanings are the
+// kubelet's own (KubeletConfiguration v1beta1).
+//
+// +kubebuilder:validation:XValidation:rule="!has(self.evictionSoft) || self.evictionSoft.all(k, has(self.evictionSoftGracePeriod) && k in self.evictionSoftGracePeriod)",message="every evictionSoft signal needs an evictionSoftGracePeriod entry; add one for each signal",fieldPath=".evictionSoftGracePeriod"
+// +kubebuilder:validation:XValidation:rule="!has(self.evictionSoftGracePeriod) || self.evictionSoftGracePeriod.all(k, has(self.evictionSoft) && k in self.evictionSoft)",message="every evictionSoftGracePeriod signal needs an evictionSoft threshold; add the threshold or remove the grace period",fieldPath=".evictionSoft"
+// +kubebuilder:validation:XValidation:rule="!has(self.imageGCHighThresholdPercent) || !has(self.imageGCLowThresholdPercent) || self.imageGCHighThresholdPercent > self.imageGCLowThresholdPercent",message="imageGCLowThresholdPercent must be lower than imageGCHighThresholdPercent",fieldPath=".imageGCLowThresholdPercent"
+type KubeletConfiguration struct {
+	// ClusterDNS are the IP addresses of the cluster DNS servers.
+	// +kubebuilder:validation:MaxItems=3
+	// +optional
+	ClusterDNS []string `json:"clusterDNS,omitempty"`
+	// MaxPods caps the pods per node; absent means the instance type's ENI-based limit.
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=1000
+	// +optional
+	MaxPods *int32 `json:"maxPods,omitempty"`
+	// PodsPerCore caps the pods per node at this many per vCPU (never above maxPods); 0 means no cap.
+	// +kubebuilder:validation:Minimum=0
+	// +optional
+	PodsPerCore *int32 `json:"podsPerCore,omitempty"`
+	// SystemReserved reserves resources (cpu, memory, ephemeral-storage, pid) for the operating
+	// system, such as {cpu: 100m, memory: 100Mi}.
+	// +kubebuilder:validation:MaxProperties=4
+	// +kubebuilder:validation:XValidation:rule="self.all(k, k in ['cpu', 'memory', 'ephemeral-storage', 'pid'])",message="systemReserved keys must be cpu, memory, ephemeral-storage or pid"
+	// +kubebuilder:validation:XValidation:rule="self.all(k, isQuantity(self[k]) && !quantity(self[k]).isLessThan(quantity('0')))",message="systemReserved values must be non-negative quantities such as 100m or 1Gi"
+	// +optional
+	SystemReserved map[string]string `json:"systemReserved,omitempty"`
+	// KubeReserved reserves resources (cpu, memory, ephemeral-storage, pid) for Kubernetes
+	// daemons; absent means the agent's per-instance-type defaults.
+	// +kubebuilder:validation:MaxProperties=4
+	// +kubebuilder:validation:XValidation:rule="self.all(k, k in ['cpu', 'memory', 'ephemeral-storage', 'pid'])",message="kubeReserved keys must be cpu, memory, ephemeral-storage or pid"
+	// +kubebuilder:validation:XValidation:rule="self.all(k, isQuantity(self[k]) && !quantity(self[k]).isLessThan(quantity('0')))",message="kubeReserved values must be non-negative quantities such as 100m or 1Gi"
+	// +optional
+	KubeReserved map[string]string `json:"kubeReserved,omitempty"`
+	// EvictionHard are the hard eviction thresholds per signal (memory.available,
+	// nodefs.available, nodefs.inodesFree, imagefs.available, imagefs.inodesFree,
+	// pid.available), as a quantity such as 100Mi or a percentage such as 10%.
+	// +kubebuilder:validation:MaxProperties=6
+	// +kubebuilder:validation:XValidation:rule="self.all(k, k in ['memory.available', 'nodefs.available', 'nodefs.inodesFree', 'imagefs.available', 'imagefs.inodesFree', 'pid.available'])",message="evictionHard keys must be memory.available, nodefs.available, nodefs.inodesFree, imagefs.available, imagefs.inodesFree or pid.available"
+	// +kubebuilder:validation:XValidation:rule="self.all(k, (self[k].matches('^(100([.]0+)?|[0-9]{1,2}([.][0-9]+)?)%$') || (isQuantity(self[k]) && !quantity(self[k]).isLessThan(quantity('0')))))",message="evictionHard values must be a percentage such as 10% or a quantity such as 100Mi"
+	// +optional
+	EvictionHard map[string]string `json:"evictionHard,omitempty"`
+	// EvictionSoft are the soft eviction thresholds per signal, like evictionHard; each needs an
+	// evictionSoftGracePeriod.
+	// +kubebuilder:validation:MaxProperties=6
+	// +kubebuilder:validation:XValidation:rule="self.all(k, k in ['memory.available', 'nodefs.available', 'nodefs.inodesFree', 'imagefs.available', 'imagefs.inodesFree', 'pid.available'])",message="evictionSoft keys must be memory.available, nodefs.available, nodefs.inodesFree, imagefs.available, imagefs.inodesFree or pid.available"
+	// +kubebuilder:validation:XValidation:rule="self.all(k, (self[k].matches('^(100([.]0+)?|[0-9]{1,2}([.][0-9]+)?)%$') || (isQuantity(self[k]) && !quantity(self[k]).isLessThan(quantity('0')))))",message="evictionSoft values must be a percentage such as 10% or a quantity such as 100Mi"
+	// +optional
+	EvictionSoft map[string]string `json:"evictionSoft,omitempty"`
+	// EvictionSoftGracePeriod is how long each soft threshold must be crossed before pods are
+	// evicted, such as 1m30s.
+	// +kubebuilder:validation:MaxProperties=6
+	// +kubebuilder:validation:XValidation:rule="self.all(k, k in ['memory.available', 'nodefs.available', 'nodefs.inodesFree', 'imagefs.available', 'imagefs.inodesFree', 'pid.available'])",message="evictionSoftGracePeriod keys must be memory.available, nodefs.available, nodefs.inodesFree, imagefs.available, imagefs.inodesFree or pid.available"
+	// +kubebuilder:validation:XValidation:rule="self.all(k, self[k].matches('^([0-9]+(s|m|h))+$'))",message="evictionSoftGracePeriod values must be durations such as 30s or 1m30s (units s, m, h)"
+	// +optional
+	EvictionSoftGracePeriod map[string]Duration `json:"evictionSoftGracePeriod,omitempty"`
+	// EvictionMaxPodGracePeriod is the longest grace period, in seconds, given to pods evicted
+	// for a soft threshold.
+	// +kubebuilder:validation:Minimum=0
+	// +optional
+	EvictionMaxPodGracePeriod *int32 `json:"evictionMaxPodGracePeriod,omitempty"`
+	// ImageGCHighThresholdPercent is the disk usage percentage above which image garbage
+	// collection always runs; it must exceed imageGCLowThresholdPercent.
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=100
+	// +optional
+	ImageGCHighThresholdPercent *int32 `json:"imageGCHighThresholdPercent,omitempty"`
+	// ImageGCLowThresholdPercent is the disk usage percentage image garbage collection frees down to.
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=100
+	// +optional
+	ImageGCLowThresholdPercent *int32 `json:"imageGCLowThresholdPercent,omitempty"`
+	// CPUCFSQuota enforces CPU limits with CFS quota. Absent means the kubelet default, true.
+	// +optional
+	CPUCFSQuota *bool `json:"cpuCFSQuota,omitempty"`
+}

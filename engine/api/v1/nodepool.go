@@ -1,0 +1,247 @@
+package v1
+
+import (
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// NodePool condition types.
+const (
+	// ConditionReady is true when the object is ready for use; on a NodePool when its NodeClass is
+	// ready and its spec passed validation.
+	ConditionReady = "Ready"
+	// ConditionNodeClassReady mirrors on a NodePool the readiness of the NodeClass it references.
+	ConditionNodeClassReady = "NodeClassReady"
+	// ConditionValidationSucceeded is false on a NodePool the agent found invalid at run time.
+	ConditionValidationSucceeded = "ValidationSucceeded"
+)
+
+// NodePool is a capacity policy: which nodes the agent may launch for pending pods (template),
+// when it may remove or replace them (disruption), how much it may launch in total (limits), and
+// how it ranks against other pools (weight).
+//
+// +kubebuilder:object:root=true
+// +kubebuilder:subresource:status
+// +kubebuilder:resource:path=nodepools,scope=Cluster,categories=tenon,shortName=np
+// +kubebuilder:printcolumn:name="NodeClass",type="string",JSONPath=".spec.template.spec.nodeClassRef.name",description="The NodeClass nodes are launched with"
+// +kubebuilder:printcolumn:name="Nodes",type="integer",JSONPath=".status.nodes",description="Nodes launched by this pool"
+// +kubebuilder:printcolumn:name="Ready",type="string",JSONPath=".status.conditions[?(@.type==\"Ready\")].status",description="Whether the pool can launch nodes"
+// +kubebuilder:printcolumn:name="Age",type="date",JSONPath=".metadata.creationTimestamp"
+// +kubebuilder:printcolumn:name="Weight",type="integer",JSONPath=".spec.weight",description="Higher weights are tried first"
+// +kubebuilder:printcolumn:name="CPU",type="string",JSONPath=".status.resources.cpu",priority=1,description="CPU of the pool's nodes"
+// +kubebuilder:printcolumn:name="Memory",type="string",JSONPath=".status.resources.memory",priority=1,description="Memory of the pool's nodes"
+type NodePool struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	// Spec is the policy.
+	// +required
+	Spec NodePoolSpec `json:"spec"`
+	// Status is what the agent observed about the pool.
+	// +optional
+	Status NodePoolStatus `json:"status,omitempty,omitzero"`
+}
+
+// NodePoolList is a list of NodePools.
+//
+// +kubebuilder:object:root=true
+type NodePoolList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	// Items are the NodePools.
+	Items []NodePool `json:"items"`
+}
+
+// NodePoolSpec is the capacity policy of a NodePool.
+type NodePoolSpec struct {
+	// Template describes the nodes this pool may launch. Each node the agent launches is further
+	// constrained by the pods it is launched for.
+	// +required
+	Template NodeClaimTemplate `json:"template"`
+	// Disruption says when the agent may remove or replace this pool's nodes.
+	// +kubebuilder:default={consolidateAfter: "0s"}
+	// +optional
+	Disruption *Disruption `json:"disruption,omitempty"`
+	// Limits caps the total resources (such as cpu, memory, nvidia.com/gpu) of all nodes of this
+	// pool; the agent launches nothing that would exceed them. Absent means no limit.
+	// +optional
+	Limits corev1.ResourceList `json:"limits,omitempty"`
+	// Weight ranks this pool against others: the agent tries pools with higher weights first.
+	// Pools without a weight come last.
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=100
+	// +optional
+	Weight *int32 `json:"weight,omitempty"`
+}
+
+// NodeClaimTemplate describes the nodes a pool may launch.
+type NodeClaimTemplate struct {
+	// Metadata is the labels and annotations every node of the pool gets.
+	// +optional
+	TemplateObjectMeta `json:"metadata,omitempty,omitzero"`
+	// Spec is the requirements, taints, lifetime and NodeClass of the nodes.
+	// +required
+	Spec NodeClaimTemplateSpec `json:"spec"`
+}
+
+// TemplateObjectMeta is the metadata every node of a pool gets.
+type TemplateObjectMeta struct {
+	// Labels are put on every node of the pool, and pods can select them. Keys in the
+	// kubernetes.io, k8s.io, karpenter.sh and tenon.dev domains are restricted to the well-known
+	// labels; tenon.dev/nodepool is set by the agent. Values are label values (up to 63
+	// characters); engine/api/crds/internal/crdpatch adds that to the schema.
+	// +kubebuilder:validation:MaxProperties=100
+	// +kubebuilder:validation:XValidation:rule="self.all(k, size(k) <= 316 && k.matches('^([a-z0-9]([-a-z0-9]*[a-z0-9])?([.][a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$') && k.matches('^([^/]{1,253}/)?[^/]{1,63}$'))",message="key must be a label key such as example.com/team: an optional DNS subdomain and '/', then up to 63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit"
+	// +kubebuilder:validation:XValidation:rule="self.all(k, k in ['kubernetes.io/arch', 'kubernetes.io/os', 'node.kubernetes.io/instance-type', 'topology.kubernetes.io/region', 'topology.kubernetes.io/zone'] || k.matches('^([^/]+[.])?(node|node-restriction)[.]kubernetes[.]io/') || !k.matches('^([^/]+[.])?kubernetes[.]io/'))",message="label domain kubernetes.io is restricted; use kubernetes.io/arch, kubernetes.io/os, topology.kubernetes.io/zone or region, a node.kubernetes.io label, or a key in your own domain"
+	// +kubebuilder:validation:XValidation:rule="self.all(k, k.matches('^([^/]+[.])?kops[.]k8s[.]io/') || !k.matches('^([^/]+[.])?k8s[.]io/'))",message="label domain k8s.io is restricted (kops.k8s.io excepted); use a key in your own domain"
+	// +kubebuilder:validation:XValidation:rule="self.all(k, !k.matches('^([^/]+[.])?karpenter[.]sh/'))",message="label domain karpenter.sh is restricted; use the tenon.dev equivalent, such as tenon.dev/capacity-type for karpenter.sh/capacity-type"
+	// +kubebuilder:validation:XValidation:rule="self.all(k, !(k in ['karpenter.k8s.aws/instance-accelerator-count', 'karpenter.k8s.aws/instance-accelerator-manufacturer', 'karpenter.k8s.aws/instance-accelerator-name', 'karpenter.k8s.aws/instance-category', 'karpenter.k8s.aws/instance-cpu', 'karpenter.k8s.aws/instance-cpu-manufacturer', 'karpenter.k8s.aws/instance-ebs-bandwidth', 'karpenter.k8s.aws/instance-encryption-in-transit', 'karpenter.k8s.aws/instance-encryption-in-transit-supported', 'karpenter.k8s.aws/instance-family', 'karpenter.k8s.aws/instance-generation', 'karpenter.k8s.aws/instance-gpu-count', 'karpenter.k8s.aws/instance-gpu-manufacturer', 'karpenter.k8s.aws/instance-gpu-memory', 'karpenter.k8s.aws/instance-gpu-name', 'karpenter.k8s.aws/instance-hypervisor', 'karpenter.k8s.aws/instance-local-nvme', 'karpenter.k8s.aws/instance-memory', 'karpenter.k8s.aws/instance-network-bandwidth', 'karpenter.k8s.aws/instance-size']))",message="Karpenter's instance labels are restricted; use the tenon.dev equivalent, such as tenon.dev/instance-family for karpenter.k8s.aws/instance-family"
+	// +kubebuilder:validation:XValidation:rule="self.all(k, k in ['tenon.dev/capacity-type', 'tenon.dev/instance-accelerator-count', 'tenon.dev/instance-accelerator-manufacturer', 'tenon.dev/instance-accelerator-name', 'tenon.dev/instance-category', 'tenon.dev/instance-cpu', 'tenon.dev/instance-cpu-manufacturer', 'tenon.dev/instance-ebs-bandwidth', 'tenon.dev/instance-encryption-in-transit', 'tenon.dev/instance-family', 'tenon.dev/instance-generation', 'tenon.dev/instance-gpu-count', 'tenon.dev/instance-gpu-manufacturer', 'tenon.dev/instance-gpu-memory', 'tenon.dev/instance-gpu-name', 'tenon.dev/instance-hypervisor', 'tenon.dev/instance-local-nvme', 'tenon.dev/instance-memory', 'tenon.dev/instance-network-bandwidth', 'tenon.dev/instance-size', 'tenon.dev/nodepool'] || !k.matches('^([^/]+[.])?tenon[.]dev/'))",message="label domain tenon.dev is restricted; use a well-known label such as tenon.dev/capacity-type or tenon.dev/instance-family, or a key in your own domain"
+	// +kubebuilder:validation:XValidation:rule="!('tenon.dev/nodepool' in self)",message="label tenon.dev/nodepool is restricted: the agent sets it to the pool's name; remove it"
+	// +optional
+	Labels map[string]string `json:"labels,omitempty"`
+	// Annotations are put on every node of the pool.
+	// +kubebuilder:validation:MaxProperties=100
+	// +kubebuilder:validation:XValidation:rule="self.all(k, size(k) <= 316 && k.matches('^([a-z0-9]([-a-z0-9]*[a-z0-9])?([.][a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$') && k.matches('^([^/]{1,253}/)?[^/]{1,63}$'))",message="key must be a label key such as example.com/team: an optional DNS subdomain and '/', then up to 63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit"
+	// +optional
+	Annotations map[string]string `json:"annotations,omitempty"`
+}
+
+// NodeClaimTemplateSpec is the part of a NodeClaim a pool decides: requirements, taints, lifetime
+// and NodeClass. The agent adds the resources when it launches a node.
+//
+// +kubebuilder:validation:XValidation:rule="!has(self.requirements) || !self.requirements.exists(r, r.key == 'tenon.dev/nodepool')",message="label tenon.dev/nodepool is restricted: the agent sets it to the pool's name; remove the requirement",fieldPath=".requirements"
+// +kubebuilder:validation:XValidation:rule="!has(self.taints) || !has(self.startupTaints) || !self.startupTaints.exists(s, self.taints.exists(t, t.key == s.key && t.effect == s.effect))",message="a startup taint repeats a taint's key and effect; keep it in taints or startupTaints, not both",fieldPath=".startupTaints"
+type NodeClaimTemplateSpec struct {
+	// Requirements constrain the nodes the pool may launch by label: instance type, zone,
+	// capacity type, architecture and so on. Pods narrow them further.
+	// +kubebuilder:validation:MaxItems=100
+	// +optional
+	Requirements []NodeSelectorRequirementWithMinValues `json:"requirements,omitempty"`
+	// Taints are put on every node of the pool; only pods that tolerate them run there.
+	// +kubebuilder:validation:MaxItems=50
+	// +kubebuilder:validation:XValidation:rule="self.all(x, self.exists_one(y, x.key == y.key && x.effect == y.effect))",message="taints repeat a key and effect; remove the duplicate"
+	// +optional
+	Taints []Taint `json:"taints,omitempty"`
+	// StartupTaints are put on every node at launch and are expected to be removed by something
+	// on the node (typically a DaemonSet) once it is ready. Pods need not tolerate them for the
+	// agent to launch a node for them.
+	// +kubebuilder:validation:MaxItems=50
+	// +kubebuilder:validation:XValidation:rule="self.all(x, self.exists_one(y, x.key == y.key && x.effect == y.effect))",message="startupTaints repeat a key and effect; remove the duplicate"
+	// +optional
+	StartupTaints []Taint `json:"startupTaints,omitempty"`
+	// NodeClassRef names the NodeClass the nodes are launched with.
+	// +required
+	NodeClassRef *NodeClassReference `json:"nodeClassRef"`
+	// ExpireAfter is how long a node may live before the agent replaces it, measured from its
+	// launch, such as 720h; Never keeps nodes until something else removes them.
+	// +kubebuilder:default="720h"
+	// +kubebuilder:validation:MaxLength=64
+	// +kubebuilder:validation:XValidation:rule="self == 'Never' || self.matches('^([0-9]+(s|m|h))+$')",message="expireAfter must be a duration such as 720h or 1h30m (units s, m, h), or Never"
+	// +optional
+	ExpireAfter NillableDuration `json:"expireAfter,omitempty"`
+	// TerminationGracePeriod is the longest the agent waits for a node to drain once it starts
+	// terminating it; after that it deletes the remaining pods, bypassing PodDisruptionBudgets and
+	// tenon.dev/do-not-disrupt. Absent means wait as long as it takes.
+	// +kubebuilder:validation:MaxLength=64
+	// +kubebuilder:validation:XValidation:rule="self.matches('^([0-9]+(s|m|h))+$')",message="terminationGracePeriod must be a duration such as 30m or 1h30m (units s, m, h)"
+	// +optional
+	TerminationGracePeriod *Duration `json:"terminationGracePeriod,omitempty"`
+}
+
+// ConsolidationPolicy says which nodes consolidation may remove or replace.
+type ConsolidationPolicy string
+
+// Consolidation policies.
+const (
+	// ConsolidationPolicyWhenEmpty removes only nodes without workload pods.
+	ConsolidationPolicyWhenEmpty ConsolidationPolicy = "WhenEmpty"
+	// ConsolidationPolicyWhenEmptyOrUnderutilized also removes or replaces underutilized nodes
+	// when their pods fit elsewhere or on a cheaper node.
+	ConsolidationPolicyWhenEmptyOrUnderutilized ConsolidationPolicy = "WhenEmptyOrUnderutilized"
+)
+
+// DisruptionReason is a reason the agent disrupts a node, which a budget can be limited to.
+type DisruptionReason string
+
+// Disruption reasons.
+const (
+	// DisruptionReasonEmpty is the removal of a node without workload pods.
+	DisruptionReasonEmpty DisruptionReason = "Empty"
+	// DisruptionReasonUnderutilized is the removal or replacement of an underutilized node.
+	DisruptionReasonUnderutilized DisruptionReason = "Underutilized"
+	// DisruptionReasonDrifted is the replacement of a node that no longer matches its pool or class.
+	DisruptionReasonDrifted DisruptionReason = "Drifted"
+)
+
+// Disruption says when the agent may remove or replace a pool's nodes.
+type Disruption struct {
+	// ConsolidationPolicy says which nodes consolidation may remove or replace: WhenEmpty, or
+	// WhenEmptyOrUnderutilized (the default).
+	// +kubebuilder:default=WhenEmptyOrUnderutilized
+	// +kubebuilder:validation:Enum=WhenEmpty;WhenEmptyOrUnderutilized
+	// +optional
+	ConsolidationPolicy ConsolidationPolicy `json:"consolidationPolicy,omitempty"`
+	// ConsolidateAfter is how long a node must have had no pod scheduled or removed before
+	// consolidation considers it, such as 30s; 0s considers nodes at once and Never turns
+	// consolidation off. Required when disruption is set; 0s when disruption is absent.
+	// +kubebuilder:validation:MaxLength=64
+	// +kubebuilder:validation:XValidation:rule="self == 'Never' || self.matches('^([0-9]+(s|m|h))+$')",message="consolidateAfter must be a duration such as 30s or 5m (units s, m, h), or Never"
+	// +required
+	ConsolidateAfter NillableDuration `json:"consolidateAfter"`
+	// Budgets cap how many of the pool's nodes may be disrupted at once. When several are active
+	// the most restrictive wins. Absent means one budget of 10%.
+	// +kubebuilder:default={{nodes: "10%"}}
+	// +kubebuilder:validation:MaxItems=50
+	// +optional
+	Budgets []Budget `json:"budgets,omitempty"`
+}
+
+// Budget caps how many of a pool's nodes may be disrupted at once, optionally only during a
+// recurring window (schedule and duration) and only for some reasons.
+//
+// +kubebuilder:validation:XValidation:rule="!has(self.schedule) || has(self.duration)",message="schedule needs a duration; add duration (how long each window lasts, such as 8h) or remove schedule",fieldPath=".duration"
+// +kubebuilder:validation:XValidation:rule="!has(self.duration) || has(self.schedule)",message="duration needs a schedule; add a cron schedule such as '0 9 * * mon-fri' or remove duration",fieldPath=".schedule"
+type Budget struct {
+	// Nodes is how many nodes may be disrupted at once: a count such as "5", or a percentage of
+	// the pool's nodes such as "10%" (rounded up).
+	// +kubebuilder:default="10%"
+	// +kubebuilder:validation:MaxLength=16
+	// +kubebuilder:validation:XValidation:rule="self.matches('^((100|[0-9]{1,2})%|[0-9]+)$')",message="nodes must be a count such as 5 or a percentage from 0% to 100% such as 10%"
+	// +required
+	Nodes string `json:"nodes"`
+	// Schedule is when the budget's window opens, in cron syntax (minute hour day-of-month month
+	// day-of-week, UTC) or one of @hourly, @daily, @weekly, @monthly, @yearly, @annually,
+	// @midnight. Absent means always active. Requires duration.
+	// +kubebuilder:validation:MaxLength=256
+	// +kubebuilder:validation:XValidation:rule="self.matches('^(@(annually|yearly|monthly|weekly|daily|midnight|hourly)|([*?]|([0-5]?[0-9])(-([0-5]?[0-9]))?)(/[1-9][0-9]*)?(,([*?]|([0-5]?[0-9])(-([0-5]?[0-9]))?)(/[1-9][0-9]*)?)* +([*?]|([01]?[0-9]|2[0-3])(-([01]?[0-9]|2[0-3]))?)(/[1-9][0-9]*)?(,([*?]|([01]?[0-9]|2[0-3])(-([01]?[0-9]|2[0-3]))?)(/[1-9][0-9]*)?)* +([*?]|(0?[1-9]|[12][0-9]|3[01])(-(0?[1-9]|[12][0-9]|3[01]))?)(/[1-9][0-9]*)?(,([*?]|(0?[1-9]|[12][0-9]|3[01])(-(0?[1-9]|[12][0-9]|3[01]))?)(/[1-9][0-9]*)?)* +([*?]|(0?[1-9]|1[0-2]|(?i:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec))(-(0?[1-9]|1[0-2]|(?i:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)))?)(/[1-9][0-9]*)?(,([*?]|(0?[1-9]|1[0-2]|(?i:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec))(-(0?[1-9]|1[0-2]|(?i:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)))?)(/[1-9][0-9]*)?)* +([*?]|(0?[0-6]|(?i:sun|mon|tue|wed|thu|fri|sat))(-(0?[0-6]|(?i:sun|mon|tue|wed|thu|fri|sat)))?)(/[1-9][0-9]*)?(,([*?]|(0?[0-6]|(?i:sun|mon|tue|wed|thu|fri|sat))(-(0?[0-6]|(?i:sun|mon|tue|wed|thu|fri|sat)))?)(/[1-9][0-9]*)?)*)$')",message="schedule must be cron syntax with 5 fields (minute hour day-of-month month day-of-week) such as '0 9 * * mon-fri', or @hourly, @daily, @weekly, @monthly, @yearly, @annually or @midnight"
+	// +optional
+	Schedule *string `json:"schedule,omitempty"`
+	// Duration is how long the window stays open after each schedule hit, in hours and minutes
+	// such as 8h or 1h30m. Requires schedule.
+	// +kubebuilder:validation:MaxLength=64
+	// +kubebuilder:validation:XValidation:rule="self.matches('^([0-9]+h([0-9]+m)?|[0-9]+m)$')",message="duration must be hours and minutes such as 8h, 90m or 1h30m"
+	// +optional
+	Duration *Duration `json:"duration,omitempty"`
+	// Reasons limits the budget to some disruption reasons: Empty, Underutilized, Drifted.
+	// Absent means all reasons.
+	// +kubebuilder:validation:MaxItems=3
+	// +kubebuilder:validation:items:Enum=Empty;Underutilized;Drifted
+	// +optional
+	Reasons []DisruptionReason `json:"reasons,omitempty"`
+}
+
+// NodePoolStatus is what the agent observed about a pool.
+type NodePoolStatus struct {
+	// Resources is the sum of the capacity of the pool's nodes.
+	// +optional
+	Resources corev1.ResourceList `json:"resources,omitempty"`
+	// Nodes is the number of nodes the pool has.
+	// +optional
+	Nodes int64 `json:"nodes,omitempty"`
+	// Conditions are the pool's conditions: Ready, NodeClassReady, ValidationSucceeded.
+	// +listType=map
+	// +listMapKey=type
+	// +optional
+	Conditions []metav1.Condition `json:"conditions,omitempty"`
+}
