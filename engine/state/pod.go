@@ -2,7 +2,9 @@ package state
 
 import (
 	"maps"
+	"reflect"
 	"slices"
+	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -10,10 +12,18 @@ import (
 )
 
 // pods converts the pods that hold or will hold resources (not Succeeded or
-// Failed), sorted by namespace/name.
+// Failed), sorted by namespace/name. Pods whose specs share their parts
+// (the pods a scenario expands from one template) share the converted
+// scheduling values, which are read-only.
 func pods(in []*corev1.Pod) ([]*Pod, error) {
-	out := make([]*Pod, 0, len(in))
+	type keyed struct {
+		key string
+		pod *Pod
+	}
+	out := make([]keyed, 0, len(in))
 	seen := make(map[string]bool, len(in))
+	memo := map[specIdentity]*specValues{}
+	metadata := mapMemo{}
 	var errs []*ObjectError
 	for _, p := range in {
 		if p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed {
@@ -25,35 +35,142 @@ func pods(in []*corev1.Pod) ([]*Pod, error) {
 			continue
 		}
 		seen[key] = true
-		out = append(out, ConvertPod(p))
+		id := identify(&p.Spec)
+		vals, ok := memo[id]
+		if !ok {
+			vals = convertSpec(&p.Spec)
+			memo[id] = vals
+		}
+		pod := convertPod(p, vals)
+		pod.Labels = metadata.clone(p.Labels)
+		pod.Annotations = metadata.clone(p.Annotations)
+		out = append(out, keyed{key: key, pod: pod})
 	}
 	if err := joinObjectErrors(errs); err != nil {
 		return nil, err
 	}
-	byKey(out, func(p *Pod) string { return p.Key() })
-	return out, nil
+	slices.SortFunc(out, func(a, b keyed) int { return strings.Compare(a.key, b.key) })
+	result := make([]*Pod, len(out))
+	for i, k := range out {
+		result[i] = k.pod
+	}
+	return result, nil
+}
+
+// mapMemo copies each distinct label or annotation map once, so pods whose
+// metadata shares a map (as a template's expanded pods do) share the copy.
+type mapMemo map[uintptr]map[string]string
+
+func (m mapMemo) clone(in map[string]string) map[string]string {
+	if in == nil {
+		return nil
+	}
+	id := reflect.ValueOf(in).Pointer()
+	if c, ok := m[id]; ok {
+		return c
+	}
+	c := maps.Clone(in)
+	m[id] = c
+	return c
+}
+
+// specValues are the scheduling values derived from a pod spec.
+type specValues struct {
+	requests       corev1.ResourceList
+	nodeSelector   map[string]string
+	affinity       *corev1.Affinity
+	tolerations    []corev1.Toleration
+	topologySpread []corev1.TopologySpreadConstraint
+	hostPorts      []HostPort
+}
+
+// specIdentity identifies the parts of a pod spec that specValues depend
+// on by the memory they live in: two specs with the same identity hold the
+// very same containers, affinity, tolerations and so on.
+type specIdentity struct {
+	containers, initContainers   *corev1.Container
+	nContainers, nInitContainers int
+	affinity                     *corev1.Affinity
+	tolerations                  *corev1.Toleration
+	nTolerations                 int
+	spread                       *corev1.TopologySpreadConstraint
+	nSpread                      int
+	resources                    *corev1.ResourceRequirements
+	overhead, nodeSelector       uintptr
+}
+
+func identify(spec *corev1.PodSpec) specIdentity {
+	return specIdentity{
+		containers:      first(spec.Containers),
+		nContainers:     len(spec.Containers),
+		initContainers:  first(spec.InitContainers),
+		nInitContainers: len(spec.InitContainers),
+		affinity:        spec.Affinity,
+		tolerations:     first(spec.Tolerations),
+		nTolerations:    len(spec.Tolerations),
+		spread:          first(spec.TopologySpreadConstraints),
+		nSpread:         len(spec.TopologySpreadConstraints),
+		resources:       spec.Resources,
+		overhead:        reflect.ValueOf(spec.Overhead).Pointer(),
+		nodeSelector:    reflect.ValueOf(spec.NodeSelector).Pointer(),
+	}
+}
+
+// first returns the address of s's first element, or nil when s is empty.
+func first[T any](s []T) *T {
+	if len(s) == 0 {
+		return nil
+	}
+	return &s[0]
+}
+
+// convertSpec copies what scheduling needs from a pod spec.
+func convertSpec(spec *corev1.PodSpec) *specValues {
+	v := &specValues{
+		requests:     PodRequests(spec),
+		nodeSelector: maps.Clone(spec.NodeSelector),
+		affinity:     spec.Affinity.DeepCopy(),
+		hostPorts:    HostPorts(spec),
+	}
+	if len(spec.Tolerations) > 0 {
+		v.tolerations = make([]corev1.Toleration, len(spec.Tolerations))
+		for i := range spec.Tolerations {
+			spec.Tolerations[i].DeepCopyInto(&v.tolerations[i])
+		}
+	}
+	if len(spec.TopologySpreadConstraints) > 0 {
+		v.topologySpread = make([]corev1.TopologySpreadConstraint, len(spec.TopologySpreadConstraints))
+		for i := range spec.TopologySpreadConstraints {
+			spec.TopologySpreadConstraints[i].DeepCopyInto(&v.topologySpread[i])
+		}
+	}
+	return v
 }
 
 // ConvertPod reduces a pod to what scheduling needs. The result shares no
 // memory with p.
 func ConvertPod(p *corev1.Pod) *Pod {
-	spec := p.Spec.DeepCopy()
+	pod := convertPod(p, convertSpec(&p.Spec))
+	pod.Labels = maps.Clone(p.Labels)
+	pod.Annotations = maps.Clone(p.Annotations)
+	return pod
+}
+
+func convertPod(p *corev1.Pod, v *specValues) *Pod {
 	pod := &Pod{
 		Namespace:      p.Namespace,
 		Name:           p.Name,
 		UID:            string(p.UID),
-		Labels:         maps.Clone(p.Labels),
-		Annotations:    maps.Clone(p.Annotations),
-		NodeName:       spec.NodeName,
-		Requests:       PodRequests(spec),
-		NodeSelector:   spec.NodeSelector,
-		Affinity:       spec.Affinity,
-		Tolerations:    spec.Tolerations,
-		TopologySpread: spec.TopologySpreadConstraints,
-		HostPorts:      HostPorts(spec),
+		NodeName:       p.Spec.NodeName,
+		Requests:       v.requests,
+		NodeSelector:   v.nodeSelector,
+		Affinity:       v.affinity,
+		Tolerations:    v.tolerations,
+		TopologySpread: v.topologySpread,
+		HostPorts:      v.hostPorts,
 	}
-	if spec.Priority != nil {
-		pod.Priority = *spec.Priority
+	if p.Spec.Priority != nil {
+		pod.Priority = *p.Spec.Priority
 	}
 	if ref := metav1.GetControllerOfNoCopy(p); ref != nil {
 		pod.Owner = Owner{Kind: ref.Kind, Name: ref.Name}

@@ -1,0 +1,9 @@
+// Package simulate runs Tenon's engine on files: it reads scenario files
+// (multi-document Kubernetes YAML or JSON, as in ../shared/workloads),
+// turns them into a state.Snapshot with the converter the agent uses, solves
+// the pending pods with engine/packing and reports the nodes it would
+// launch, their cost and why any pod cannot be placed. It backs the
+// `tenon simulate` subcommand and the tenon_simulation data source.
+//
+// It reads files and writes reports; it never talks to a cluster or a cloud.
+package simulate

@@ -1,0 +1,215 @@
+package simulate
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/tenonhq/terraform-provider-tenon/engine/catalog"
+	"github.com/tenonhq/terraform-provider-tenon/engine/state"
+)
+
+// Scenario header constants: the kind and apiVersion of the optional first
+// document that names the region, zones and catalog.
+const (
+	ScenarioAPIVersion = "tenon.dev/v1alpha1"
+	ScenarioKind       = "Scenario"
+	// CatalogEmbedded selects Tenon's embedded EC2 catalog, the only one so
+	// far.
+	CatalogEmbedded = "embedded"
+)
+
+// ScenarioHeader is the `tenon.dev/v1alpha1 Scenario` document.
+type ScenarioHeader struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+	Spec              ScenarioSpec `json:"spec"`
+}
+
+// ScenarioSpec says where the scenario runs.
+type ScenarioSpec struct {
+	// Region is the AWS region whose prices apply; default us-east-1.
+	Region string `json:"region,omitempty"`
+	// Zones are the zones offerings are made in; default the region's a, b
+	// and c.
+	Zones []string `json:"zones,omitempty"`
+	// Catalog is where instance types come from: "embedded" (the default).
+	Catalog string `json:"catalog,omitempty"`
+}
+
+// Scenario is a set of scenario files, parsed and validated: the objects
+// they hold (workloads expanded into their pods) and the catalog they run
+// against. It is read-only after Load and may be shared.
+type Scenario struct {
+	// Name is the header's name, or the first file's base name without
+	// extension.
+	Name string
+	// Files are the files read, in order.
+	Files []string
+	// Region and Zones are where offerings are made.
+	Region string
+	Zones  []string
+	// Catalog is the instance-type catalog for Region and Zones.
+	Catalog *catalog.Catalog
+	// Objects are the objects of every file; Deployments, ReplicaSets,
+	// StatefulSets and Jobs are expanded into pods X-0 … X-(N-1).
+	Objects state.Objects
+	// Workloads counts the workload objects expanded into pods.
+	Workloads int
+
+	instanceTypes []*catalog.InstanceType
+	// owners maps "Kind namespace/name" of each object to the file it came
+	// from, so converter errors name the file.
+	owners map[string]string
+}
+
+// File is a scenario file's name and contents.
+type File struct {
+	Name string
+	Data []byte
+}
+
+// Load reads scenario files from disk; see Parse.
+func Load(paths ...string) (*Scenario, error) {
+	files := make([]File, 0, len(paths))
+	for _, p := range paths {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return nil, fmt.Errorf("reading scenario: %w", err)
+		}
+		files = append(files, File{Name: p, Data: data})
+	}
+	return Parse(files...)
+}
+
+// Parse reads scenario files: multi-document YAML or JSON holding at most
+// one Scenario header, tenon.dev NodePools, NodeClasses, NodeClaims and
+// Provisioners, and Pods, Nodes, Deployments, ReplicaSets, StatefulSets,
+// Jobs, DaemonSets and PodDisruptionBudgets. Documents decode strictly;
+// every error names the file, the object and the field, and all of them are
+// reported (joined), not only the first.
+func Parse(files ...File) (*Scenario, error) {
+	if len(files) == 0 {
+		return nil, errors.New("no scenario files")
+	}
+	s := &Scenario{owners: map[string]string{}}
+	for _, f := range files {
+		s.Files = append(s.Files, f.Name)
+	}
+	var errs []error
+	var header *ScenarioHeader
+	var headerDoc *document
+	for _, f := range files {
+		docs, err := splitDocuments(f.Name, f.Data)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		for _, d := range docs {
+			if d.head.Kind == ScenarioKind {
+				h, herrs := decodeHeader(d)
+				errs = append(errs, herrs...)
+				if h == nil {
+					continue
+				}
+				if header != nil {
+					errs = append(errs, d.errorf("", "a second Scenario header (the first is in %s); keep one", headerDoc.file))
+					continue
+				}
+				header, headerDoc = h, d
+				continue
+			}
+			errs = append(errs, s.add(d)...)
+		}
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	if err := s.setCatalog(header, headerDoc); err != nil {
+		return nil, err
+	}
+	if s.Name == "" {
+		base := filepath.Base(files[0].Name)
+		s.Name = strings.TrimSuffix(base, filepath.Ext(base))
+	}
+	return s, nil
+}
+
+// decodeHeader decodes and checks a Scenario header.
+func decodeHeader(d *document) (*ScenarioHeader, []error) {
+	if d.head.APIVersion != ScenarioAPIVersion {
+		return nil, []error{d.errorf("apiVersion", "Scenario is %s, not %q", ScenarioAPIVersion, d.head.APIVersion)}
+	}
+	h := &ScenarioHeader{}
+	if errs := d.decodeStrict(h); len(errs) > 0 {
+		return nil, errs
+	}
+	if c := h.Spec.Catalog; c != "" && c != CatalogEmbedded {
+		return nil, []error{d.errorf("spec.catalog", "Unsupported value: %q: supported values: %q", c, CatalogEmbedded)}
+	}
+	return h, nil
+}
+
+// setCatalog builds the catalog the header asks for (defaults without one)
+// and checks that every zone is in the region.
+func (s *Scenario) setCatalog(h *ScenarioHeader, d *document) error {
+	s.Region = catalog.DefaultRegion
+	if h != nil {
+		s.Name = h.Name
+		if h.Spec.Region != "" {
+			s.Region = h.Spec.Region
+		}
+		var errs field.ErrorList
+		path := field.NewPath("spec", "zones")
+		for i, z := range h.Spec.Zones {
+			if !zoneInRegion(z, s.Region) {
+				errs = append(errs, field.Invalid(path.Index(i), z, fmt.Sprintf("zone is not in region %s; use zones such as %sa", s.Region, s.Region)))
+			}
+			if slices.Contains(h.Spec.Zones[:i], z) {
+				errs = append(errs, field.Duplicate(path.Index(i), z))
+			}
+		}
+		if len(errs) > 0 {
+			return errors.Join(d.fieldErrors(errs)...)
+		}
+		s.Zones = slices.Clone(h.Spec.Zones)
+	}
+	opts := []catalog.Option{catalog.WithRegion(s.Region)}
+	if len(s.Zones) > 0 {
+		opts = append(opts, catalog.WithZones(s.Zones...))
+	}
+	cat, err := catalog.New(opts...)
+	if err != nil {
+		if d != nil {
+			return d.errorf("spec", "%v", err)
+		}
+		return fmt.Errorf("building the catalog: %w", err)
+	}
+	s.Catalog = cat
+	s.Zones = cat.Zones()
+	for _, it := range cat.InstanceTypes() {
+		if len(it.Offerings) > 0 {
+			s.instanceTypes = append(s.instanceTypes, it)
+		}
+	}
+	return nil
+}
+
+// zoneInRegion reports whether zone is an availability zone (region plus a
+// letter) or a local or wavelength zone (region-...) of region.
+func zoneInRegion(zone, region string) bool {
+	rest, ok := strings.CutPrefix(zone, region)
+	if !ok || rest == "" {
+		return false
+	}
+	if len(rest) == 1 {
+		return rest[0] >= 'a' && rest[0] <= 'z'
+	}
+	return rest[0] == '-'
+}

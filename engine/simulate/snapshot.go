@@ -1,0 +1,62 @@
+package simulate
+
+import (
+	"errors"
+	"fmt"
+
+	v1 "github.com/tenonhq/terraform-provider-tenon/engine/api/v1"
+	"github.com/tenonhq/terraform-provider-tenon/engine/catalog"
+	"github.com/tenonhq/terraform-provider-tenon/engine/state"
+)
+
+// Snapshot converts the scenario's objects into a fresh Snapshot with the
+// converter the agent uses; pools get the catalog's instance types that
+// have an offering in the scenario's zones. Each call builds a new
+// Snapshot, so callers may change it. Errors name the file and object.
+func (s *Scenario) Snapshot() (*state.Snapshot, error) {
+	snap, err := state.Build(s.Objects, state.WithInstanceTypes(s.poolInstanceTypes))
+	if err != nil {
+		return nil, s.nameFiles(err)
+	}
+	return snap, nil
+}
+
+// InstanceTypes returns the catalog's instance types that have at least
+// one offering in the scenario's region and zones, sorted by name. They are
+// shared and read-only.
+func (s *Scenario) InstanceTypes() []*catalog.InstanceType { return s.instanceTypes }
+
+// poolInstanceTypes is the state.InstanceTypesFunc of a scenario: every pool
+// whose node class exists may launch any offered type; the engine narrows
+// them by the pool's requirements.
+func (s *Scenario) poolInstanceTypes(pool *v1.NodePool, class *v1.NodeClass) ([]*catalog.InstanceType, error) {
+	if class == nil {
+		name := ""
+		if ref := pool.Spec.Template.Spec.NodeClassRef; ref != nil {
+			name = ref.Name
+		}
+		return nil, fmt.Errorf("NodeClass %q not found; add a NodeClass document (spec: {kwok: {}} is enough to simulate)", name)
+	}
+	return s.instanceTypes, nil
+}
+
+// nameFiles prefixes each converter error with the file its object came
+// from.
+func (s *Scenario) nameFiles(err error) error {
+	var parts []error
+	if joined, ok := err.(interface{ Unwrap() []error }); ok {
+		parts = joined.Unwrap()
+	} else {
+		parts = []error{err}
+	}
+	out := make([]error, 0, len(parts))
+	for _, e := range parts {
+		var oe *state.ObjectError
+		if !errors.As(e, &oe) {
+			out = append(out, e)
+			continue
+		}
+		out = append(out, &InputError{File: s.ownerOf(oe.Kind, oe.Namespace, oe.Name), Object: oe.Object(), Field: oe.Field, Detail: oe.Detail})
+	}
+	return errors.Join(out...)
+}
