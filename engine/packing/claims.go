@@ -1,0 +1,150 @@
+package packing
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+
+	"github.com/tenonhq/terraform-provider-tenon/engine/scheduling"
+	"github.com/tenonhq/terraform-provider-tenon/engine/state"
+)
+
+// finalize shrinks each claim to the cheapest offering that fits what it
+// got and lists its options. Claims whose pool's minValues cannot be met
+// are dropped and their pods returned.
+func (s *solver) finalize() ([]*Claim, []*state.Pod, map[*state.Pod]string) {
+	slices.SortStableFunc(s.claims, func(a, b *node) int { return cmp.Compare(a.pool.idx, b.pool.idx) })
+	var out []*Claim
+	var dropped []*state.Pod
+	reasons := map[*state.Pod]string{}
+	for _, n := range s.claims {
+		claim, reason := s.finalizeClaim(n)
+		if reason != "" {
+			for _, p := range n.pods {
+				dropped = append(dropped, p)
+				reasons[p] = reason
+				delete(s.placed, p.Key())
+			}
+			n.pool.usage = n.pool.usage.sub(n.typ.capacity)
+			n.dropped = true
+			continue
+		}
+		out = append(out, claim)
+	}
+	return out, dropped, reasons
+}
+
+func (s *solver) finalizeClaim(n *node) (*Claim, string) {
+	p := n.pool
+	mask := p.typeMask(nil)
+	reqs := p.p.Requirements.Clone()
+	if reqs == nil {
+		reqs = scheduling.Requirements{}
+	}
+	for _, c := range n.classes {
+		cp := s.compat(c, p)
+		mask = mask.and(cp.mask)
+		reqs = reqs.Intersection(cp.term)
+	}
+	reqs.Add(scheduling.In(scheduling.LabelTopologyZone, s.zones[n.zone]))
+	cts := n.cts & p.ctMask
+	reqs.Add(scheduling.In(scheduling.LabelCapacityType, ctList(cts)...))
+	base := p.usage.sub(n.typ.capacity)
+	var opts []InstanceOption
+	var types []*ptype
+	for _, o := range p.offers {
+		if o.zone != n.zone || cts&(1<<o.ct) == 0 || !mask.has(o.t.idx) || !n.used.fits(o.t.alloc) {
+			continue
+		}
+		if !withinLimits(p, base, o.t.capacity) {
+			continue
+		}
+		if len(opts) >= s.opts.maxOptions && minValuesMet(p, types, s.zones[n.zone]) {
+			break
+		}
+		opts = append(opts, InstanceOption{InstanceType: o.t.it.Name, Zone: s.zones[o.zone], CapacityType: ctNames[o.ct], PricePerHour: o.price})
+		types = append(types, o.t)
+	}
+	if len(opts) == 0 {
+		return nil, fmt.Sprintf("no instance type of nodepool %q fits the pods packed together on %s; this is always a bug in the packer, please report it", p.p.Name, n.name)
+	}
+	if !minValuesMet(p, types, s.zones[n.zone]) {
+		r := p.minValues[0]
+		return nil, fmt.Sprintf("nodepool %q requires at least %d distinct values of %s, but only %d instance types fit the pods", p.p.Name, *r.MinValues, r.Key, len(distinctTypes(types)))
+	}
+	chosen := types[0]
+	p.usage = base.add(chosen.capacity)
+	n.typ = chosen
+	n.ct = ctIndex(opts[0].CapacityType)
+	slices.SortFunc(n.pods, func(a, b *state.Pod) int { return cmp.Compare(a.Key(), b.Key()) })
+	keys := make([]string, len(n.pods))
+	for i, pod := range n.pods {
+		keys[i] = pod.Key()
+	}
+	over := s.overhead(p, chosen, opts[0].Zone, opts[0].CapacityType, n.name)
+	return &Claim{
+		Name:         n.name,
+		Pool:         p.p.Name,
+		Requirements: reqs,
+		Options:      opts,
+		Pods:         keys,
+		Requests:     s.dims.list(n.used.add(over)),
+	}, ""
+}
+
+// overhead is the daemonsets' requests on a new node of this offering.
+func (s *solver) overhead(p *poolPlan, t *ptype, zone, capacityType, name string) vec {
+	var v vec
+	if len(s.daemons) == 0 {
+		return v
+	}
+	labels := nodeLabels(p.p, t.it, zone, capacityType, name)
+	for _, dm := range s.daemons {
+		if dm.runsOnLabels(labels, p.taints) {
+			v = v.add(dm.req)
+		}
+	}
+	return v
+}
+
+func withinLimits(p *poolPlan, base, capacity vec) bool {
+	for d := range maxDims {
+		if p.limited[d] && base[d]+capacity[d] > p.limits[d] {
+			return false
+		}
+	}
+	return true
+}
+
+// minValuesMet reports whether the types offer enough distinct values for
+// every requirement with minValues.
+func minValuesMet(p *poolPlan, types []*ptype, zone string) bool {
+	for _, r := range p.minValues {
+		seen := map[string]bool{}
+		for _, t := range types {
+			seen[typeLabel(t, r.Key, zone)] = true
+		}
+		if len(seen) < *r.MinValues {
+			return false
+		}
+	}
+	return true
+}
+
+func typeLabel(t *ptype, key, zone string) string {
+	if key == scheduling.LabelTopologyZone {
+		return zone
+	}
+	if v, ok := t.labels[key]; ok {
+		return v
+	}
+	return t.it.Name
+}
+
+func distinctTypes(types []*ptype) map[string]bool {
+	out := map[string]bool{}
+	for _, t := range types {
+		out[t.it.Name] = true
+	}
+	return out
+}

@@ -1,0 +1,259 @@
+package packing
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/tenonhq/terraform-provider-tenon/engine/scheduling"
+	"github.com/tenonhq/terraform-provider-tenon/engine/state"
+)
+
+// class is a set of pending pods that schedule identically: same namespace,
+// labels, requests and constraints. Solve works per class, not per pod.
+type class struct {
+	id        int
+	namespace string
+	labels    map[string]string
+	pods      []*state.Pod
+	req       vec
+	// terms are the alternative node requirements (nodeSelector ∩ one
+	// required node affinity term); a node must satisfy one.
+	terms []scheduling.Requirements
+	// preferred are preferred node affinity terms, highest weight first.
+	preferred   []weightedReqs
+	tolerations []corev1.Toleration
+	ports       []state.HostPort
+	spreads     []spread
+	anti        []podTerm
+	affinity    []podTerm
+	// matches are the groups whose selector selects this class's pods.
+	matches []int
+	// relaxed is set on the copy of a class whose preferences were dropped.
+	relaxed bool
+	// invalid explains a constraint that could not be parsed.
+	invalid string
+	// hard ranks how constrained the class is, for ordering.
+	hard int
+}
+
+type weightedReqs struct {
+	weight int32
+	reqs   scheduling.Requirements
+}
+
+// spread is a topology spread constraint on group g.
+type spread struct {
+	g          int
+	maxSkew    int32
+	minDomains int32
+	soft       bool
+}
+
+// podTerm is a pod (anti-)affinity term on group g.
+type podTerm struct {
+	g      int
+	soft   bool
+	weight int32
+}
+
+// group is a (selector, topology key) pair whose matching pods are counted
+// per domain.
+type group struct {
+	id  int
+	key string
+	sel podSelector
+	sig string
+}
+
+// groups interns groups by signature.
+type groups struct {
+	list  []*group
+	bySig map[string]int
+}
+
+func (gs *groups) intern(key string, sel podSelector) int {
+	sig := key + "#" + sel.String()
+	if id, ok := gs.bySig[sig]; ok {
+		return id
+	}
+	g := &group{id: len(gs.list), key: key, sel: sel, sig: sig}
+	gs.list = append(gs.list, g)
+	gs.bySig[sig] = g.id
+	return g.id
+}
+
+// classKey writes everything that makes pods schedule differently.
+func classKey(b *strings.Builder, p *state.Pod) {
+	b.Reset()
+	b.WriteString(p.Namespace)
+	writeMap(b, p.Labels)
+	for _, name := range sortedNames(p.Requests) {
+		q := p.Requests[name]
+		b.WriteString(string(name))
+		b.WriteByte('=')
+		b.WriteString(q.String())
+		b.WriteByte(';')
+	}
+	writeMap(b, p.NodeSelector)
+	if p.Affinity != nil {
+		b.WriteString(p.Affinity.String())
+	}
+	b.WriteByte('|')
+	for _, t := range p.Tolerations {
+		b.WriteString(t.Key + "\x00" + string(t.Operator) + "\x00" + t.Value + "\x00" + string(t.Effect) + "\x01")
+	}
+	b.WriteByte('|')
+	for i := range p.TopologySpread {
+		b.WriteString(p.TopologySpread[i].String())
+	}
+	b.WriteByte('|')
+	for _, hp := range p.HostPorts {
+		b.WriteString(string(hp.Protocol) + hp.IP + strconv.Itoa(int(hp.Port)) + ",")
+	}
+}
+
+func writeMap(b *strings.Builder, m map[string]string) {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	b.WriteByte('{')
+	for _, k := range keys {
+		b.WriteString(k + "=" + m[k] + ",")
+	}
+	b.WriteByte('}')
+}
+
+func sortedNames(list corev1.ResourceList) []corev1.ResourceName {
+	names := make([]corev1.ResourceName, 0, len(list))
+	for name := range list {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	return names
+}
+
+// newClass compiles the constraints of p, the first pod of the class.
+func newClass(id int, p *state.Pod, d *dims, gs *groups) *class {
+	c := &class{
+		id:          id,
+		namespace:   p.Namespace,
+		labels:      p.Labels,
+		req:         d.podVec(p.Requests),
+		tolerations: p.Tolerations,
+		ports:       p.HostPorts,
+	}
+	if err := c.compileNode(p); err != nil {
+		c.invalid = err.Error()
+	}
+	if err := c.compilePod(p, gs); err != nil {
+		c.invalid = err.Error()
+	}
+	return c
+}
+
+func (c *class) compileNode(p *state.Pod) error {
+	base := scheduling.RequirementsFromLabels(p.NodeSelector)
+	c.terms = []scheduling.Requirements{base}
+	a := p.Affinity
+	if a == nil || a.NodeAffinity == nil {
+		return nil
+	}
+	if req := a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution; req != nil {
+		c.terms = nil
+		for i, term := range req.NodeSelectorTerms {
+			reqs, err := scheduling.RequirementsFromNodeSelector(term.MatchExpressions...)
+			if err != nil {
+				return fmt.Errorf("required node affinity term %d: %w", i, err)
+			}
+			c.terms = append(c.terms, base.Intersection(reqs))
+		}
+		if len(c.terms) == 0 {
+			return fmt.Errorf("required node affinity has no terms")
+		}
+	}
+	for i, pref := range a.NodeAffinity.PreferredDuringSchedulingIgnoredDuringExecution {
+		reqs, err := scheduling.RequirementsFromNodeSelector(pref.Preference.MatchExpressions...)
+		if err != nil {
+			return fmt.Errorf("preferred node affinity term %d: %w", i, err)
+		}
+		c.preferred = append(c.preferred, weightedReqs{weight: pref.Weight, reqs: reqs})
+	}
+	slices.SortStableFunc(c.preferred, func(a, b weightedReqs) int { return int(b.weight - a.weight) })
+	return nil
+}
+
+func (c *class) compilePod(p *state.Pod, gs *groups) error {
+	for i, ts := range p.TopologySpread {
+		sel, err := spreadSelector(ts, p.Namespace, p.Labels)
+		if err != nil {
+			return fmt.Errorf("topology spread constraint %d: %w", i, err)
+		}
+		s := spread{g: gs.intern(topologyKey(ts.TopologyKey), sel), maxSkew: max(ts.MaxSkew, 1), soft: ts.WhenUnsatisfiable == corev1.ScheduleAnyway}
+		if ts.MinDomains != nil {
+			s.minDomains = *ts.MinDomains
+		}
+		c.spreads = append(c.spreads, s)
+	}
+	a := p.Affinity
+	if a == nil {
+		return nil
+	}
+	var err error
+	if a.PodAntiAffinity != nil {
+		if c.anti, err = compileTerms(a.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution, a.PodAntiAffinity.PreferredDuringSchedulingIgnoredDuringExecution, p, gs); err != nil {
+			return fmt.Errorf("pod anti-affinity: %w", err)
+		}
+	}
+	if a.PodAffinity != nil {
+		if c.affinity, err = compileTerms(a.PodAffinity.RequiredDuringSchedulingIgnoredDuringExecution, a.PodAffinity.PreferredDuringSchedulingIgnoredDuringExecution, p, gs); err != nil {
+			return fmt.Errorf("pod affinity: %w", err)
+		}
+	}
+	return nil
+}
+
+func compileTerms(required []corev1.PodAffinityTerm, preferred []corev1.WeightedPodAffinityTerm, p *state.Pod, gs *groups) ([]podTerm, error) {
+	var out []podTerm
+	for i, term := range required {
+		sel, err := termSelector(term, p.Namespace, p.Labels)
+		if err != nil {
+			return nil, fmt.Errorf("required term %d: %w", i, err)
+		}
+		out = append(out, podTerm{g: gs.intern(topologyKey(term.TopologyKey), sel)})
+	}
+	for i, wt := range preferred {
+		sel, err := termSelector(wt.PodAffinityTerm, p.Namespace, p.Labels)
+		if err != nil {
+			return nil, fmt.Errorf("preferred term %d: %w", i, err)
+		}
+		out = append(out, podTerm{g: gs.intern(topologyKey(wt.PodAffinityTerm.TopologyKey), sel), soft: true, weight: wt.Weight})
+	}
+	return out, nil
+}
+
+// hasSoft reports whether the class has preferences a relaxed copy drops:
+// preferred affinities, ScheduleAnyway spreads and PreferNoSchedule taints.
+func (c *class) hasSoft() bool {
+	// PreferNoSchedule taints are preferences too, so every class that is
+	// not yet relaxed has one.
+	return !c.relaxed
+}
+
+// relax returns a copy of c without its preferences.
+func (c *class) relax(id int) *class {
+	r := *c
+	r.id = id
+	r.relaxed = true
+	r.preferred = nil
+	r.spreads = slices.DeleteFunc(slices.Clone(c.spreads), func(s spread) bool { return s.soft })
+	r.anti = slices.DeleteFunc(slices.Clone(c.anti), func(t podTerm) bool { return t.soft })
+	r.affinity = slices.DeleteFunc(slices.Clone(c.affinity), func(t podTerm) bool { return t.soft })
+	r.pods = nil
+	return &r
+}

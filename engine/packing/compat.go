@@ -1,0 +1,259 @@
+package packing
+
+import (
+	"fmt"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/tenonhq/terraform-provider-tenon/engine/scheduling"
+)
+
+// compat is whether a class can use a pool's new nodes, and how.
+type compat struct {
+	// reason is why not; "" when it can.
+	reason   string
+	term     scheduling.Requirements
+	mask     bitset
+	zoneMask uint64
+	ctMask   uint8
+}
+
+// effectiveTerms are the class's node terms with its preferred node
+// affinity added while the class is not relaxed.
+func (c *class) effectiveTerms() []scheduling.Requirements {
+	if c.relaxed || len(c.preferred) == 0 {
+		return c.terms
+	}
+	out := make([]scheduling.Requirements, len(c.terms))
+	for i, t := range c.terms {
+		t = t.Clone()
+		for _, p := range c.preferred {
+			t = t.Intersection(p.reqs)
+		}
+		out[i] = t
+	}
+	return out
+}
+
+// compat returns (and caches) whether class c can use pool p.
+func (s *solver) compat(c *class, p *poolPlan) *compat {
+	key := [2]int{c.id, p.idx}
+	if cp, ok := s.compats[key]; ok {
+		return cp
+	}
+	cp := s.computeCompat(c, p)
+	s.compats[key] = cp
+	return cp
+}
+
+func (s *solver) computeCompat(c *class, p *poolPlan) *compat {
+	if c.invalid != "" {
+		return &compat{reason: c.invalid}
+	}
+	if len(p.types) == 0 {
+		return &compat{reason: fmt.Sprintf("nodepool %q has no instance type with a price that its requirements allow", p.p.Name)}
+	}
+	if err := p.taints.ToleratesPod(c.tolerations); err != nil {
+		return &compat{reason: fmt.Sprintf("nodepool %q: %v", p.p.Name, err)}
+	}
+	if !c.relaxed {
+		if err := hardened(p.soft).ToleratesPod(c.tolerations); err != nil {
+			return &compat{reason: fmt.Sprintf("nodepool %q prefers not to schedule: %v", p.p.Name, err)}
+		}
+	}
+	var first string
+	for _, term := range c.effectiveTerms() {
+		cp, reason := s.termCompat(c, p, term)
+		if cp != nil {
+			return cp
+		}
+		if first == "" {
+			first = reason
+		}
+	}
+	return &compat{reason: first}
+}
+
+func (s *solver) termCompat(c *class, p *poolPlan, term scheduling.Requirements) (*compat, string) {
+	if err := p.p.Requirements.Compatible(term, scheduling.WithAllowUndefinedWellKnownLabels()); err != nil {
+		return nil, s.requirementReason(p, term, err)
+	}
+	cp := &compat{term: term}
+	zoneReq, ctReq := term.Get(scheduling.LabelTopologyZone), term.Get(scheduling.LabelCapacityType)
+	for z, name := range s.zones {
+		if p.zoneMask&(1<<z) != 0 && zoneReq.Has(name) {
+			cp.zoneMask |= 1 << z
+		}
+	}
+	for ct := range numCT {
+		if p.ctMask&(1<<ct) != 0 && ctReq.Has(ctNames[ct]) {
+			cp.ctMask |= 1 << ct
+		}
+	}
+	if cp.zoneMask == 0 {
+		return nil, fmt.Sprintf("pod requires zone %s; nodepool %q allows only %s", describeValues(zoneReq), p.p.Name, strings.Join(s.maskZones(p.zoneMask), ", "))
+	}
+	if cp.ctMask == 0 {
+		return nil, fmt.Sprintf("pod requires capacity type %s; nodepool %q allows only %s", describeValues(ctReq), p.p.Name, strings.Join(ctList(p.ctMask), ", "))
+	}
+	cp.mask = p.typeMask(term)
+	if reason := s.fitReason(c, p, cp); reason != "" {
+		return nil, reason
+	}
+	return cp, ""
+}
+
+// offered reports whether t has an offering in the masks.
+func (t *ptype) offered(zones uint64, cts uint8) bool {
+	for z := range 64 {
+		if zones&(1<<z) == 0 {
+			continue
+		}
+		if z*numCT >= len(t.price) {
+			break
+		}
+		for ct := range numCT {
+			if cts&(1<<ct) != 0 && t.price[z*numCT+ct] > 0 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// fitReason returns "" when some allowed type fits one pod of c, else what
+// is missing, naming the largest allowed type.
+func (s *solver) fitReason(c *class, p *poolPlan, cp *compat) string {
+	var best [maxDims]*ptype
+	any := false
+	for _, t := range p.types {
+		if !cp.mask.has(t.idx) || !t.offered(cp.zoneMask, cp.ctMask) {
+			continue
+		}
+		any = true
+		if c.req.fits(t.alloc) {
+			return ""
+		}
+		for d := range maxDims {
+			if best[d] == nil || t.alloc[d] > best[d].alloc[d] {
+				best[d] = t
+			}
+		}
+	}
+	if !any {
+		return fmt.Sprintf("no instance type allowed by nodepool %q matches the pod's node requirements %s", p.p.Name, cp.term)
+	}
+	for d := range len(s.dims.names) {
+		if t := best[d]; t != nil && c.req[d] > t.alloc[d] {
+			return fmt.Sprintf("no instance type allowed by nodepool %q has %s %s; the largest allowed, %s, has %s",
+				p.p.Name, s.dims.format(d, c.req[d]), s.dims.names[d], t.it.Name, s.dims.format(d, max(t.alloc[d], 0)))
+		}
+	}
+	return fmt.Sprintf("no instance type allowed by nodepool %q fits the pod's requests %s together (after daemonset overhead)", p.p.Name, s.formatVec(c.req))
+}
+
+func (s *solver) formatVec(v vec) string {
+	var parts []string
+	for d, name := range s.dims.names {
+		if v[d] != 0 && d != dimPods {
+			parts = append(parts, fmt.Sprintf("%s=%s", name, s.dims.format(d, v[d])))
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// requirementReason turns a Compatible error into a sentence naming the pool.
+func (s *solver) requirementReason(p *poolPlan, term scheduling.Requirements, err error) string {
+	if zr, ok := term[scheduling.LabelTopologyZone]; ok {
+		if pz := p.p.Requirements.Get(scheduling.LabelTopologyZone); !zoneOverlap(zr, pz, s.zones) {
+			return fmt.Sprintf("pod requires zone %s; nodepool %q allows only %s", describeValues(zr), p.p.Name, strings.Join(s.maskZones(p.zoneMask), ", "))
+		}
+	}
+	return fmt.Sprintf("nodepool %q does not match the pod's node requirements: %v", p.p.Name, strings.ReplaceAll(err.Error(), "\n", "; "))
+}
+
+func zoneOverlap(a, b scheduling.Requirement, zones []string) bool {
+	for _, z := range zones {
+		if a.Has(z) && b.Has(z) {
+			return true
+		}
+	}
+	return false
+}
+
+func describeValues(r scheduling.Requirement) string {
+	if vs := r.Values(); vs != nil {
+		return strings.Join(vs, ", ")
+	}
+	return r.String()
+}
+
+func (s *solver) maskZones(mask uint64) []string {
+	var out []string
+	for z, name := range s.zones {
+		if mask&(1<<z) != 0 {
+			out = append(out, name)
+		}
+	}
+	if len(out) == 0 {
+		out = []string{"none"}
+	}
+	return out
+}
+
+func ctList(mask uint8) []string {
+	var out []string
+	for ct := range numCT {
+		if mask&(1<<ct) != 0 {
+			out = append(out, ctNames[ct])
+		}
+	}
+	if len(out) == 0 {
+		out = []string{"none"}
+	}
+	return out
+}
+
+// hardened returns PreferNoSchedule taints as NoSchedule, to test whether a
+// pod tolerates them.
+func hardened(ts scheduling.Taints) scheduling.Taints {
+	out := make(scheduling.Taints, len(ts))
+	for i, t := range ts {
+		t.Effect = corev1.TaintEffectNoSchedule
+		out[i] = t
+	}
+	return out
+}
+
+// nodeOK reports (and caches) whether class c may run on existing node n
+// by its labels and taints.
+func (s *solver) nodeOK(c *class, n *node) bool {
+	if c.id < len(n.ok) && n.ok[c.id] != 0 {
+		return n.ok[c.id] == 1
+	}
+	ok := s.computeNodeOK(c, n)
+	for len(n.ok) <= c.id {
+		n.ok = append(n.ok, 0)
+	}
+	n.ok[c.id] = 2
+	if ok {
+		n.ok[c.id] = 1
+	}
+	return ok
+}
+
+func (s *solver) computeNodeOK(c *class, n *node) bool {
+	if c.invalid != "" || n.taints.ToleratesPod(c.tolerations) != nil {
+		return false
+	}
+	if !c.relaxed && hardened(n.soft).ToleratesPod(c.tolerations) != nil {
+		return false
+	}
+	for _, term := range c.effectiveTerms() {
+		if satisfiedBy(term, n.labels) {
+			return true
+		}
+	}
+	return false
+}

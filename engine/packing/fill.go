@@ -1,0 +1,425 @@
+package packing
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+
+	"github.com/tenonhq/terraform-provider-tenon/engine/scheduling"
+)
+
+// maxCandidates bounds the instance types a claim decision simulates.
+const maxCandidates = 16
+
+// staleFactor is how far the remaining demand's value may fall before a
+// cached claim decision is recomputed.
+const staleFactor = 0.8
+
+// filler opens new claims in one pool for the buckets it serves.
+type filler struct {
+	s      *solver
+	p      *poolPlan
+	active []*bucket
+	rem    vec
+	y      []float64
+	yAt    float64
+	cache  map[string]*decision
+	failed map[*bucket]bool
+}
+
+// decision is the instance type and capacity type chosen for claims seeded
+// by a kind of bucket in a zone.
+type decision struct {
+	t     *ptype
+	ct    int
+	price float64
+	at    float64
+}
+
+func (s *solver) fillPool(p *poolPlan, buckets []*bucket) error {
+	f := &filler{s: s, p: p, cache: map[string]*decision{}, failed: map[*bucket]bool{}}
+	for _, b := range buckets {
+		cp := s.compat(b.c, p)
+		if b.left() == 0 || cp.reason != "" || b.zones&cp.zoneMask == 0 || b.cts&cp.ctMask == 0 {
+			continue
+		}
+		f.active = append(f.active, b)
+		f.rem = f.rem.add(b.c.req.scale(b.left()))
+	}
+	if len(f.active) == 0 {
+		return nil
+	}
+	for i := 0; ; i++ {
+		if i%32 == 0 {
+			if err := s.ctx.Err(); err != nil {
+				return fmt.Errorf("packing new claims for nodepool %s: %w", p.p.Name, err)
+			}
+			f.compact()
+		}
+		seed := f.seed()
+		if seed == nil {
+			return nil
+		}
+		if !f.open(seed) {
+			f.failed[seed] = true
+		}
+	}
+}
+
+// compact drops empty buckets.
+func (f *filler) compact() {
+	f.active = slices.DeleteFunc(f.active, func(b *bucket) bool { return b.left() == 0 })
+}
+
+func (f *filler) seed() *bucket {
+	for _, b := range f.active {
+		if b.left() > 0 && !f.failed[b] {
+			return b
+		}
+	}
+	return nil
+}
+
+func (f *filler) value(v vec) float64 {
+	var sum float64
+	for d, y := range f.y {
+		sum += y * float64(v[d])
+	}
+	return sum
+}
+
+// refreshDuals recomputes the dual prices of the remaining demand when it
+// has changed enough.
+func (f *filler) refreshDuals() {
+	if f.y != nil && f.value(f.rem) >= staleFactor*f.yAt {
+		return
+	}
+	var cols []column
+	for _, t := range f.p.types {
+		cols = append(cols, column{alloc: t.alloc, price: t.cheapest})
+	}
+	f.y = duals(f.rem, cols, 0, len(f.s.dims.names))
+	f.yAt = f.value(f.rem)
+	clear(f.cache)
+}
+
+// open opens claims for seed and fills them; false when no claim can take
+// the seed.
+func (f *filler) open(seed *bucket) bool {
+	s, p := f.s, f.p
+	f.refreshDuals()
+	cp := s.compat(seed.c, p)
+	zone := f.zoneFor(seed, cp)
+	if zone < 0 {
+		return false
+	}
+	clique := f.isClique(seed.c)
+	key := fmt.Sprintf("%d|%d|%t|%p", zone, seed.cts&cp.ctMask, clique, cp.mask)
+	dec := f.cache[key]
+	if dec == nil || !seed.c.req.fits(dec.t.alloc) || !p.withinLimits(dec.t.capacity) || !cp.mask.has(dec.t.idx) {
+		dec = f.decide(seed, cp, zone, clique)
+		if dec == nil {
+			return false
+		}
+		f.cache[key] = dec
+	}
+	n := s.newClaim(p, dec.t, zone, dec.ct)
+	pattern := f.fill(n, seed, f.capFor(seed, clique), false)
+	if len(pattern) == 0 {
+		s.dropClaim(n)
+		return false
+	}
+	f.replicate(n, pattern)
+	return true
+}
+
+// take is k pods of a bucket on one claim.
+type take struct {
+	b *bucket
+	k int64
+}
+
+// fill packs n from the active buckets, the seed first: each step takes
+// the bucket whose pods best use the resource the node has most of left,
+// half of what fits at a time. With dry set it only simulates.
+func (f *filler) fill(n *node, seed *bucket, capValue float64, dry bool) []take {
+	s := f.s
+	var takes []take
+	taken := map[*bucket]int64{}
+	used := 0.0
+	left := func(b *bucket) int64 { return b.left() - taken[b] }
+	put := func(b *bucket, k int64) {
+		if dry {
+			n.room = n.room.sub(b.c.req.scale(k))
+			for _, g := range b.c.matches {
+				n.match[g] += int32(k)
+			}
+			for _, t := range b.c.activeTerms(b.c.anti) {
+				n.carry[t.g] += int32(k)
+			}
+			for range k {
+				n.ports = append(n.ports, b.c.ports...)
+			}
+		} else {
+			s.place(b, n, k)
+			f.rem = f.rem.sub(b.c.req.scale(k))
+		}
+		taken[b] += k
+		used += f.value(b.c.req) * float64(k)
+		if len(takes) > 0 && takes[len(takes)-1].b == b {
+			takes[len(takes)-1].k += k
+		} else {
+			takes = append(takes, take{b, k})
+		}
+	}
+	capK := func(b *bucket, k int64) int64 {
+		if capValue <= 0 {
+			return k
+		}
+		v := f.value(b.c.req)
+		if v <= 0 {
+			return k
+		}
+		return min(k, int64((capValue-used)/v))
+	}
+	if k := s.room(seed, n, left(seed)); k > 0 {
+		put(seed, max(1, min(capK(seed, k), (k+1)/2)))
+	} else {
+		return nil
+	}
+	alloc := n.typ.alloc
+	for {
+		var best *bucket
+		var bestK int64
+		bestScore := -1.0
+		for _, b := range f.active {
+			l := left(b)
+			if l == 0 || !b.c.req.fits(n.room) {
+				continue
+			}
+			k := capK(b, s.room(b, n, l))
+			if k <= 0 {
+				continue
+			}
+			if score := align(b.c.req, n.room, alloc); score > bestScore {
+				best, bestK, bestScore = b, k, score
+			}
+		}
+		if best == nil {
+			return takes
+		}
+		put(best, max(1, (bestK+1)/2))
+	}
+}
+
+// align scores how well req uses the room a node has left: the dot product
+// of both, each relative to the node's allocatable.
+func align(req, room, alloc vec) float64 {
+	var sum float64
+	for d := range maxDims {
+		if alloc[d] > 0 && req[d] > 0 && d != dimPods {
+			sum += float64(req[d]) / float64(alloc[d]) * float64(room[d]) / float64(alloc[d])
+		}
+	}
+	return sum
+}
+
+// replicate opens more claims with n's pattern while the buckets last.
+func (f *filler) replicate(n *node, pattern []take) {
+	s, p := f.s, f.p
+	for _, tk := range pattern {
+		if len(tk.b.c.activeTerms(tk.b.c.affinity)) > 0 {
+			return
+		}
+	}
+	for {
+		for _, tk := range pattern {
+			if tk.b.left() < tk.k {
+				return
+			}
+		}
+		if !p.withinLimits(n.typ.capacity) {
+			return
+		}
+		m := s.newClaim(p, n.typ, n.zone, n.ct)
+		for _, tk := range pattern {
+			k := s.room(tk.b, m, tk.k)
+			if k < tk.k {
+				if k > 0 {
+					s.place(tk.b, m, k)
+					f.rem = f.rem.sub(tk.b.c.req.scale(k))
+				}
+				if len(m.pods) == 0 {
+					s.dropClaim(m)
+				}
+				return
+			}
+			s.place(tk.b, m, k)
+			f.rem = f.rem.sub(tk.b.c.req.scale(k))
+		}
+	}
+}
+
+// isClique reports whether pods of c repel each other per node, so each
+// needs its own node.
+func (f *filler) isClique(c *class) bool {
+	for _, t := range c.activeTerms(c.anti) {
+		if f.s.groups.list[t.g].key == scheduling.LabelHostname && c.matchesGroup(t.g) {
+			return true
+		}
+	}
+	return false
+}
+
+// capFor limits what a clique seed's node takes to its share of the other
+// pods, so the clique's nodes are filled evenly instead of the first ones
+// full and the rest empty.
+func (f *filler) capFor(seed *bucket, clique bool) float64 {
+	if !clique {
+		return 0
+	}
+	var cliqueLeft int64
+	var cliqueRem vec
+	for _, b := range f.active {
+		if f.isClique(b.c) {
+			cliqueLeft += b.left()
+			cliqueRem = cliqueRem.add(b.c.req.scale(b.left()))
+		}
+	}
+	if cliqueLeft == 0 {
+		return 0
+	}
+	other := f.value(f.rem.sub(cliqueRem))
+	return f.value(seed.c.req) + other/float64(cliqueLeft)*1.05 + 1e-9
+}
+
+// zoneFor picks the zone of a claim seeded by b: its pin, else the zone
+// with the most demand pinned to it, else the next zone in turn.
+func (f *filler) zoneFor(b *bucket, cp *compat) int {
+	s := f.s
+	mask := b.zones & cp.zoneMask
+	if mask == 0 {
+		return -1
+	}
+	if isSingle(mask) {
+		for z := range s.zones {
+			if mask&(1<<z) != 0 {
+				return z
+			}
+		}
+	}
+	pinned := make([]int64, len(s.zones))
+	for _, o := range f.active {
+		if isSingle(o.zones) && o.zones&mask != 0 {
+			for z := range s.zones {
+				if o.zones&(1<<z) != 0 {
+					pinned[z] += o.left()
+				}
+			}
+		}
+	}
+	best := -1
+	n := len(s.zones)
+	for k := range n {
+		z := (k + f.p.next) % n
+		if mask&(1<<z) == 0 {
+			continue
+		}
+		if best < 0 || pinned[z] > pinned[best] {
+			best = z
+		}
+	}
+	return best
+}
+
+// decide chooses the claim type for seed in zone: among the types with
+// the best dual value per dollar, the one whose simulated fill packs the
+// most value per dollar.
+func (f *filler) decide(seed *bucket, cp *compat, zone int, clique bool) *decision {
+	p := f.p
+	type cand struct {
+		t     *ptype
+		ct    int
+		price float64
+		ratio float64
+	}
+	var cands []cand
+	cts := seed.cts & cp.ctMask
+	for _, t := range p.types {
+		if !cp.mask.has(t.idx) || !seed.c.req.fits(t.alloc) || !p.withinLimits(t.capacity) {
+			continue
+		}
+		ct, price := cheapestCT(t, zone, cts)
+		if ct < 0 {
+			continue
+		}
+		var v vec
+		for d := range maxDims {
+			v[d] = max(t.alloc[d], 0)
+		}
+		cands = append(cands, cand{t: t, ct: ct, price: price, ratio: f.value(v) / price})
+	}
+	if len(cands) == 0 {
+		return nil
+	}
+	slices.SortFunc(cands, func(a, b cand) int {
+		return cmp.Or(cmp.Compare(b.ratio, a.ratio), cmp.Compare(a.price, b.price), cmp.Compare(a.t.it.Name, b.t.it.Name))
+	})
+	if len(cands) > maxCandidates {
+		cands = cands[:maxCandidates]
+	}
+	capValue := f.capFor(seed, clique)
+	var best *decision
+	bestEff := -1.0
+	for _, c := range cands {
+		n := &node{zone: zone, ct: c.ct, pool: p, room: c.t.alloc, match: map[int]int32{}, carry: map[int]int32{}, claimState: &claimState{typ: c.t}}
+		takes := f.fill(n, seed, capValue, true)
+		var v float64
+		for _, tk := range takes {
+			v += f.value(tk.b.c.req) * float64(tk.k)
+		}
+		if eff := v / c.price; eff > bestEff*(1+1e-9) {
+			best, bestEff = &decision{t: c.t, ct: c.ct, price: c.price, at: f.yAt}, eff
+		}
+	}
+	return best
+}
+
+// cheapestCT returns the cheapest capacity type of t in zone among cts.
+func cheapestCT(t *ptype, zone int, cts uint8) (int, float64) {
+	best, price := -1, 0.0
+	for ct := range numCT {
+		if cts&(1<<ct) == 0 {
+			continue
+		}
+		if pr := t.price[zone*numCT+ct]; pr > 0 && (best < 0 || pr < price) {
+			best, price = ct, pr
+		}
+	}
+	return best, price
+}
+
+// newClaim opens an empty claim.
+func (s *solver) newClaim(p *poolPlan, t *ptype, zone, ct int) *node {
+	p.next++
+	n := &node{
+		name: fmt.Sprintf("%s-%d", p.p.Name, p.next),
+		pool: p, zone: zone, ct: ct,
+		room:       t.alloc,
+		match:      map[int]int32{},
+		carry:      map[int]int32{},
+		claimState: &claimState{typ: t, cts: p.ctMask},
+	}
+	p.usage = p.usage.add(t.capacity)
+	s.claims = append(s.claims, n)
+	return n
+}
+
+// dropClaim removes the last claim, which took no pod.
+func (s *solver) dropClaim(n *node) {
+	if len(s.claims) > 0 && s.claims[len(s.claims)-1] == n && len(n.pods) == 0 {
+		s.claims = s.claims[:len(s.claims)-1]
+		n.pool.usage = n.pool.usage.sub(n.typ.capacity)
+		n.pool.next--
+	}
+}

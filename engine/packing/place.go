@@ -1,0 +1,161 @@
+package packing
+
+import (
+	"github.com/tenonhq/terraform-provider-tenon/engine/scheduling"
+	"github.com/tenonhq/terraform-provider-tenon/engine/state"
+)
+
+// room returns how many more pods of bucket b node n can take now, at most
+// limit: resources, compatibility, and the per-node (hostname) constraints.
+// Zone and capacity-type constraints are settled by the bucket's pins.
+func (s *solver) room(b *bucket, n *node, limit int64) int64 {
+	c := b.c
+	if n.zone >= 0 && b.zones&(1<<n.zone) == 0 {
+		return 0
+	}
+	if n.zone < 0 && b.zones != s.allZones() {
+		return 0
+	}
+	if n.ct >= 0 && b.cts&(1<<n.ct) == 0 {
+		return 0
+	}
+	if n.claimState != nil {
+		cp := s.compat(c, n.pool)
+		if cp.reason != "" || !cp.mask.has(n.typ.idx) {
+			return 0
+		}
+	} else if !s.nodeOK(c, n) {
+		return 0
+	}
+	k := c.req.times(n.room, limit)
+	if k == 0 {
+		return 0
+	}
+	return s.constrain(c, n, k)
+}
+
+func (s *solver) allZones() uint64 {
+	var m uint64
+	for z := range s.zones {
+		m |= 1 << z
+	}
+	return m
+}
+
+// constrain caps k by the pod (anti-)affinity, hostname spread and host
+// port rules on node n.
+func (s *solver) constrain(c *class, n *node, k int64) int64 {
+	for _, t := range c.activeTerms(c.anti) {
+		g := s.groups.list[t.g]
+		if s.domainCount(n, g) > 0 {
+			return 0
+		}
+		if c.matchesGroup(t.g) {
+			k = min(k, 1)
+		}
+	}
+	for _, gid := range c.matches {
+		if s.domainCarry(n, s.groups.list[gid]) > 0 {
+			return 0
+		}
+	}
+	for _, sp := range c.activeSpreads() {
+		g := s.groups.list[sp.g]
+		if g.key != scheduling.LabelHostname {
+			continue
+		}
+		have := s.domainCount(n, g)
+		if c.matchesGroup(sp.g) {
+			k = min(k, int64(sp.maxSkew-have))
+		} else if have > sp.maxSkew {
+			return 0
+		}
+	}
+	for _, gid := range c.matches {
+		if skew, ok := s.hostSpread[gid]; ok {
+			k = min(k, int64(skew-n.match[gid]))
+		}
+	}
+	for _, t := range c.activeTerms(c.affinity) {
+		g := s.groups.list[t.g]
+		if g.key == scheduling.LabelTopologyZone {
+			continue
+		}
+		if s.domainCount(n, g) > 0 {
+			continue
+		}
+		// kube-scheduler's first-pod rule: with no matching pod anywhere,
+		// a pod matching its own term may start the group.
+		if s.totals[t.g] > 0 || !c.matchesGroup(t.g) {
+			return 0
+		}
+	}
+	if len(c.ports) > 0 {
+		if portsClash(c.ports, n.ports) {
+			return 0
+		}
+		k = min(k, 1)
+	}
+	return max(k, 0)
+}
+
+// portsClash reports whether two sets of host ports collide.
+func portsClash(a, b []state.HostPort) bool {
+	for _, x := range a {
+		for _, y := range b {
+			if x.Port == y.Port && protocol(x) == protocol(y) && (wildcard(x.IP) || wildcard(y.IP) || x.IP == y.IP) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func protocol(p state.HostPort) string {
+	if p.Protocol == "" {
+		return "TCP"
+	}
+	return string(p.Protocol)
+}
+
+func wildcard(ip string) bool { return ip == "" || ip == "0.0.0.0" || ip == "::" }
+
+// place puts the next k pods of b on n.
+func (s *solver) place(b *bucket, n *node, k int64) {
+	c := b.c
+	pods := b.pods[b.next : b.next+int(k)]
+	b.next += int(k)
+	n.room = n.room.sub(c.req.scale(k))
+	for _, gid := range c.matches {
+		s.addCount(n, s.groups.list[gid], int32(k))
+	}
+	for _, t := range c.activeTerms(c.anti) {
+		s.addCarry(n, s.groups.list[t.g], int32(k))
+	}
+	for range k {
+		n.ports = append(n.ports, c.ports...)
+	}
+	for _, p := range pods {
+		s.placed[p.Key()] = n.name
+	}
+	if n.claimState != nil {
+		n.cts &= b.cts
+		n.used = n.used.add(c.req.scale(k))
+		n.pods = append(n.pods, pods...)
+		if len(n.classes) == 0 || n.classes[len(n.classes)-1] != c {
+			n.classes = append(n.classes, c)
+		}
+	}
+}
+
+// firstFit places what it can of b on the nodes, in order.
+func (s *solver) firstFit(b *bucket, nodes []*node) {
+	for _, n := range nodes {
+		if b.left() == 0 {
+			return
+		}
+		if k := s.room(b, n, b.left()); k > 0 {
+			s.place(b, n, k)
+		}
+	}
+}

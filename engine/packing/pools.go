@@ -1,0 +1,217 @@
+package packing
+
+import (
+	"cmp"
+	"slices"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/tenonhq/terraform-provider-tenon/engine/catalog"
+	"github.com/tenonhq/terraform-provider-tenon/engine/scheduling"
+	"github.com/tenonhq/terraform-provider-tenon/engine/state"
+)
+
+// Capacity type indices.
+const (
+	ctOnDemand = iota
+	ctSpot
+	numCT
+)
+
+var ctNames = [numCT]string{scheduling.CapacityTypeOnDemand, scheduling.CapacityTypeSpot}
+
+func ctIndex(name string) int {
+	switch name {
+	case scheduling.CapacityTypeOnDemand:
+		return ctOnDemand
+	case scheduling.CapacityTypeSpot:
+		return ctSpot
+	}
+	return -1
+}
+
+// poolPlan is a state.Pool compiled for one Solve.
+type poolPlan struct {
+	idx    int
+	p      *state.Pool
+	taints scheduling.Taints
+	// soft are the PreferNoSchedule taints.
+	soft     scheduling.Taints
+	zoneMask uint64
+	ctMask   uint8
+	types    []*ptype
+	// offers are every allowed offering, cheapest first.
+	offers  []offer
+	limits  vec
+	limited [maxDims]bool
+	// usage is the capacity of the pool's nodes, claims included.
+	usage vec
+	// minValues are the requirements with MinValues.
+	minValues []scheduling.Requirement
+	// masks caches the type set per node requirement signature.
+	masks map[string]bitset
+	next  int
+}
+
+// ptype is an instance type as one pool offers it.
+type ptype struct {
+	idx int
+	it  *catalog.InstanceType
+	// alloc is allocatable less the daemonsets that may run on the node.
+	alloc vec
+	// allocLB is allocatable less the daemonsets that surely run there,
+	// for the lower bound.
+	allocLB  vec
+	capacity vec
+	// price per zone*numCT+ct; 0 when not offered.
+	price []float64
+	// cheapest is the lowest allowed price in the pool.
+	cheapest float64
+	labels   map[string]string
+	zonal    bool
+}
+
+type offer struct {
+	t     *ptype
+	zone  int
+	ct    int
+	price float64
+}
+
+func (s *solver) compilePools() {
+	for i, sp := range s.snap.Pools {
+		s.pools = append(s.pools, s.compilePool(i, sp))
+	}
+}
+
+func (s *solver) compilePool(i int, sp *state.Pool) *poolPlan {
+	p := &poolPlan{idx: i, p: sp, masks: map[string]bitset{}}
+	for _, t := range scheduling.Taints(sp.Taints).WithoutStartupTaints(sp.StartupTaints) {
+		switch t.Effect {
+		case corev1.TaintEffectPreferNoSchedule:
+			p.soft = append(p.soft, t)
+		default:
+			p.taints = append(p.taints, t)
+		}
+	}
+	zoneReq, ctReq := sp.Requirements.Get(scheduling.LabelTopologyZone), sp.Requirements.Get(scheduling.LabelCapacityType)
+	for _, it := range sp.InstanceTypes {
+		if len(it.Offerings) == 0 || !it.Requirements.Overlaps(sp.Requirements) {
+			continue
+		}
+		t := &ptype{it: it, price: make([]float64, len(s.zones)*numCT)}
+		for _, o := range it.Offerings {
+			z, ok := s.zoneIdx[o.Zone]
+			ct := ctIndex(o.CapacityType)
+			if !ok || ct < 0 || !o.Available || o.PricePerHour <= 0 || !zoneReq.Has(o.Zone) || !ctReq.Has(o.CapacityType) {
+				continue
+			}
+			t.price[z*numCT+ct] = o.PricePerHour
+			if t.cheapest == 0 || o.PricePerHour < t.cheapest {
+				t.cheapest = o.PricePerHour
+			}
+		}
+		if t.cheapest == 0 {
+			continue
+		}
+		t.idx = len(p.types)
+		s.compileType(p, t)
+		p.types = append(p.types, t)
+		for z := range s.zones {
+			for ct := range numCT {
+				if price := t.price[z*numCT+ct]; price > 0 {
+					p.offers = append(p.offers, offer{t: t, zone: z, ct: ct, price: price})
+					p.zoneMask |= 1 << z
+					p.ctMask |= 1 << ct
+				}
+			}
+		}
+	}
+	slices.SortStableFunc(p.offers, func(a, b offer) int {
+		return cmp.Or(cmp.Compare(a.price, b.price), cmp.Compare(a.t.it.Name, b.t.it.Name), cmp.Compare(a.zone, b.zone), cmp.Compare(a.ct, b.ct))
+	})
+	for name, q := range sp.Limits {
+		if d, ok := s.dims.index[name]; ok {
+			p.limits[d], p.limited[d] = amount(d, q), true
+		}
+	}
+	for _, key := range sp.Requirements.Keys() {
+		if r := sp.Requirements[key]; r.MinValues != nil {
+			p.minValues = append(p.minValues, r)
+		}
+	}
+	return p
+}
+
+// compileType sets a type's allocatable after daemonset overhead.
+func (s *solver) compileType(p *poolPlan, t *ptype) {
+	t.capacity = s.dims.vec(t.it.Capacity)
+	alloc := s.dims.vec(t.it.Allocatable)
+	t.labels = t.it.Requirements.Labels()
+	delete(t.labels, scheduling.LabelTopologyZone)
+	delete(t.labels, scheduling.LabelCapacityType)
+	var over, sure vec
+	if len(s.daemons) > 0 {
+		reqs := p.p.Requirements.Intersection(t.it.Requirements)
+		for _, dm := range s.daemons {
+			if !dm.runsOnReqs(reqs, p.taints) {
+				continue
+			}
+			over = over.add(dm.req)
+			if dm.zonal {
+				t.zonal = true
+			} else {
+				sure = sure.add(dm.req)
+			}
+		}
+	}
+	t.alloc = alloc.sub(over)
+	t.allocLB = alloc.sub(sure)
+}
+
+// typeMask returns the pool's types a node requirement term allows.
+func (p *poolPlan) typeMask(term scheduling.Requirements) bitset {
+	sig := term.String()
+	if m, ok := p.masks[sig]; ok {
+		return m
+	}
+	m := newBitset(len(p.types))
+	for _, t := range p.types {
+		if t.it.Requirements.Overlaps(term) {
+			m.set(t.idx)
+		}
+	}
+	p.masks[sig] = m
+	return m
+}
+
+// withinLimits reports whether adding capacity keeps the pool within its
+// limits.
+func (p *poolPlan) withinLimits(capacity vec) bool {
+	for d := range maxDims {
+		if p.limited[d] && p.usage[d]+capacity[d] > p.limits[d] {
+			return false
+		}
+	}
+	return true
+}
+
+// nodeLabels returns the labels a new node of the pool with this offering
+// carries.
+func nodeLabels(p *state.Pool, t *catalog.InstanceType, zone, capacityType, name string) map[string]string {
+	labels := map[string]string{}
+	for k, v := range t.Requirements.Labels() {
+		labels[k] = v
+	}
+	for k, v := range p.Requirements.Labels() {
+		labels[k] = v
+	}
+	for k, v := range p.Labels {
+		labels[k] = v
+	}
+	labels[scheduling.LabelTopologyZone] = zone
+	labels[scheduling.LabelCapacityType] = capacityType
+	labels[scheduling.LabelNodePool] = p.Name
+	labels[scheduling.LabelHostname] = name
+	return labels
+}

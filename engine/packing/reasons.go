@@ -1,0 +1,94 @@
+package packing
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/tenonhq/terraform-provider-tenon/engine/scheduling"
+)
+
+// reasonFor explains why pods of c could not be placed, naming each pool's
+// obstacle.
+func (s *solver) reasonFor(c *class) string {
+	if c.invalid != "" {
+		return "invalid pod spec: " + c.invalid
+	}
+	if len(s.pools) == 0 {
+		return "no nodepool exists and no existing node can take the pod; create a NodePool"
+	}
+	var reasons []string
+	for _, p := range s.pools {
+		reasons = append(reasons, s.poolReason(c, p))
+	}
+	if len(reasons) == 1 {
+		return reasons[0]
+	}
+	return "no nodepool matches: " + strings.Join(reasons, "; ")
+}
+
+func (s *solver) poolReason(c *class, p *poolPlan) string {
+	cp := s.compat(c, p)
+	if cp.reason != "" {
+		return cp.reason
+	}
+	if r := s.limitReason(c, p, cp); r != "" {
+		return r
+	}
+	return s.constraintReason(c, p)
+}
+
+// limitReason names the limit that stops every type fitting c, or "".
+func (s *solver) limitReason(c *class, p *poolPlan, cp *compat) string {
+	var blocked *ptype
+	for _, t := range p.types {
+		if !cp.mask.has(t.idx) || !c.req.fits(t.alloc) || !t.offered(cp.zoneMask, cp.ctMask) {
+			continue
+		}
+		if p.withinLimits(t.capacity) {
+			return ""
+		}
+		if blocked == nil || t.cheapest < blocked.cheapest {
+			blocked = t
+		}
+	}
+	if blocked == nil {
+		return ""
+	}
+	for d := range maxDims {
+		if p.limited[d] && p.usage[d]+blocked.capacity[d] > p.limits[d] {
+			return fmt.Sprintf("nodepool %q limit %s=%s reached (%s in use)", p.p.Name, s.dims.names[d], s.dims.format(d, p.limits[d]), s.dims.format(d, p.usage[d]))
+		}
+	}
+	return ""
+}
+
+// constraintReason explains a class that fits a pool's types but whose pod
+// constraints left no node.
+func (s *solver) constraintReason(c *class, p *poolPlan) string {
+	for _, t := range c.activeTerms(c.affinity) {
+		g := s.groups.list[t.g]
+		if s.totals[t.g] == 0 && !c.matchesGroup(t.g) {
+			return fmt.Sprintf("required pod affinity on %s: no pod matches %s; create the pods it needs first", g.key, g.sel)
+		}
+	}
+	var parts []string
+	for _, t := range c.activeTerms(c.anti) {
+		parts = append(parts, "pod anti-affinity on "+s.groups.list[t.g].key)
+	}
+	for _, t := range c.activeTerms(c.affinity) {
+		parts = append(parts, "pod affinity on "+s.groups.list[t.g].key)
+	}
+	for _, sp := range c.activeSpreads() {
+		parts = append(parts, fmt.Sprintf("topology spread on %s (maxSkew %d)", s.groups.list[sp.g].key, sp.maxSkew))
+	}
+	if len(c.ports) > 0 {
+		parts = append(parts, "host ports")
+	}
+	if len(parts) == 0 {
+		return fmt.Sprintf("nodepool %q could not take the pod", p.p.Name)
+	}
+	return fmt.Sprintf("nodepool %q: the pod's %s leave no node for it", p.p.Name, strings.Join(parts, ", "))
+}
+
+// isHostname reports whether key is the per-node topology key.
+func isHostname(key string) bool { return key == scheduling.LabelHostname }

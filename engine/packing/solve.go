@@ -1,0 +1,258 @@
+package packing
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+
+	"github.com/tenonhq/terraform-provider-tenon/engine/state"
+)
+
+// Solve places pods (pending pods of snap) on snap's existing nodes and
+// in-flight claims first, then on new claims chosen for cost, and explains
+// every pod it cannot place. The result is deterministic for a given input.
+func Solve(ctx context.Context, snap *state.Snapshot, pods []*state.Pod, opts ...Option) (*Result, error) {
+	if snap == nil {
+		return nil, errors.New("solving: nil snapshot")
+	}
+	s := newSolver(ctx, snap, newOptions(opts))
+	pods = sortedUnique(pods)
+	pending := make(map[string]bool, len(pods))
+	for _, p := range pods {
+		pending[p.Key()] = true
+	}
+	if err := s.classify(pods); err != nil {
+		return nil, fmt.Errorf("solving: %w", err)
+	}
+	s.internExistingTerms(pending)
+	s.compileZones()
+	s.daemons = compileDaemons(snap.DaemonSets, s.dims)
+	s.compilePools()
+	slices.SortStableFunc(s.pools, func(a, b *poolPlan) int {
+		return cmp.Or(cmp.Compare(b.p.Weight, a.p.Weight), cmp.Compare(a.p.Name, b.p.Name))
+	})
+	s.matchClasses()
+	s.compileNodes(pending)
+	left, pinFailed, err := s.rounds()
+	if err != nil {
+		return nil, err
+	}
+	claims, dropped, dropReasons := s.finalize()
+	res := &Result{Claims: claims}
+	for _, p := range pods {
+		if node, ok := s.placed[p.Key()]; ok {
+			res.Placements = append(res.Placements, Placement{Pod: p.Key(), Node: node})
+		}
+	}
+	for c, ps := range left {
+		reason := s.reasonFor(c)
+		for _, p := range ps {
+			if r, ok := pinFailed[p]; ok {
+				res.Unschedulable = append(res.Unschedulable, Unschedulable{Pod: p.Key(), Reason: r})
+				continue
+			}
+			res.Unschedulable = append(res.Unschedulable, Unschedulable{Pod: p.Key(), Reason: reason})
+		}
+	}
+	for _, p := range dropped {
+		res.Unschedulable = append(res.Unschedulable, Unschedulable{Pod: p.Key(), Reason: dropReasons[p]})
+	}
+	slices.SortFunc(res.Unschedulable, func(a, b Unschedulable) int { return cmp.Compare(a.Pod, b.Pod) })
+	for _, c := range claims {
+		res.CostPerHour += c.Chosen().PricePerHour
+	}
+	res.LowerBoundPerHour = s.lowerBound()
+	return res, nil
+}
+
+func sortedUnique(pods []*state.Pod) []*state.Pod {
+	out := slices.Clone(pods)
+	out = slices.DeleteFunc(out, func(p *state.Pod) bool { return p == nil })
+	slices.SortStableFunc(out, func(a, b *state.Pod) int { return cmp.Compare(a.Key(), b.Key()) })
+	return slices.CompactFunc(out, func(a, b *state.Pod) bool { return a.Key() == b.Key() })
+}
+
+// rounds places the classes: once as they are, once more for pods whose
+// affinity targets the first round placed, then with preferences relaxed.
+// It returns the pods left per (final) class and the pods whose pins failed.
+func (s *solver) rounds() (map[*class][]*state.Pod, map[*state.Pod]string, error) {
+	classes := s.classes
+	var failed map[*state.Pod]string
+	for round := range 3 {
+		left, f, err := s.round(classes)
+		if err != nil {
+			return nil, nil, err
+		}
+		failed = f
+		classes = classes[:0:0]
+		for _, c := range sortedClasses(left) {
+			if len(left[c]) == 0 {
+				continue
+			}
+			next := *c
+			if round == 1 && c.hasSoft() {
+				next = *c.relax(len(s.classes))
+				s.classes = append(s.classes, &next)
+			}
+			next.pods = left[c]
+			classes = append(classes, &next)
+		}
+		if len(classes) == 0 {
+			return nil, nil, nil
+		}
+	}
+	left := map[*class][]*state.Pod{}
+	for _, c := range classes {
+		left[c] = c.pods
+	}
+	return left, failed, nil
+}
+
+func sortedClasses(m map[*class][]*state.Pod) []*class {
+	out := make([]*class, 0, len(m))
+	for c := range m {
+		out = append(out, c)
+	}
+	slices.SortFunc(out, func(a, b *class) int { return cmp.Compare(a.id, b.id) })
+	return out
+}
+
+// round places classes' pods: pins, existing nodes and open claims, then
+// new claims pool by pool.
+func (s *solver) round(classes []*class) (map[*class][]*state.Pod, map[*state.Pod]string, error) {
+	s.hostSpread = map[int]int32{}
+	for _, c := range classes {
+		for _, sp := range c.activeSpreads() {
+			if isHostname(s.groups.list[sp.g].key) {
+				if cur, ok := s.hostSpread[sp.g]; !ok || sp.maxSkew < cur {
+					s.hostSpread[sp.g] = sp.maxSkew
+				}
+			}
+		}
+	}
+	pn := s.newPinner(classes)
+	buckets := pn.pin(classes)
+	for _, b := range buckets {
+		b.size = s.size(b.c.req)
+	}
+	slices.SortStableFunc(buckets, func(a, b *bucket) int {
+		return cmp.Or(cmp.Compare(s.hardness(b.c), s.hardness(a.c)), cmp.Compare(b.size, a.size), cmp.Compare(a.c.id, b.c.id))
+	})
+	for i, b := range buckets {
+		if i%64 == 0 {
+			if err := s.ctx.Err(); err != nil {
+				return nil, nil, fmt.Errorf("placing pods on existing nodes: %w", err)
+			}
+		}
+		s.firstFit(b, s.nodes)
+		s.firstFit(b, s.claims)
+	}
+	for _, p := range s.pools {
+		if err := s.fillPool(p, buckets); err != nil {
+			return nil, nil, err
+		}
+	}
+	left := map[*class][]*state.Pod{}
+	for _, b := range buckets {
+		if b.left() > 0 {
+			left[b.c] = append(left[b.c], b.pods[b.next:]...)
+		}
+	}
+	for _, c := range classes {
+		for _, p := range c.pods {
+			if _, ok := pn.failed[p]; ok {
+				left[c] = append(left[c], p)
+			}
+		}
+	}
+	for c := range left {
+		slices.SortFunc(left[c], func(a, b *state.Pod) int { return cmp.Compare(a.Key(), b.Key()) })
+	}
+	return left, pn.failed, nil
+}
+
+// size orders pods: the larger of cpu and memory, with 4 GiB per core.
+func (s *solver) size(v vec) int64 {
+	return max(v[dimCPU]*(4<<20), v[dimMemory])
+}
+
+// hardness ranks classes so the most constrained are placed first: pods
+// needing a node each, then hostname spread, then zonal constraints.
+func (s *solver) hardness(c *class) int {
+	h := 0
+	for _, t := range c.activeTerms(c.anti) {
+		if isHostname(s.groups.list[t.g].key) {
+			h = max(h, 3)
+		} else {
+			h = max(h, 2)
+		}
+	}
+	for _, sp := range c.activeSpreads() {
+		if isHostname(s.groups.list[sp.g].key) {
+			h = max(h, 2)
+		} else {
+			h = max(h, 1)
+		}
+	}
+	if len(c.ports) > 0 {
+		h = max(h, 3)
+	}
+	return h
+}
+
+// lowerBound bounds the cost of any set of new nodes for the pods Solve
+// put on new claims.
+func (s *solver) lowerBound() float64 {
+	var demand vec
+	onClaim := map[string]bool{}
+	for _, n := range s.claims {
+		if n.dropped {
+			continue
+		}
+		demand = demand.add(n.used)
+		onClaim[n.name] = true
+	}
+	// Pods that pairwise refuse to share a node need a node each.
+	cliques := map[int]int64{}
+	ports := map[string]int64{}
+	for _, c := range s.classes {
+		if c.relaxed {
+			continue
+		}
+		var k int64
+		for _, p := range c.pods {
+			if onClaim[s.placed[p.Key()]] {
+				k++
+			}
+		}
+		for _, t := range c.anti {
+			if !t.soft && isHostname(s.groups.list[t.g].key) && c.matchesGroup(t.g) {
+				cliques[t.g] += k
+			}
+		}
+		for _, hp := range c.ports {
+			ports[fmt.Sprintf("%s/%d", protocol(hp), hp.Port)] += k
+		}
+	}
+	var k int64
+	for _, g := range slices.Sorted(maps.Keys(cliques)) {
+		k = max(k, cliques[g])
+	}
+	for _, v := range ports {
+		k = max(k, v)
+	}
+	var cols []column
+	for _, p := range s.pools {
+		for _, t := range p.types {
+			var a vec
+			for d := range maxDims {
+				a[d] = max(t.allocLB[d], 0)
+			}
+			cols = append(cols, column{alloc: a, price: t.cheapest})
+		}
+	}
+	return lowerBound(demand, cols, k, len(s.dims.names))
+}

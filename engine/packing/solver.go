@@ -1,0 +1,338 @@
+package packing
+
+import (
+	"context"
+	"slices"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/tenonhq/terraform-provider-tenon/engine/scheduling"
+	"github.com/tenonhq/terraform-provider-tenon/engine/state"
+)
+
+// solver holds one Solve's compiled input and its evolving state.
+type solver struct {
+	ctx     context.Context
+	opts    options
+	snap    *state.Snapshot
+	dims    *dims
+	daemons []daemon
+	zones   []string
+	zoneIdx map[string]int
+	groups  groups
+	classes []*class
+	pools   []*poolPlan
+	// nodes are the existing nodes and in-flight claims that can take pods.
+	nodes  []*node
+	claims []*node
+	// counts and carriers are, per group, the pods matching it and the
+	// pods carrying an anti-affinity term on it, per domain value.
+	counts   []map[string]int32
+	carriers []map[string]int32
+	totals   []int32
+	compats  map[[2]int]*compat
+	// hostSpread is, per hostname group some pending class spreads on, the
+	// smallest maxSkew: every pod matching the group is capped by it.
+	hostSpread map[int]int32
+	placed   map[string]string
+	reasons  map[string]string
+}
+
+// node is an existing node, an in-flight claim or a new claim.
+type node struct {
+	name   string
+	pool   *poolPlan
+	zone   int
+	ct     int
+	labels map[string]string
+	taints scheduling.Taints
+	soft   scheduling.Taints
+	room   vec
+	// match and carry count, per group, the pods on the node matching it
+	// and carrying an anti-affinity term on it.
+	match map[int]int32
+	carry map[int]int32
+	ports []state.HostPort
+	// ok caches class compatibility of existing nodes: 0 unknown, 1 yes,
+	// 2 no.
+	ok []int8
+	*claimState
+}
+
+// claimState is what a new claim carries beyond a node.
+type claimState struct {
+	typ     *ptype
+	mask    bitset
+	cts     uint8
+	used    vec
+	pods    []*state.Pod
+	classes []*class
+	// dropped is set when finalize gave the claim's pods back.
+	dropped bool
+}
+
+func newSolver(ctx context.Context, snap *state.Snapshot, opts options) *solver {
+	return &solver{
+		ctx:      ctx,
+		opts:     opts,
+		snap:     snap,
+		dims:     newDims(),
+		zoneIdx:  map[string]int{},
+		groups:   groups{bySig: map[string]int{}},
+		compats:  map[[2]int]*compat{},
+		placed:   map[string]string{},
+		reasons:  map[string]string{},
+	}
+}
+
+// compileZones collects the zones of every offering and node, sorted.
+func (s *solver) compileZones() {
+	set := map[string]bool{}
+	for _, p := range s.snap.Pools {
+		for _, it := range p.InstanceTypes {
+			for _, o := range it.Offerings {
+				set[o.Zone] = true
+			}
+		}
+	}
+	for _, n := range s.snap.Nodes {
+		if n.Zone != "" {
+			set[n.Zone] = true
+		}
+	}
+	for z := range set {
+		s.zones = append(s.zones, z)
+	}
+	slices.Sort(s.zones)
+	if len(s.zones) > 64 {
+		s.zones = s.zones[:64]
+	}
+	for i, z := range s.zones {
+		s.zoneIdx[z] = i
+	}
+}
+
+// domain returns the value of a node for a topology key.
+func (s *solver) domain(n *node, key string) string {
+	switch key {
+	case scheduling.LabelHostname:
+		return n.name
+	case scheduling.LabelTopologyZone:
+		if n.zone >= 0 {
+			return s.zones[n.zone]
+		}
+	case scheduling.LabelCapacityType:
+		if n.ct >= 0 {
+			return ctNames[n.ct]
+		}
+	}
+	return n.labels[key]
+}
+
+// compileNodes builds the existing nodes and in-flight claims that can take
+// pods, with what their bound pods use.
+func (s *solver) compileNodes(pending map[string]bool) {
+	poolByName := map[string]*poolPlan{}
+	for _, p := range s.pools {
+		poolByName[p.p.Name] = p
+	}
+	byName := map[string]*node{}
+	for _, sn := range s.snap.Nodes {
+		n := &node{name: sn.Name, zone: -1, ct: ctIndex(sn.CapacityType), labels: sn.Labels, match: map[int]int32{}, carry: map[int]int32{}}
+		if z, ok := s.zoneIdx[sn.Zone]; ok && sn.Zone != "" {
+			n.zone = z
+		}
+		n.room = s.dims.vec(sn.Allocatable)
+		p := poolByName[sn.Pool]
+		n.pool = p
+		taints := scheduling.Taints(sn.Taints)
+		if !sn.Initialized {
+			taints = taints.WithoutEphemeralTaints()
+			if p != nil {
+				taints = taints.WithoutStartupTaints(p.p.StartupTaints)
+			}
+		}
+		for _, t := range taints {
+			if t.Effect == corev1.TaintEffectPreferNoSchedule {
+				n.soft = append(n.soft, t)
+			} else {
+				n.taints = append(n.taints, t)
+			}
+		}
+		if p != nil {
+			p.usage = p.usage.add(s.nodeCapacity(p, sn))
+		}
+		byName[sn.Name] = n
+		if !sn.Unschedulable && !sn.MarkedForDeletion {
+			s.nodes = append(s.nodes, n)
+		}
+	}
+	hasDaemon := map[string]bool{}
+	for _, p := range s.snap.Pods {
+		n := byName[p.NodeName]
+		if n == nil || pending[p.Key()] {
+			continue
+		}
+		n.room = n.room.sub(s.dims.podVec(p.Requests))
+		n.ports = append(n.ports, p.HostPorts...)
+		if p.DaemonSet {
+			hasDaemon[n.name] = true
+		}
+		s.countExisting(n, p)
+	}
+	// In-flight claims have no daemonset pods yet; reserve for them.
+	for _, sn := range s.snap.Nodes {
+		n := byName[sn.Name]
+		if !sn.InFlight || hasDaemon[sn.Name] {
+			continue
+		}
+		for _, dm := range s.daemons {
+			if dm.runsOnLabels(sn.Labels, n.taints) {
+				n.room = n.room.sub(dm.req)
+			}
+		}
+	}
+}
+
+// nodeCapacity is what a node counts toward its pool's limits: its type's
+// capacity when the pool offers the type, else its allocatable.
+func (s *solver) nodeCapacity(p *poolPlan, sn *state.Node) vec {
+	for _, it := range p.p.InstanceTypes {
+		if it.Name == sn.InstanceType {
+			return s.dims.vec(it.Capacity)
+		}
+	}
+	return s.dims.vec(sn.Allocatable)
+}
+
+// internExistingTerms adds the groups of bound pods' required anti-affinity
+// terms, which pending pods must respect too.
+func (s *solver) internExistingTerms(pending map[string]bool) {
+	for _, p := range s.snap.Pods {
+		if p.NodeName == "" || pending[p.Key()] || p.Affinity == nil || p.Affinity.PodAntiAffinity == nil {
+			continue
+		}
+		for _, term := range p.Affinity.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution {
+			if sel, err := termSelector(term, p.Namespace, p.Labels); err == nil {
+				s.groups.intern(topologyKey(term.TopologyKey), sel)
+			}
+		}
+	}
+}
+
+// countExisting adds a bound pod to the group counts.
+func (s *solver) countExisting(n *node, p *state.Pod) {
+	for _, g := range s.groups.list {
+		if g.sel.matches(p.Namespace, p.Labels) {
+			s.addCount(n, g, 1)
+		}
+	}
+	if p.Affinity == nil || p.Affinity.PodAntiAffinity == nil {
+		return
+	}
+	for _, term := range p.Affinity.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution {
+		sel, err := termSelector(term, p.Namespace, p.Labels)
+		if err != nil {
+			continue
+		}
+		if id, ok := s.groups.bySig[topologyKey(term.TopologyKey)+"#"+sel.String()]; ok {
+			s.addCarry(n, s.groups.list[id], 1)
+		}
+	}
+}
+
+func (s *solver) addCount(n *node, g *group, k int32) {
+	n.match[g.id] += k
+	s.totals[g.id] += k
+	if g.key != scheduling.LabelHostname {
+		if d := s.domain(n, g.key); d != "" {
+			s.counts[g.id][d] += k
+		}
+	}
+}
+
+func (s *solver) addCarry(n *node, g *group, k int32) {
+	n.carry[g.id] += k
+	if g.key != scheduling.LabelHostname {
+		if d := s.domain(n, g.key); d != "" {
+			s.carriers[g.id][d] += k
+		}
+	}
+}
+
+// domainCount returns the pods matching g in n's domain.
+func (s *solver) domainCount(n *node, g *group) int32 {
+	if g.key == scheduling.LabelHostname {
+		return n.match[g.id]
+	}
+	d := s.domain(n, g.key)
+	if d == "" {
+		return 0
+	}
+	return s.counts[g.id][d]
+}
+
+func (s *solver) domainCarry(n *node, g *group) int32 {
+	if g.key == scheduling.LabelHostname {
+		return n.carry[g.id]
+	}
+	d := s.domain(n, g.key)
+	if d == "" {
+		return 0
+	}
+	return s.carriers[g.id][d]
+}
+
+// classify groups pending pods into classes, in the order of their first
+// pod.
+func (s *solver) classify(pods []*state.Pod) error {
+	byKey := map[string]*class{}
+	var b strings.Builder
+	for _, p := range pods {
+		if err := s.dims.intern(p.Requests); err != nil {
+			return err
+		}
+	}
+	for _, ds := range s.snap.DaemonSets {
+		if ds.Pod != nil {
+			if err := s.dims.intern(ds.Pod.Requests); err != nil {
+				return err
+			}
+		}
+	}
+	for _, p := range pods {
+		classKey(&b, p)
+		c, ok := byKey[b.String()]
+		if !ok {
+			c = newClass(len(s.classes), p, s.dims, &s.groups)
+			byKey[b.String()] = c
+			s.classes = append(s.classes, c)
+		}
+		c.pods = append(c.pods, p)
+	}
+	return nil
+}
+
+// matchClasses sets which groups select each class, once every group is
+// known.
+func (s *solver) matchClasses() {
+	for _, c := range s.classes {
+		c.matches = c.matches[:0]
+		for _, g := range s.groups.list {
+			if g.sel.matches(c.namespace, c.labels) {
+				c.matches = append(c.matches, g.id)
+			}
+		}
+	}
+	n := len(s.groups.list)
+	s.counts = make([]map[string]int32, n)
+	s.carriers = make([]map[string]int32, n)
+	s.totals = make([]int32, n)
+	for i := range n {
+		s.counts[i] = map[string]int32{}
+		s.carriers[i] = map[string]int32{}
+	}
+}
+
+func (c *class) matchesGroup(g int) bool { return slices.Contains(c.matches, g) }
