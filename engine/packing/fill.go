@@ -20,9 +20,8 @@ type filler struct {
 	s      *solver
 	p      *poolPlan
 	active []*bucket
-	rem    vec
-	y      []float64
-	yAt    float64
+	pr     *pricer
+	valAt  float64
 	cache  map[string]*decision
 	failed map[*bucket]bool
 }
@@ -33,7 +32,6 @@ type decision struct {
 	t     *ptype
 	ct    int
 	price float64
-	at    float64
 }
 
 func (s *solver) fillPool(p *poolPlan, buckets []*bucket) error {
@@ -44,7 +42,6 @@ func (s *solver) fillPool(p *poolPlan, buckets []*bucket) error {
 			continue
 		}
 		f.active = append(f.active, b)
-		f.rem = f.rem.add(b.c.req.scale(b.left()))
 	}
 	if len(f.active) == 0 {
 		return nil
@@ -80,26 +77,36 @@ func (f *filler) seed() *bucket {
 	return nil
 }
 
-func (f *filler) value(v vec) float64 {
+// remValue is the dual value of the pods still to place.
+func (f *filler) remValue() float64 {
 	var sum float64
-	for d, y := range f.y {
-		sum += y * float64(v[d])
+	for _, b := range f.active {
+		sum += b.val * float64(b.left())
 	}
 	return sum
 }
 
-// refreshDuals recomputes the dual prices of the remaining demand when it
-// has changed enough.
+// refreshDuals recomputes the dual prices of the remaining demand when its
+// value has fallen enough since they were computed.
 func (f *filler) refreshDuals() {
-	if f.y != nil && f.value(f.rem) >= staleFactor*f.yAt {
+	if f.pr != nil && f.remValue() >= staleFactor*f.valAt {
 		return
 	}
-	var cols []column
-	for _, t := range f.p.types {
-		cols = append(cols, column{alloc: t.alloc, price: t.cheapest})
+	var items []demandItem
+	for _, b := range f.active {
+		if b.left() > 0 {
+			items = append(items, demandItem{req: b.c.req, count: b.left()})
+		}
 	}
-	f.y = duals(f.rem, cols, 0, len(f.s.dims.names))
-	f.yAt = f.value(f.rem)
+	cols := make([]column, len(f.p.types))
+	for i, t := range f.p.types {
+		cols[i] = column{alloc: t.alloc, price: t.cheapest}
+	}
+	f.pr = newPricer(items, cols, len(f.s.dims.names))
+	for _, b := range f.active {
+		b.val = f.pr.pod(b.c.req)
+	}
+	f.valAt = f.remValue()
 	clear(f.cache)
 }
 
@@ -162,10 +169,9 @@ func (f *filler) fill(n *node, seed *bucket, capValue float64, dry bool) []take 
 			}
 		} else {
 			s.place(b, n, k)
-			f.rem = f.rem.sub(b.c.req.scale(k))
 		}
 		taken[b] += k
-		used += f.value(b.c.req) * float64(k)
+		used += b.val * float64(k)
 		if len(takes) > 0 && takes[len(takes)-1].b == b {
 			takes[len(takes)-1].k += k
 		} else {
@@ -176,7 +182,7 @@ func (f *filler) fill(n *node, seed *bucket, capValue float64, dry bool) []take 
 		if capValue <= 0 {
 			return k
 		}
-		v := f.value(b.c.req)
+		v := b.val
 		if v <= 0 {
 			return k
 		}
@@ -247,7 +253,6 @@ func (f *filler) replicate(n *node, pattern []take) {
 			if k < tk.k {
 				if k > 0 {
 					s.place(tk.b, m, k)
-					f.rem = f.rem.sub(tk.b.c.req.scale(k))
 				}
 				if len(m.pods) == 0 {
 					s.dropClaim(m)
@@ -255,7 +260,6 @@ func (f *filler) replicate(n *node, pattern []take) {
 				return
 			}
 			s.place(tk.b, m, k)
-			f.rem = f.rem.sub(tk.b.c.req.scale(k))
 		}
 	}
 }
@@ -279,18 +283,18 @@ func (f *filler) capFor(seed *bucket, clique bool) float64 {
 		return 0
 	}
 	var cliqueLeft int64
-	var cliqueRem vec
+	var other float64
 	for _, b := range f.active {
 		if f.isClique(b.c) {
 			cliqueLeft += b.left()
-			cliqueRem = cliqueRem.add(b.c.req.scale(b.left()))
+		} else {
+			other += b.val * float64(b.left())
 		}
 	}
 	if cliqueLeft == 0 {
 		return 0
 	}
-	other := f.value(f.rem.sub(cliqueRem))
-	return f.value(seed.c.req) + other/float64(cliqueLeft)*1.05 + 1e-9
+	return seed.val + other/float64(cliqueLeft)*1.05 + 1e-9
 }
 
 // zoneFor picks the zone of a claim seeded by b: its pin, else the zone
@@ -353,11 +357,7 @@ func (f *filler) decide(seed *bucket, cp *compat, zone int, clique bool) *decisi
 		if ct < 0 {
 			continue
 		}
-		var v vec
-		for d := range maxDims {
-			v[d] = max(t.alloc[d], 0)
-		}
-		cands = append(cands, cand{t: t, ct: ct, price: price, ratio: f.value(v) / price})
+		cands = append(cands, cand{t: t, ct: ct, price: price, ratio: f.pr.node(t.alloc) / price})
 	}
 	if len(cands) == 0 {
 		return nil
@@ -376,10 +376,10 @@ func (f *filler) decide(seed *bucket, cp *compat, zone int, clique bool) *decisi
 		takes := f.fill(n, seed, capValue, true)
 		var v float64
 		for _, tk := range takes {
-			v += f.value(tk.b.c.req) * float64(tk.k)
+			v += tk.b.val * float64(tk.k)
 		}
 		if eff := v / c.price; eff > bestEff*(1+1e-9) {
-			best, bestEff = &decision{t: c.t, ct: c.ct, price: c.price, at: f.yAt}, eff
+			best, bestEff = &decision{t: c.t, ct: c.ct, price: c.price}, eff
 		}
 	}
 	return best

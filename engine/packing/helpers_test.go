@@ -197,7 +197,9 @@ func tolerate(key, value string, effect corev1.TaintEffect) podOpt {
 }
 
 func hostPort(port int32) podOpt {
-	return func(p *state.Pod) { p.HostPorts = append(p.HostPorts, state.HostPort{Protocol: corev1.ProtocolTCP, Port: port}) }
+	return func(p *state.Pod) {
+		p.HostPorts = append(p.HostPorts, state.HostPort{Protocol: corev1.ProtocolTCP, Port: port})
+	}
 }
 
 // existingNode builds a registered node of pool p with type t in zone.

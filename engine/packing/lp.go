@@ -1,6 +1,9 @@
 package packing
 
-import "math"
+import (
+	"math"
+	"slices"
+)
 
 // column is one way to buy capacity in the lower-bound LP: a node's
 // allocatable (after daemonsets) at a price.
@@ -9,36 +12,113 @@ type column struct {
 	price float64
 }
 
-// lp is min Σ price_j·x_j subject to Σ alloc_j[d]·x_j ≥ demand[d] for each
-// resource d with demand, Σ x_j ≥ minNodes, x ≥ 0: the LP relaxation of
-// buying nodes for the demand. Rows are scaled so every right-hand side is 1.
-type lp struct {
-	rows     []int // resource of each row; -1 for the node-count row
-	demand   vec
-	minNodes int64
-	cols     []column
+// demandItem is count pods of one request vector.
+type demandItem struct {
+	req   vec
+	count int64
 }
 
-func newLP(demand vec, cols []column, minNodes int64, ndims int) *lp {
-	l := &lp{demand: demand, minNodes: minNodes, cols: cols}
-	for d := range ndims {
-		if demand[d] > 0 {
-			l.rows = append(l.rows, d)
+// lpRow is one covering constraint: the pods whose requests reach both
+// thresholds can only use columns whose allocatable does, so those columns
+// must supply their total of resource d. With zero thresholds it is the
+// plain per-resource row; d < 0 is the node-count row.
+type lpRow struct {
+	d              int
+	minCPU, minMem int64
+	demand         float64
+}
+
+func (r lpRow) holdsPod(req vec) bool { return req[dimCPU] >= r.minCPU && req[dimMemory] >= r.minMem }
+
+func (r lpRow) holdsCol(alloc vec) bool {
+	return alloc[dimCPU] >= r.minCPU && alloc[dimMemory] >= r.minMem
+}
+
+// lp is min Σ price_j·x_j subject to the rows, x ≥ 0: the LP relaxation of
+// buying nodes for the demand. Rows are scaled so every right-hand side is 1.
+type lp struct {
+	rows []lpRow
+	cols []column
+	a    [][]float64
+}
+
+// maxThresholds bounds the size-threshold rows per resource.
+const maxThresholds = 6
+
+func newLP(items []demandItem, cols []column, minNodes int64, ndims int) *lp {
+	l := &lp{cols: cols}
+	var total vec
+	for _, it := range items {
+		total = total.add(it.req.scale(it.count))
+	}
+	addRows := func(minCPU, minMem int64) {
+		var sum vec
+		for _, it := range items {
+			if it.req[dimCPU] >= minCPU && it.req[dimMemory] >= minMem {
+				sum = sum.add(it.req.scale(it.count))
+			}
+		}
+		for d := range ndims {
+			if sum[d] > 0 {
+				l.rows = append(l.rows, lpRow{d: d, minCPU: minCPU, minMem: minMem, demand: float64(sum[d])})
+			}
 		}
 	}
+	addRows(0, 0)
+	for _, th := range l.thresholds(items, dimCPU) {
+		addRows(th, 0)
+	}
+	for _, th := range l.thresholds(items, dimMemory) {
+		addRows(0, th)
+	}
 	if minNodes > 0 {
-		l.rows = append(l.rows, -1)
+		l.rows = append(l.rows, lpRow{d: -1, demand: float64(minNodes)})
+	}
+	l.a = make([][]float64, len(l.rows))
+	for i, r := range l.rows {
+		l.a[i] = make([]float64, len(cols))
+		for j, c := range cols {
+			switch {
+			case r.d < 0:
+				l.a[i][j] = 1 / r.demand
+			case r.holdsCol(c.alloc):
+				l.a[i][j] = float64(max(c.alloc[r.d], 0)) / r.demand
+			}
+		}
 	}
 	return l
 }
 
-// coef is row i of column j, scaled.
-func (l *lp) coef(i, j int) float64 {
-	d := l.rows[i]
-	if d < 0 {
-		return 1 / float64(l.minNodes)
+// thresholds picks request sizes on resource d at which the set of columns
+// able to hold the pods shrinks: distinct sizes, the largest first, at most
+// maxThresholds, each one excluding more columns than the one before.
+func (l *lp) thresholds(items []demandItem, d int) []int64 {
+	var sizes []int64
+	for _, it := range items {
+		if it.req[d] > 0 {
+			sizes = append(sizes, it.req[d])
+		}
 	}
-	return float64(max(l.cols[j].alloc[d], 0)) / float64(l.demand[d])
+	slices.Sort(sizes)
+	sizes = slices.Compact(sizes)
+	var out []int64
+	prev := -1
+	for i := len(sizes) - 1; i >= 0 && len(out) < maxThresholds; i-- {
+		n := 0
+		for _, c := range l.cols {
+			if c.alloc[d] >= sizes[i] {
+				n++
+			}
+		}
+		if n == len(l.cols) {
+			break
+		}
+		if n != prev {
+			out = append(out, sizes[i])
+			prev = n
+		}
+	}
+	return out
 }
 
 // solve runs the dual simplex from the all-surplus basis, which is dual
@@ -51,11 +131,13 @@ func (l *lp) solve() []float64 {
 		return nil
 	}
 	basis := make([]int, m)
+	basic := make([]bool, n+m)
 	binv := make([][]float64, m)
 	xb := make([]float64, m)
 	cb := make([]float64, m)
 	for i := range m {
 		basis[i] = n + i
+		basic[n+i] = true
 		binv[i] = make([]float64, m)
 		binv[i][i] = -1
 		xb[i] = -1
@@ -63,7 +145,7 @@ func (l *lp) solve() []float64 {
 	y := make([]float64, m)
 	rho := make([]float64, m)
 	w := make([]float64, m)
-	for range 50 * (m + 1) {
+	for range 20 * (m + 10) {
 		for k := range m {
 			y[k] = 0
 			for i := range m {
@@ -82,16 +164,17 @@ func (l *lp) solve() []float64 {
 		copy(rho, binv[r])
 		q, best := -1, math.Inf(1)
 		for j := range n + m {
-			if isBasic(basis, j) {
+			if basic[j] {
 				continue
 			}
 			var alpha, dj float64
 			if j < n {
 				dj = l.cols[j].price
 				for k := range m {
-					a := l.coef(k, j)
-					alpha += rho[k] * a
-					dj -= y[k] * a
+					if a := l.a[k][j]; a != 0 {
+						alpha += rho[k] * a
+						dj -= y[k] * a
+					}
 				}
 			} else {
 				alpha, dj = -rho[j-n], y[j-n]
@@ -110,7 +193,7 @@ func (l *lp) solve() []float64 {
 			for k := range m {
 				var a float64
 				if q < n {
-					a = l.coef(k, q)
+					a = l.a[k][q]
 				} else if k == q-n {
 					a = -1
 				}
@@ -134,6 +217,8 @@ func (l *lp) solve() []float64 {
 				}
 			}
 		}
+		basic[basis[r]] = false
+		basic[q] = true
 		basis[r] = q
 		if q < n {
 			cb[r] = l.cols[q].price
@@ -144,37 +229,40 @@ func (l *lp) solve() []float64 {
 	return nil
 }
 
-func isBasic(basis []int, j int) bool {
-	for _, b := range basis {
-		if b == j {
-			return true
-		}
-	}
-	return false
-}
-
-// bound turns scaled duals into a valid lower bound: negative duals are
-// dropped and the rest scaled down until every column's constraint holds,
-// so by weak duality the objective is a true bound despite rounding.
-func (l *lp) bound(y []float64) float64 {
+// feasible clips y to a dual-feasible point: negative duals are dropped and
+// the rest scaled down until every column's constraint holds.
+func (l *lp) feasible(y []float64) []float64 {
 	if y == nil {
-		return 0
+		return nil
+	}
+	out := make([]float64, len(y))
+	for i, v := range y {
+		out[i] = max(v, 0)
 	}
 	f := 1.0
 	for j := range l.cols {
 		var v float64
 		for i := range l.rows {
-			v += max(y[i], 0) * l.coef(i, j)
+			v += out[i] * l.a[i][j]
 		}
 		if v > l.cols[j].price {
 			f = min(f, l.cols[j].price/v)
 		}
 	}
-	var sum float64
-	for i := range l.rows {
-		sum += max(y[i], 0) * f
+	for i := range out {
+		out[i] *= f * (1 - 1e-12)
 	}
-	return sum * (1 - 1e-12)
+	return out
+}
+
+// bound is the objective of a dual-feasible y: by weak duality a true lower
+// bound despite rounding.
+func (l *lp) bound(y []float64) float64 {
+	var sum float64
+	for _, v := range l.feasible(y) {
+		sum += v
+	}
+	return sum
 }
 
 // fractionalBound is the weakest bound the LP must beat: for each resource,
@@ -199,37 +287,67 @@ func fractionalBound(demand vec, cols []column, ndims int) float64 {
 }
 
 // lowerBound is the larger of the LP bound and the fractional bound.
-func lowerBound(demand vec, cols []column, minNodes int64, ndims int) float64 {
-	l := newLP(demand, cols, minNodes, ndims)
-	return max(l.bound(l.solve()), fractionalBound(demand, cols, ndims))
+func lowerBound(items []demandItem, cols []column, minNodes int64, ndims int) float64 {
+	l := newLP(items, cols, minNodes, ndims)
+	var total vec
+	for _, it := range items {
+		total = total.add(it.req.scale(it.count))
+	}
+	return max(l.bound(l.solve()), fractionalBound(total, cols, ndims))
 }
 
-// duals returns per-resource prices for the demand: the LP's duals in
-// natural units, or the fractional bound's single price when the LP fails.
-func duals(demand vec, cols []column, minNodes int64, ndims int) []float64 {
-	out := make([]float64, ndims)
-	l := newLP(demand, cols, minNodes, ndims)
-	if y := l.solve(); y != nil {
-		for i, d := range l.rows {
-			if d >= 0 {
-				out[d] = max(y[i], 0) / float64(demand[d])
+// pricer values pods and nodes with an LP's dual prices: a pod is worth
+// the duals of the rows it belongs to times its requests.
+type pricer struct {
+	rows []lpRow
+	y    []float64
+}
+
+func newPricer(items []demandItem, cols []column, ndims int) *pricer {
+	l := newLP(items, cols, 0, ndims)
+	y := l.feasible(l.solve())
+	if y == nil {
+		// Fall back to the cheapest price per unit of each resource.
+		var total vec
+		for _, it := range items {
+			total = total.add(it.req.scale(it.count))
+		}
+		p := &pricer{}
+		for d := range ndims {
+			if total[d] > 0 {
+				p.rows = append(p.rows, lpRow{d: d, demand: 1})
+				p.y = append(p.y, fractionalBound(unit(d), cols, ndims))
 			}
 		}
-		return out
+		return p
 	}
-	for d := range ndims {
-		if demand[d] <= 0 {
-			continue
-		}
-		perUnit := math.Inf(1)
-		for _, c := range cols {
-			if c.alloc[d] > 0 {
-				perUnit = min(perUnit, c.price/float64(c.alloc[d]))
-			}
-		}
-		if !math.IsInf(perUnit, 1) {
-			out[d] = perUnit
+	return &pricer{rows: l.rows, y: y}
+}
+
+func unit(d int) vec {
+	var v vec
+	v[d] = 1
+	return v
+}
+
+// pod is the value of one pod with requests req.
+func (p *pricer) pod(req vec) float64 {
+	var sum float64
+	for i, r := range p.rows {
+		if r.d >= 0 && p.y[i] != 0 && r.holdsPod(req) {
+			sum += p.y[i] * float64(req[r.d]) / r.demand
 		}
 	}
-	return out
+	return sum
+}
+
+// node is the value a node with alloc can supply at most.
+func (p *pricer) node(alloc vec) float64 {
+	var sum float64
+	for i, r := range p.rows {
+		if r.d >= 0 && p.y[i] != 0 && r.holdsCol(alloc) {
+			sum += p.y[i] * float64(max(alloc[r.d], 0)) / r.demand
+		}
+	}
+	return sum
 }

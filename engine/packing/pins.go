@@ -15,6 +15,8 @@ type bucket struct {
 	pods  []*state.Pod
 	next  int
 	size  int64
+	// val is the pods' dual value while a pool fills claims.
+	val float64
 }
 
 func (b *bucket) left() int64 { return int64(len(b.pods) - b.next) }

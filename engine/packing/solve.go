@@ -206,18 +206,17 @@ func (s *solver) hardness(c *class) int {
 // lowerBound bounds the cost of any set of new nodes for the pods Solve
 // put on new claims.
 func (s *solver) lowerBound() float64 {
-	var demand vec
 	onClaim := map[string]bool{}
 	for _, n := range s.claims {
 		if n.dropped {
 			continue
 		}
-		demand = demand.add(n.used)
 		onClaim[n.name] = true
 	}
 	// Pods that pairwise refuse to share a node need a node each.
 	cliques := map[int]int64{}
 	ports := map[string]int64{}
+	var items []demandItem
 	for _, c := range s.classes {
 		if c.relaxed {
 			continue
@@ -227,6 +226,9 @@ func (s *solver) lowerBound() float64 {
 			if onClaim[s.placed[p.Key()]] {
 				k++
 			}
+		}
+		if k > 0 {
+			items = append(items, demandItem{req: c.req, count: k})
 		}
 		for _, t := range c.anti {
 			if !t.soft && isHostname(s.groups.list[t.g].key) && c.matchesGroup(t.g) {
@@ -254,5 +256,5 @@ func (s *solver) lowerBound() float64 {
 			cols = append(cols, column{alloc: a, price: t.cheapest})
 		}
 	}
-	return lowerBound(demand, cols, k, len(s.dims.names))
+	return lowerBound(items, cols, k, len(s.dims.names))
 }

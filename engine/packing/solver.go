@@ -35,8 +35,8 @@ type solver struct {
 	// hostSpread is, per hostname group some pending class spreads on, the
 	// smallest maxSkew: every pod matching the group is capped by it.
 	hostSpread map[int]int32
-	placed   map[string]string
-	reasons  map[string]string
+	placed     map[string]string
+	reasons    map[string]string
 }
 
 // node is an existing node, an in-flight claim or a new claim.
@@ -74,15 +74,15 @@ type claimState struct {
 
 func newSolver(ctx context.Context, snap *state.Snapshot, opts options) *solver {
 	return &solver{
-		ctx:      ctx,
-		opts:     opts,
-		snap:     snap,
-		dims:     newDims(),
-		zoneIdx:  map[string]int{},
-		groups:   groups{bySig: map[string]int{}},
-		compats:  map[[2]int]*compat{},
-		placed:   map[string]string{},
-		reasons:  map[string]string{},
+		ctx:     ctx,
+		opts:    opts,
+		snap:    snap,
+		dims:    newDims(),
+		zoneIdx: map[string]int{},
+		groups:  groups{bySig: map[string]int{}},
+		compats: map[[2]int]*compat{},
+		placed:  map[string]string{},
+		reasons: map[string]string{},
 	}
 }
 
