@@ -13,13 +13,13 @@ import (
 // rejected by both.
 func TestNodePoolAtTheLimits(t *testing.T) {
 	_ = runTwins[v1.NodePool](t, "tenon.dev_nodepools.yaml", nodePoolBase, []twin{
-		{name: "largest valid pool", patch: largestPool(100, 50, 50)},
-		{name: "101 requirements", patch: largestPool(101, 1, 1),
-			path: "spec.template.spec.requirements", fix: "must have at most 100 items"},
-		{name: "51 taints", patch: largestPool(1, 51, 1),
-			path: "spec.template.spec.taints", fix: "must have at most 50 items"},
-		{name: "51 budgets", patch: largestPool(1, 1, 51),
-			path: "spec.disruption.budgets", fix: "must have at most 50 items"},
+		{Name: "largest valid pool", Patch: largestPool(100, 50, 50)},
+		{Name: "101 requirements", Patch: largestPool(101, 1, 1),
+			Path: "spec.template.spec.requirements", Fix: "must have at most 100 items"},
+		{Name: "51 taints", Patch: largestPool(1, 51, 1),
+			Path: "spec.template.spec.taints", Fix: "must have at most 50 items"},
+		{Name: "51 budgets", Patch: largestPool(1, 1, 51),
+			Path: "spec.disruption.budgets", Fix: "must have at most 50 items"},
 	})
 }
 

@@ -33,16 +33,16 @@ func TestRestrictedLabelsAgreeWithScheduling(t *testing.T) {
 	var cases []twin
 	for i, k := range keys {
 		c := twin{
-			name:  k,
-			patch: fmt.Sprintf("{spec: {template: {spec: {requirements: [{key: %q, operator: Exists}]}}}}", k),
+			Name:  k,
+			Patch: fmt.Sprintf("{spec: {template: {spec: {requirements: [{key: %q, operator: Exists}]}}}}", k),
 		}
 		if err := scheduling.IsRestrictedLabel(k); err != nil {
-			c.path, c.fix = "spec.template.spec.requirements[0].key", "restricted"
+			c.Path, c.Fix = "spec.template.spec.requirements[0].key", "restricted"
 		}
 		cases = append(cases, c)
-		l := twin{name: fmt.Sprintf("label %d %s", i, k), patch: fmt.Sprintf("{spec: {template: {metadata: {labels: {%q: x}}}}}", k)}
-		if c.path != "" {
-			l.path, l.fix = fmt.Sprintf("spec.template.metadata.labels[%s]", k), "restricted"
+		l := twin{Name: fmt.Sprintf("label %d %s", i, k), Patch: fmt.Sprintf("{spec: {template: {metadata: {labels: {%q: x}}}}}", k)}
+		if c.Path != "" {
+			l.Path, l.Fix = fmt.Sprintf("spec.template.metadata.labels[%s]", k), "restricted"
 		}
 		cases = append(cases, l)
 	}

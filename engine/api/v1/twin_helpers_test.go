@@ -14,25 +14,18 @@ import (
 
 	"github.com/tenonhq/terraform-provider-tenon/engine/api/crds"
 	"github.com/tenonhq/terraform-provider-tenon/engine/api/crdtest"
+	"github.com/tenonhq/terraform-provider-tenon/engine/api/v1/v1test"
 )
 
-// twin is one input run through both the CRD (OpenAPI schema and CEL, as the API server runs
-// them) and the Go validation. The object is the suite's base object with patch merged in (a
-// JSON merge patch written as YAML: maps merge, null deletes, anything else replaces); when old
-// is set, the input is an update from the base object with old merged in.
-type twin struct {
-	name  string
-	patch string
-	old   string
-	// path is the exact path of the Go error; empty means both must accept the object. The
-	// CRD's error must be at the same path or, where a CEL rule sits on a list or map, at that
-	// list or map.
-	path string
-	// fix is part of the Go error's message: the part that says how to fix it.
-	fix string
-	// cel marks inputs a CEL rule of ours rejects: the CRD's error carries the same message.
-	cel bool
-}
+// twin is one validation case; the tables live in v1test so the integration tests against a
+// real API server run the same cases.
+type twin = v1test.Twin
+
+const (
+	nodePoolBase  = v1test.NodePoolBase
+	nodeClassBase = v1test.NodeClassBase
+	nodeClaimBase = v1test.NodeClaimBase
+)
 
 // object is what the Go side of a twin test needs of an API type.
 type object[T any] interface {
@@ -63,22 +56,22 @@ func runTwins[T any, P object[T]](t *testing.T, crdFile, base string, cases []tw
 	hit := map[string]bool{}
 	seen := map[string]bool{}
 	for _, tc := range cases {
-		if seen[tc.name] {
-			t.Fatalf("two cases are named %q", tc.name)
+		if seen[tc.Name] {
+			t.Fatalf("two cases are named %q", tc.Name)
 		}
-		seen[tc.name] = true
-		t.Run(tc.name, func(t *testing.T) {
-			obj := merged(t, base, tc.patch)
+		seen[tc.Name] = true
+		t.Run(tc.Name, func(t *testing.T) {
+			obj := merged(t, base, tc.Patch)
 			var old map[string]any
-			if tc.old != "" {
-				old = merged(t, base, tc.old)
+			if tc.Old != "" {
+				old = merged(t, base, tc.Old)
 			}
 			crdErrs := v.Validate(deepCopy(t, obj), deepCopyOrNil(t, old))
 			goErrs := goValidate[T, P](t, obj, old, false)
 			defaultedErrs := goValidate[T, P](t, obj, old, true)
 			t.Logf("CRD:\n%sGo:\n%s", list(crdErrs), list(goErrs))
 
-			if tc.path == "" {
+			if tc.Path == "" {
 				if len(crdErrs) > 0 {
 					t.Errorf("the CRD rejects a valid object:\n%s", list(crdErrs))
 				}
@@ -151,11 +144,11 @@ func ruleKey(path, message string) string {
 func checkGo(t *testing.T, what string, errs field.ErrorList, tc twin) {
 	t.Helper()
 	for _, e := range errs {
-		if e.Field == tc.path && strings.Contains(e.Error(), tc.fix) {
+		if e.Field == tc.Path && strings.Contains(e.Error(), tc.Fix) {
 			return
 		}
 	}
-	t.Errorf("%s: want an error at %s saying %q, got:\n%s", what, tc.path, tc.fix, list(errs))
+	t.Errorf("%s: want an error at %s saying %q, got:\n%s", what, tc.Path, tc.Fix, list(errs))
 }
 
 // checkCRD checks the CRD rejected the case at its path, and returns the message of the CEL
@@ -163,25 +156,25 @@ func checkGo(t *testing.T, what string, errs field.ErrorList, tc twin) {
 func checkCRD(t *testing.T, errs field.ErrorList, tc twin) string {
 	t.Helper()
 	if len(errs) == 0 {
-		t.Errorf("the CRD accepts an object Go rejects at %s", tc.path)
+		t.Errorf("the CRD accepts an object Go rejects at %s", tc.Path)
 		return ""
 	}
 	for _, e := range errs {
-		if !crdPathMatches(tc.path, e.Field) {
+		if !crdPathMatches(tc.Path, e.Field) {
 			continue
 		}
-		if !tc.cel {
+		if !tc.CEL {
 			return ""
 		}
-		if strings.Contains(e.Detail, tc.fix) {
+		if strings.Contains(e.Detail, tc.Fix) {
 			return ruleKey(e.Field, e.Detail)
 		}
 	}
-	if tc.cel {
-		t.Errorf("the CRD does not reject at %s (or a list or map holding it) with a message saying %q; got:\n%s", tc.path, tc.fix, list(errs))
+	if tc.CEL {
+		t.Errorf("the CRD does not reject at %s (or a list or map holding it) with a message saying %q; got:\n%s", tc.Path, tc.Fix, list(errs))
 		return ""
 	}
-	t.Errorf("the CRD does not reject at %s (or a list or map holding it); got:\n%s", tc.path, list(errs))
+	t.Errorf("the CRD does not reject at %s (or a list or map holding it); got:\n%s", tc.Path, list(errs))
 	return ""
 }
 
@@ -232,44 +225,11 @@ func decode[T any](t *testing.T, obj map[string]any) *T {
 // merged returns base with patch merged in, both YAML.
 func merged(t *testing.T, base, patch string) map[string]any {
 	t.Helper()
-	obj := fromYAML(t, base)
-	if strings.TrimSpace(patch) == "" {
-		return obj
-	}
-	return mergePatch(obj, fromYAML(t, patch)).(map[string]any)
-}
-
-// mergePatch applies a JSON merge patch (RFC 7386).
-func mergePatch(target, patch any) any {
-	p, ok := patch.(map[string]any)
-	if !ok {
-		return patch
-	}
-	t, ok := target.(map[string]any)
-	if !ok {
-		t = map[string]any{}
-	}
-	for k, v := range p {
-		if v == nil {
-			delete(t, k)
-			continue
-		}
-		t[k] = mergePatch(t[k], v)
-	}
-	return t
-}
-
-func fromYAML(t *testing.T, s string) map[string]any {
-	t.Helper()
-	data, err := yaml.YAMLToJSON([]byte(s))
+	obj, err := v1test.Merged(base, patch)
 	if err != nil {
-		t.Fatalf("test input is not YAML: %v\n%s", err, s)
-	}
-	var out map[string]any
-	if err := json.Unmarshal(data, &out); err != nil {
 		t.Fatal(err)
 	}
-	return out
+	return obj
 }
 
 func deepCopy(t *testing.T, obj map[string]any) map[string]any {
@@ -301,4 +261,13 @@ func list(errs field.ErrorList) string {
 		fmt.Fprintf(&b, "  %s\n", e.Error())
 	}
 	return b.String()
+}
+
+func fromYAML(t *testing.T, s string) map[string]any {
+	t.Helper()
+	obj, err := v1test.FromYAML(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return obj
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/tenonhq/terraform-provider-tenon/engine/api/crdtest"
 	v1 "github.com/tenonhq/terraform-provider-tenon/engine/api/v1"
 	"github.com/tenonhq/terraform-provider-tenon/engine/api/v1alpha5"
+	"github.com/tenonhq/terraform-provider-tenon/engine/api/v1alpha5/v1alpha5test"
 )
 
 // v1CRDs compiles the v1 NodePool and NodeClass CRDs once, to check that conversions produce
@@ -89,7 +90,7 @@ func mustJSON(t *testing.T, v any) string {
 // TestAcceptance is issue 2's acceptance: the Provisioner users copy from Karpenter tutorials is
 // accepted by the CRD and by Go, and converts to a NodePool and NodeClass and back unchanged.
 func TestAcceptance(t *testing.T) {
-	data := readYAML(t, "testdata/pet2cattle-workers.yaml")
+	data := v1alpha5test.Base
 	errs, err := provisionerCRD(t).ValidateYAML(data, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -342,7 +343,7 @@ func ptr[T any](v T) *T { return &v }
 // TestConvertFromV1 checks the pools ConvertFromV1 reads beyond its own output: pools the API
 // server defaulted, and pools using what a Provisioner cannot express.
 func TestConvertFromV1(t *testing.T) {
-	p := decodeProvisioner(t, readYAML(t, "testdata/pet2cattle-workers.yaml"))
+	p := decodeProvisioner(t, v1alpha5test.Base)
 	np, nc, err := v1alpha5.ConvertToV1(p)
 	if err != nil {
 		t.Fatal(err)
