@@ -240,7 +240,38 @@ func (d *document) decodeStrict(v any) []error {
 	return out
 }
 
-var jsonPrefix = regexp.MustCompile(`^json: (cannot unmarshal )?`)
+var (
+	jsonPrefix = regexp.MustCompile(`^json: (cannot unmarshal )?`)
+	typeError  = regexp.MustCompile(`^(\w+) into Go (?:struct field \S+ of type|value of type) (\S+)$`)
+)
+
+// decodeDetail rewords a JSON decoding error for a person.
+func decodeDetail(err error) string {
+	detail := jsonPrefix.ReplaceAllString(err.Error(), "")
+	if m := typeError.FindStringSubmatch(detail); m != nil {
+		return fmt.Sprintf("Invalid value: expected %s, got %s", goTypeName(m[2]), m[1])
+	}
+	return detail
+}
+
+// goTypeName names a Go type as a YAML author knows it.
+func goTypeName(t string) string {
+	switch {
+	case strings.HasPrefix(t, "int"), strings.HasPrefix(t, "uint"):
+		return "an integer"
+	case strings.HasPrefix(t, "float"):
+		return "a number"
+	case t == "string":
+		return "a string"
+	case t == "bool":
+		return "true or false"
+	case strings.HasPrefix(t, "[]"):
+		return "a list"
+	case strings.HasPrefix(t, "map["):
+		return "a map"
+	}
+	return "an object"
+}
 
 // locate finds the deepest field of raw that fails to decode into t,
 // descending through structs (by JSON name, inline structs included),
@@ -250,7 +281,7 @@ func locate(t reflect.Type, raw []byte, path *field.Path, err error) (*field.Pat
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
-	detail := jsonPrefix.ReplaceAllString(err.Error(), "")
+	detail := decodeDetail(err)
 	if reflect.PointerTo(t).Implements(reflect.TypeFor[json.Unmarshaler]()) {
 		return path, detail
 	}

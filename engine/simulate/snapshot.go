@@ -21,6 +21,16 @@ func (s *Scenario) Snapshot() (*state.Snapshot, error) {
 	return snap, nil
 }
 
+// snapshotAndPending builds a Snapshot and picks its pending pods: one
+// run's input to the engine.
+func (s *Scenario) snapshotAndPending() (*snapshotAndPods, error) {
+	snap, err := s.Snapshot()
+	if err != nil {
+		return nil, err
+	}
+	return &snapshotAndPods{snap: snap, pending: snap.PendingPods()}, nil
+}
+
 // InstanceTypes returns the catalog's instance types that have at least
 // one offering in the scenario's region and zones, sorted by name. They are
 // shared and read-only.

@@ -1,0 +1,227 @@
+package simulate
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/tenonhq/terraform-provider-tenon/engine/state"
+)
+
+// Exit codes of `tenon simulate`.
+const (
+	ExitOK         = 0
+	ExitCheckFails = 1
+	ExitBadInput   = 2
+)
+
+// Command is the `tenon simulate` subcommand:
+//
+//	tenon simulate [-f FILE]... [-o text|json] [--repeat N] [--check]
+//
+// It reads the scenario files (or, with no -f, runs the embedded examples),
+// solves the pending pods and prints the nodes to launch. It exits 0 on
+// success, 1 when --check finds a violation (or the solve fails) and 2 on
+// bad input or usage.
+func Command(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	c := cli{engine: packingSolver{}, now: time.Now}
+	return c.run(ctx, args, stdout, stderr)
+}
+
+// cli holds what tests replace: the engine and the clock.
+type cli struct {
+	engine solver
+	now    func() time.Time
+	// zeroTimings reports every timing as 0, for golden output.
+	zeroTimings bool
+}
+
+// options are the parsed flags.
+type options struct {
+	files     []string
+	output    string
+	repeat    int
+	repeatSet bool
+	check     bool
+}
+
+// fileList is the repeatable -f flag.
+type fileList []string
+
+func (f *fileList) String() string { return strings.Join(*f, ",") }
+
+func (f *fileList) Set(v string) error {
+	if v == "" {
+		return errors.New("must name a file")
+	}
+	*f = append(*f, v)
+	return nil
+}
+
+// outputFormat is the -o flag.
+type outputFormat string
+
+func (o *outputFormat) String() string { return string(*o) }
+
+func (o *outputFormat) Set(v string) error {
+	if v != "text" && v != "json" {
+		return errors.New("must be text or json")
+	}
+	*o = outputFormat(v)
+	return nil
+}
+
+func parseFlags(args []string, stderr io.Writer) (*options, error) {
+	fs := flag.NewFlagSet("tenon simulate", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var files fileList
+	output := outputFormat("text")
+	fs.Var(&files, "f", "scenario `file` (YAML or JSON); repeat for several files; none runs the embedded examples")
+	fs.Var(&output, "o", "output `format`: text or json")
+	repeat := fs.Int("repeat", 1, "solve `N` times after one warm-up and report each run's time and the median")
+	check := fs.Bool("check", false, "validate the result against the scenario and exit 1 listing any violation")
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), "Usage: tenon simulate [-f FILE]... [-o text|json] [--repeat N] [--check]")
+		fmt.Fprintln(fs.Output(), "\nSimulates Tenon's packing on scenario files, with no cluster and no cloud: prints the")
+		fmt.Fprintln(fs.Output(), "nodes it would launch, their cost against a proven lower bound, and why any pod cannot")
+		fmt.Fprintln(fs.Output(), "be placed. Without -f it runs two small embedded examples.")
+		fmt.Fprintln(fs.Output(), "\nFlags:")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	if fs.NArg() > 0 {
+		err := fmt.Errorf("unexpected argument %q: pass scenario files with -f", fs.Arg(0))
+		fmt.Fprintf(stderr, "tenon simulate: %v\n", err)
+		return nil, err
+	}
+	if *repeat < 1 {
+		err := fmt.Errorf("invalid value %d for flag -repeat: must be at least 1", *repeat)
+		fmt.Fprintf(stderr, "tenon simulate: %v\n", err)
+		return nil, err
+	}
+	o := &options{files: files, output: string(output), repeat: *repeat, check: *check}
+	fs.Visit(func(f *flag.Flag) { o.repeatSet = o.repeatSet || f.Name == "repeat" })
+	return o, nil
+}
+
+func (c *cli) run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	opts, err := parseFlags(args, stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		return ExitOK
+	}
+	if err != nil {
+		return ExitBadInput
+	}
+	scenarios, intros, err := c.load(opts)
+	if err != nil {
+		fmt.Fprintf(stderr, "tenon simulate: %v\n", err)
+		return ExitBadInput
+	}
+	code := ExitOK
+	reports := make([]*Report, 0, len(scenarios))
+	for i, s := range scenarios {
+		rep, violations, err := c.simulate(ctx, s, opts)
+		if err != nil {
+			fmt.Fprintf(stderr, "tenon simulate: %v\n", err)
+			var inErr *InputError
+			if errors.As(err, &inErr) {
+				return ExitBadInput
+			}
+			return ExitCheckFails
+		}
+		reports = append(reports, rep)
+		if opts.output == "text" {
+			if i > 0 {
+				fmt.Fprintln(stdout)
+			}
+			writeText(stdout, s, rep, intros[i])
+		}
+		if len(violations) > 0 {
+			fmt.Fprintf(stderr, "tenon simulate: %s: the result breaks %d rule(s):\n", s.Name, len(violations))
+			for _, v := range violations {
+				fmt.Fprintf(stderr, "  %s\n", v)
+			}
+			code = ExitCheckFails
+		} else if opts.check && opts.output == "text" {
+			fmt.Fprintln(stdout, "\nCheck: the result is valid (every pod placed once, nothing over-committed, every constraint held).")
+		}
+	}
+	if opts.output == "json" {
+		var v any = reports[0]
+		if len(reports) > 1 {
+			v = reports
+		}
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(v); err != nil {
+			fmt.Fprintf(stderr, "tenon simulate: writing JSON: %v\n", err)
+			return ExitCheckFails
+		}
+	}
+	return code
+}
+
+// load reads the -f files as one scenario, or the embedded examples.
+func (c *cli) load(opts *options) ([]*Scenario, []string, error) {
+	if len(opts.files) == 0 {
+		return loadExamples()
+	}
+	s, err := Load(opts.files...)
+	if err != nil {
+		return nil, nil, err
+	}
+	return []*Scenario{s}, []string{""}, nil
+}
+
+// simulate solves a scenario (repeat times after a warm-up when --repeat
+// is given) and reports the last run, with every run's time.
+func (c *cli) simulate(ctx context.Context, s *Scenario, opts *options) (*Report, []string, error) {
+	runs := opts.repeat
+	if opts.repeatSet {
+		runs++ // the warm-up, not reported
+	}
+	var times []float64
+	var last solution
+	var snap *snapshotAndPods
+	for i := range runs {
+		start := c.now()
+		sp, err := s.snapshotAndPending()
+		if err != nil {
+			return nil, nil, err
+		}
+		sol, err := c.engine.Solve(ctx, sp.snap, sp.pending)
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s: %w", s.Name, err)
+		}
+		elapsed := c.now().Sub(start).Seconds()
+		if opts.repeatSet && i == 0 {
+			continue
+		}
+		times = append(times, elapsed)
+		last, snap = sol, sp
+	}
+	rep := last.Report(s, snap.snap, snap.pending)
+	if c.zeroTimings {
+		times = make([]float64, len(times))
+	}
+	rep.Summary.SolveRuns = times
+	rep.Summary.SolveSeconds = median(times)
+	var violations []string
+	if opts.check {
+		violations = last.Violations(snap.snap, snap.pending)
+	}
+	return rep, violations, nil
+}
+
+// snapshotAndPods is one run's input to the engine.
+type snapshotAndPods struct {
+	snap    *state.Snapshot
+	pending []*state.Pod
+}

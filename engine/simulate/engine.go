@@ -1,0 +1,126 @@
+package simulate
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/tenonhq/terraform-provider-tenon/engine/packing"
+	"github.com/tenonhq/terraform-provider-tenon/engine/state"
+)
+
+// packingSolver runs engine/packing.
+type packingSolver struct{}
+
+func (packingSolver) Solve(ctx context.Context, snap *state.Snapshot, pending []*state.Pod) (solution, error) {
+	r, err := packing.Solve(ctx, snap, pending)
+	if err != nil {
+		return nil, fmt.Errorf("solving: %w", err)
+	}
+	return packingSolution{r}, nil
+}
+
+type packingSolution struct{ r *packing.Result }
+
+func (p packingSolution) Violations(*state.Snapshot, []*state.Pod) []string {
+	// TODO(simulate): call packing.Check once it is committed.
+	return []string{"check: engine/packing.Check is not in this build yet, so the result cannot be validated"}
+}
+
+func (p packingSolution) Report(s *Scenario, snap *state.Snapshot, pending []*state.Pod) *Report {
+	return newReport(s, snap, pending, p.r)
+}
+
+// newReport describes a result. It does not set the timings.
+func newReport(s *Scenario, snap *state.Snapshot, pending []*state.Pod, r *packing.Result) *Report {
+	rep := &Report{Scenario: s.Name, Nodes: []ReportNode{}, Unschedulable: []ReportUnschedulable{}}
+	podByKey := make(map[string]*state.Pod, len(snap.Pods))
+	for _, p := range snap.Pods {
+		podByKey[p.Key()] = p
+	}
+	for _, c := range r.Claims {
+		o := c.Chosen()
+		n := ReportNode{
+			Name: c.Name, NodePool: c.Pool, InstanceType: o.InstanceType, Zone: o.Zone, CapacityType: o.CapacityType,
+			PricePerHour: round(o.PricePerHour), Pods: sortedCopy(c.Pods), Options: len(c.Options),
+		}
+		if it, ok := s.Catalog.Get(o.InstanceType); ok {
+			n.CPUUtilization = share(c.Requests, it.Allocatable, corev1.ResourceCPU)
+			n.MemoryUtilization = share(c.Requests, it.Allocatable, corev1.ResourceMemory)
+		}
+		rep.Nodes = append(rep.Nodes, n)
+	}
+	rep.Nodes = append(rep.Nodes, existingNodes(snap, r, podByKey)...)
+	for _, u := range r.Unschedulable {
+		rep.Unschedulable = append(rep.Unschedulable, ReportUnschedulable{Pod: u.Pod, Reason: u.Reason})
+	}
+	rep.Summary = Summary{
+		Pods:              len(pending),
+		NewNodes:          len(r.Claims),
+		CostPerHour:       round(r.CostPerHour),
+		LowerBoundPerHour: round(r.LowerBoundPerHour),
+		Placed:            len(r.Placements),
+		Unschedulable:     len(r.Unschedulable),
+		ExistingNodes:     len(rep.Nodes) - len(r.Claims),
+		SolveRuns:         []float64{},
+	}
+	return rep
+}
+
+// existingNodes lists the existing nodes that receive pending pods, by
+// name, with their utilisation counting the pods already bound.
+func existingNodes(snap *state.Snapshot, r *packing.Result, podByKey map[string]*state.Pod) []ReportNode {
+	placed := map[string][]string{}
+	for _, p := range r.Placements {
+		placed[p.Node] = append(placed[p.Node], p.Pod)
+	}
+	var out []ReportNode
+	for _, n := range snap.Nodes {
+		pods, ok := placed[n.Name]
+		if !ok {
+			continue
+		}
+		used := corev1.ResourceList{}
+		for _, p := range snap.Pods {
+			if p.NodeName == n.Name {
+				addInto(used, p.Requests)
+			}
+		}
+		for _, key := range pods {
+			if p := podByKey[key]; p != nil {
+				addInto(used, p.Requests)
+			}
+		}
+		out = append(out, ReportNode{
+			Name: n.Name, NodePool: n.Pool, InstanceType: n.InstanceType, Zone: n.Zone, CapacityType: n.CapacityType,
+			PricePerHour: round(n.PricePerHour), Existing: true, Pods: sortedCopy(pods),
+			CPUUtilization:    share(used, n.Allocatable, corev1.ResourceCPU),
+			MemoryUtilization: share(used, n.Allocatable, corev1.ResourceMemory),
+		})
+	}
+	return out
+}
+
+// share returns used/allocatable for one resource, rounded to 4 places;
+// 0 when the node has none.
+func share(used, allocatable corev1.ResourceList, name corev1.ResourceName) float64 {
+	a, ok := allocatable[name]
+	if !ok || a.IsZero() {
+		return 0
+	}
+	u := used[name]
+	return math.Round(float64(u.MilliValue())/float64(a.MilliValue())*1e4) / 1e4
+}
+
+func sortedCopy(in []string) []string {
+	out := slices.Clone(in)
+	slices.SortFunc(out, strings.Compare)
+	if out == nil {
+		out = []string{}
+	}
+	return out
+}

@@ -1,0 +1,120 @@
+package simulate
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+)
+
+// workloadsDir is ../shared/workloads from the repository root.
+const workloadsDir = "../../../shared/workloads"
+
+func workloadFiles(t testing.TB) []string {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(workloadsDir, "*.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) == 0 {
+		t.Skip("SKIPPING: no scenario files in ../shared/workloads (relative to the repository root); the loader is untested against the reference workloads")
+	}
+	return files
+}
+
+// TestLoadEveryWorkload reads every reference scenario as it is and checks
+// the pod counts and names its README promises.
+func TestLoadEveryWorkload(t *testing.T) {
+	wantPods := map[string]int{
+		"w1": 1000, "w1-spot": 1000, "w2": 5000, "w2-spot": 5000, "w3": 1000, "w3-spot": 1000,
+		"diverse-1k": 1000, "diverse-5k": 5000, "diverse-20k": 20000, "example-features": 16,
+	}
+	podName := regexp.MustCompile(`^default/[a-z0-9-]+-[0-9]+$`)
+	for _, file := range workloadFiles(t) {
+		name := strings.TrimSuffix(filepath.Base(file), ".yaml")
+		t.Run(name, func(t *testing.T) {
+			start := time.Now()
+			s, err := Load(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			snap, err := s.Snapshot()
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("%s: loaded in %v", name, time.Since(start))
+			if s.Name != name || s.Region != "us-east-1" || len(s.Zones) != 3 {
+				t.Errorf("header: name %q region %q zones %v", s.Name, s.Region, s.Zones)
+			}
+			pending := snap.PendingPods()
+			if want, ok := wantPods[name]; ok && len(pending) != want {
+				t.Errorf("pending pods = %d, want %d", len(pending), want)
+			}
+			for _, p := range pending {
+				if !podName.MatchString(p.Key()) {
+					t.Fatalf("pod %s is not named <workload>-<n>", p.Key())
+				}
+				if p.Requests.Cpu().IsZero() || p.Requests.Memory().IsZero() || p.Requests.Pods().Value() != 1 {
+					t.Fatalf("pod %s requests %v", p.Key(), p.Requests)
+				}
+			}
+			if len(snap.Pools) != 1 || snap.Pools[0].Name != "default" || len(snap.Pools[0].InstanceTypes) == 0 {
+				t.Errorf("pools = %v", snap.Pools)
+			}
+		})
+	}
+}
+
+// TestLoadIsFast keeps the largest reference scenario well under a second
+// to load and convert (generously bounded here: CI machines are shared and
+// -race slows decoding several times).
+func TestLoadIsFast(t *testing.T) {
+	file := filepath.Join(workloadsDir, "diverse-20k.yaml")
+	if _, err := os.Stat(file); err != nil {
+		t.Skipf("SKIPPING: %s is absent", file)
+	}
+	start := time.Now()
+	s, err := Load(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Snapshot(); err != nil {
+		t.Fatal(err)
+	}
+	elapsed := time.Since(start)
+	t.Logf("diverse-20k: load and snapshot in %v", elapsed)
+	if elapsed > 10*time.Second {
+		t.Errorf("loading diverse-20k took %v", elapsed)
+	}
+}
+
+func BenchmarkLoad(b *testing.B) {
+	file := filepath.Join(workloadsDir, "diverse-20k.yaml")
+	if _, err := os.Stat(file); err != nil {
+		b.Skipf("SKIPPING: %s is absent", file)
+	}
+	for b.Loop() {
+		if _, err := Load(file); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkSnapshot(b *testing.B) {
+	file := filepath.Join(workloadsDir, "diverse-20k.yaml")
+	if _, err := os.Stat(file); err != nil {
+		b.Skipf("SKIPPING: %s is absent", file)
+	}
+	s, err := Load(file)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := s.Snapshot(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
