@@ -233,11 +233,20 @@ func align(req, room, alloc vec) float64 {
 // replicate opens more claims with n's pattern while the buckets last.
 func (f *filler) replicate(n *node, pattern []take) {
 	s, p := f.s, f.p
+	merged := map[*bucket]int{}
+	var agg []take
 	for _, tk := range pattern {
 		if len(tk.b.c.activeTerms(tk.b.c.affinity)) > 0 {
 			return
 		}
+		if i, ok := merged[tk.b]; ok {
+			agg[i].k += tk.k
+			continue
+		}
+		merged[tk.b] = len(agg)
+		agg = append(agg, tk)
 	}
+	pattern = agg
 	for {
 		for _, tk := range pattern {
 			if tk.b.left() < tk.k {

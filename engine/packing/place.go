@@ -10,6 +10,7 @@ import (
 // Zone and capacity-type constraints are settled by the bucket's pins.
 func (s *solver) room(b *bucket, n *node, limit int64) int64 {
 	c := b.c
+	limit = min(limit, b.left())
 	if n.zone >= 0 && b.zones&(1<<n.zone) == 0 {
 		return 0
 	}

@@ -1,0 +1,325 @@
+package packing
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/tenonhq/terraform-provider-tenon/engine/scheduling"
+	"github.com/tenonhq/terraform-provider-tenon/engine/state"
+)
+
+// domainOf is a node's value for a topology key; "" when it has none.
+func domainOf(n *checkNode, key string) string {
+	if key == scheduling.LabelHostname {
+		return n.name
+	}
+	return n.labels[key]
+}
+
+// termUse is one pod carrying a pod (anti-)affinity term.
+type termUse struct {
+	pod  *checkPod
+	sel  podSelector
+	key  string
+	self bool
+}
+
+// checkPodTerms checks required pod anti-affinity (both ways) and required
+// pod affinity with the first-pod rule, on the final placement.
+func (ck *checker) checkPodTerms() {
+	anti := map[string][]termUse{}
+	aff := map[string][]termUse{}
+	var antiSigs, affSigs []string
+	for _, cp := range ck.all {
+		a := cp.pod.Affinity
+		if a == nil {
+			continue
+		}
+		collect := func(terms []corev1.PodAffinityTerm, into map[string][]termUse, sigs *[]string) {
+			for _, t := range terms {
+				sel, err := termSelector(t, cp.pod.Namespace, cp.pod.Labels)
+				if err != nil {
+					continue
+				}
+				key := topologyKey(t.TopologyKey)
+				sig := key + "#" + sel.String()
+				if _, ok := into[sig]; !ok {
+					*sigs = append(*sigs, sig)
+				}
+				into[sig] = append(into[sig], termUse{pod: cp, sel: sel, key: key, self: sel.matches(cp.pod.Namespace, cp.pod.Labels)})
+			}
+		}
+		if a.PodAntiAffinity != nil {
+			collect(a.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution, anti, &antiSigs)
+		}
+		if a.PodAffinity != nil && cp.pending {
+			collect(a.PodAffinity.RequiredDuringSchedulingIgnoredDuringExecution, aff, &affSigs)
+		}
+	}
+	for _, sig := range antiSigs {
+		ck.checkAnti(anti[sig])
+	}
+	for _, sig := range affSigs {
+		ck.checkAffinity(aff[sig])
+	}
+}
+
+func (ck *checker) checkAnti(uses []termUse) {
+	sel, key := uses[0].sel, uses[0].key
+	matches := map[string]int{}
+	pending := map[string]int{}
+	for _, cp := range ck.all {
+		if d := domainOf(cp.node, key); d != "" && sel.matches(cp.pod.Namespace, cp.pod.Labels) {
+			matches[d]++
+			if cp.pending {
+				pending[d]++
+			}
+		}
+	}
+	for _, u := range uses {
+		d := domainOf(u.pod.node, key)
+		if d == "" {
+			continue
+		}
+		others := matches[d]
+		if u.self {
+			others--
+		}
+		mine := 0
+		if u.pod.pending && u.self {
+			mine = 1
+		}
+		if others > 0 && (u.pod.pending || pending[d]-mine > 0) {
+			ck.add(u.pod.pod.Key(), "required pod anti-affinity on %s (%s): %d other matching pods share %s %s", key, sel, others, key, d)
+		}
+	}
+}
+
+func (ck *checker) checkAffinity(uses []termUse) {
+	sel, key := uses[0].sel, uses[0].key
+	carrier := map[*checkPod]bool{}
+	carrierDomains := map[string]bool{}
+	selfIn := map[string]bool{}
+	for _, u := range uses {
+		carrier[u.pod] = true
+		d := domainOf(u.pod.node, key)
+		carrierDomains[d] = true
+		if u.self {
+			selfIn[d] = true
+		}
+	}
+	support := map[string]bool{}
+	for _, cp := range ck.all {
+		if !carrier[cp] && sel.matches(cp.pod.Namespace, cp.pod.Labels) {
+			support[domainOf(cp.node, key)] = true
+		}
+	}
+	var bad []string
+	for d := range carrierDomains {
+		if !support[d] {
+			bad = append(bad, d)
+		}
+	}
+	slices.Sort(bad)
+	if len(bad) == 0 || (len(bad) == 1 && selfIn[bad[0]] && bad[0] != "") {
+		return
+	}
+	for _, u := range uses {
+		if slices.Contains(bad, domainOf(u.pod.node, key)) {
+			ck.add(u.pod.pod.Key(), "required pod affinity on %s (%s): %s %q holds no matching pod (%d such domains)", key, sel, key, domainOf(u.pod.node, key), len(bad))
+		}
+	}
+}
+
+// checkSpread checks each DoNotSchedule topology spread of the placed pods
+// on the final placement: max − min of matching pods over the domains is at
+// most maxSkew, with zone domains the zones of the pools and nodes the pod
+// may use, hostname domains every node it may use (empty ones count 0), and
+// min taken as 0 when there are fewer domains than minDomains.
+func (ck *checker) checkSpread() {
+	type spreadUse struct {
+		sel  podSelector
+		c    corev1.TopologySpreadConstraint
+		pods []*checkPod
+	}
+	uses := map[string]*spreadUse{}
+	var sigs []string
+	for _, cp := range ck.all {
+		if !cp.pending {
+			continue
+		}
+		for _, c := range cp.pod.TopologySpread {
+			if c.WhenUnsatisfiable == corev1.ScheduleAnyway {
+				continue
+			}
+			sel, err := spreadSelector(c, cp.pod.Namespace, cp.pod.Labels)
+			if err != nil {
+				continue
+			}
+			sig := fmt.Sprintf("%s#%s#%d", topologyKey(c.TopologyKey), sel, c.MaxSkew)
+			if uses[sig] == nil {
+				uses[sig] = &spreadUse{sel: sel, c: c}
+				sigs = append(sigs, sig)
+			}
+			uses[sig].pods = append(uses[sig].pods, cp)
+		}
+	}
+	for _, sig := range sigs {
+		u := uses[sig]
+		key := topologyKey(u.c.TopologyKey)
+		domains := ck.domains(key, u.pods[0].pod)
+		counts := map[string]int{}
+		for _, d := range domains {
+			counts[d] = 0
+		}
+		for _, cp := range ck.all {
+			d := domainOf(cp.node, key)
+			if _, ok := counts[d]; ok && u.sel.matches(cp.pod.Namespace, cp.pod.Labels) {
+				counts[d]++
+			}
+		}
+		if len(counts) == 0 {
+			continue
+		}
+		lo, hi := -1, 0
+		var hiDomain string
+		for _, d := range domains {
+			v := counts[d]
+			if lo < 0 || v < lo {
+				lo = v
+			}
+			if v > hi {
+				hi, hiDomain = v, d
+			}
+		}
+		if u.c.MinDomains != nil && int32(len(domains)) < *u.c.MinDomains {
+			lo = 0
+		}
+		if int32(hi-lo) > max(u.c.MaxSkew, 1) {
+			ck.add(u.pods[0].pod.Key(), "topology spread on %s (%s, maxSkew %d): %s %q has %d matching pods, the least %d", key, u.sel, u.c.MaxSkew, key, hiDomain, hi, lo)
+		}
+	}
+}
+
+// domains lists the values of key the pod may be placed in: for hostname
+// every node whose labels satisfy its node affinity, for zone and capacity
+// type those of the pools' priced offerings and of the nodes, filtered by
+// the pod's node affinity, else the values nodes carry.
+func (ck *checker) domains(key string, pod *state.Pod) []string {
+	set := map[string]bool{}
+	switch key {
+	case scheduling.LabelHostname:
+		for _, n := range ck.order {
+			if nodeAffinityOK(pod, n.labels) {
+				set[n.name] = true
+			}
+		}
+	case scheduling.LabelTopologyZone, scheduling.LabelCapacityType:
+		for _, p := range ck.snap.Pools {
+			for _, v := range poolValues(p, key) {
+				set[v] = true
+			}
+		}
+		for _, n := range ck.order {
+			if v := n.labels[key]; v != "" {
+				set[v] = true
+			}
+		}
+		for v := range set {
+			if !allowsValue(pod, key, v) {
+				delete(set, v)
+			}
+		}
+	default:
+		for _, n := range ck.order {
+			if v := n.labels[key]; v != "" {
+				set[v] = true
+			}
+		}
+	}
+	return slices.Sorted(func(yield func(string) bool) {
+		for v := range set {
+			if !yield(v) {
+				return
+			}
+		}
+	})
+}
+
+// allowsValue reports whether the pod's node selector and required node
+// affinity allow value for key, looking at that key only.
+func allowsValue(p *state.Pod, key, value string) bool {
+	for k, v := range p.NodeSelector {
+		if scheduling.NormalizeLabelKey(k) == key && v != value {
+			return false
+		}
+	}
+	if p.Affinity == nil || p.Affinity.NodeAffinity == nil || p.Affinity.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution == nil {
+		return true
+	}
+	for _, term := range p.Affinity.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms {
+		reqs, err := scheduling.RequirementsFromNodeSelector(term.MatchExpressions...)
+		if err != nil {
+			continue
+		}
+		if r, ok := reqs[key]; !ok || r.Has(value) {
+			return true
+		}
+	}
+	return false
+}
+
+// poolValues are the zones (or capacity types) in which a pool has a
+// priced, available offering of a type its requirements allow.
+func poolValues(p *state.Pool, key string) []string {
+	zones, cts := p.Requirements.Get(scheduling.LabelTopologyZone), p.Requirements.Get(scheduling.LabelCapacityType)
+	set := map[string]bool{}
+	for _, it := range p.InstanceTypes {
+		if len(it.Offerings) == 0 || !it.Requirements.Overlaps(p.Requirements) {
+			continue
+		}
+		for _, o := range it.Offerings {
+			if o.Available && o.PricePerHour > 0 && zones.Has(o.Zone) && cts.Has(o.CapacityType) {
+				if key == scheduling.LabelTopologyZone {
+					set[o.Zone] = true
+				} else {
+					set[o.CapacityType] = true
+				}
+			}
+		}
+	}
+	return slices.Sorted(maps.Keys(set))
+}
+
+// checkLimits checks each pool's limits against its existing nodes and
+// in-flight claims plus the new claims' chosen types.
+func (ck *checker) checkLimits() {
+	for _, p := range ck.snap.Pools {
+		if len(p.Limits) == 0 {
+			continue
+		}
+		used := corev1.ResourceList{}
+		claims := 0
+		for _, n := range ck.order {
+			if n.pool != p || n.capacity == nil {
+				continue
+			}
+			if n.claim != nil {
+				claims++
+			}
+			addList(used, n.capacity)
+		}
+		if claims == 0 {
+			continue
+		}
+		for _, name := range sortedNames(p.Limits) {
+			limit := p.Limits[name]
+			if q, ok := used[name]; ok && q.Cmp(limit) > 0 {
+				ck.add(p.Name, "limit %s=%s exceeded: nodes and claims have %s", name, limit.String(), q.String())
+			}
+		}
+	}
+}

@@ -1,0 +1,76 @@
+package packing_test
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tenonhq/terraform-provider-tenon/engine/packing"
+	"github.com/tenonhq/terraform-provider-tenon/engine/simulate"
+	"github.com/tenonhq/terraform-provider-tenon/engine/state"
+)
+
+// workloadsDir holds the shared benchmark scenarios, beside the repository.
+const workloadsDir = "../../../shared/workloads"
+
+type workload struct {
+	name    string
+	snap    *state.Snapshot
+	pending []*state.Pod
+}
+
+func loadWorkloads(tb testing.TB) []workload {
+	tb.Helper()
+	files, _ := filepath.Glob(filepath.Join(workloadsDir, "*.yaml"))
+	if len(files) == 0 {
+		tb.Skipf("no scenario files in %s (the shared workloads live beside the repository)", workloadsDir)
+	}
+	slices.Sort(files)
+	var out []workload
+	for _, f := range files {
+		sc, err := simulate.Load(f)
+		if err != nil {
+			tb.Fatalf("loading %s: %v", f, err)
+		}
+		snap, err := sc.Snapshot()
+		if err != nil {
+			tb.Fatalf("converting %s: %v", f, err)
+		}
+		out = append(out, workload{name: strings.TrimSuffix(filepath.Base(f), ".yaml"), snap: snap, pending: snap.PendingPods()})
+	}
+	return out
+}
+
+// TestWorkloads solves every shared scenario and validates the result.
+func TestWorkloads(t *testing.T) {
+	if testing.Short() {
+		t.Skip("solves every shared scenario")
+	}
+	if _, err := os.Stat(workloadsDir); err != nil {
+		t.Skipf("no %s: %v", workloadsDir, err)
+	}
+	for _, w := range loadWorkloads(t) {
+		t.Run(w.name, func(t *testing.T) {
+			start := time.Now()
+			r, err := packing.Solve(t.Context(), w.snap, w.pending)
+			if err != nil {
+				t.Fatal(err)
+			}
+			took := time.Since(start)
+			v := packing.Check(w.snap, w.pending, r)
+			for i, x := range v {
+				if i < 10 {
+					t.Errorf("violation: %s", x)
+				}
+			}
+			if len(r.Unschedulable) > 0 {
+				t.Errorf("%d unschedulable, first: %+v", len(r.Unschedulable), r.Unschedulable[0])
+			}
+			t.Logf("pods=%d nodes=%d cost=%.3f lb=%.3f ratio=%.4f solve=%v pods/s=%.0f violations=%d",
+				len(w.pending), len(r.Claims), r.CostPerHour, r.LowerBoundPerHour, r.CostPerHour/r.LowerBoundPerHour, took, float64(len(w.pending))/took.Seconds(), len(v))
+		})
+	}
+}
