@@ -1,6 +1,7 @@
 package simulate
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -39,6 +40,8 @@ type cli struct {
 	now    func() time.Time
 	// zeroTimings reports every timing as 0, for golden output.
 	zeroTimings bool
+	// warnings collects what run prints to stderr after the reports.
+	warnings []string
 }
 
 // options are the parsed flags.
@@ -153,6 +156,9 @@ func (c *cli) run(ctx context.Context, args []string, stdout, stderr io.Writer) 
 			fmt.Fprintln(stdout, "\nCheck: the result is valid (every pod placed once, nothing over-committed, every constraint held).")
 		}
 	}
+	for _, w := range c.warnings {
+		fmt.Fprintf(stderr, "tenon simulate: warning: %s\n", w)
+	}
 	if opts.output == "json" {
 		var v any = reports[0]
 		if len(reports) > 1 {
@@ -188,6 +194,8 @@ func (c *cli) simulate(ctx context.Context, s *Scenario, opts *options) (*Report
 		runs++ // the warm-up, not reported
 	}
 	var times []float64
+	var rep *Report
+	var first []byte
 	var last solution
 	var snap *snapshotAndPods
 	for i := range runs {
@@ -201,13 +209,26 @@ func (c *cli) simulate(ctx context.Context, s *Scenario, opts *options) (*Report
 			return nil, nil, fmt.Errorf("%s: %w", s.Name, err)
 		}
 		elapsed := c.now().Sub(start).Seconds()
+		// Every run must decide the same; a difference is a bug in the
+		// engine, worth saying even though the timings are still useful.
+		rep = sol.Report(s, sp.snap, sp.pending)
+		if runs > 1 {
+			got, err := json.Marshal(rep)
+			if err != nil {
+				return nil, nil, fmt.Errorf("%s: encoding the report: %w", s.Name, err)
+			}
+			if first == nil {
+				first = got
+			} else if !bytes.Equal(first, got) {
+				c.warnings = append(c.warnings, fmt.Sprintf("%s: run %d decided differently from the first run; the engine is not deterministic", s.Name, i+1))
+			}
+		}
 		if opts.repeatSet && i == 0 {
 			continue
 		}
 		times = append(times, elapsed)
 		last, snap = sol, sp
 	}
-	rep := last.Report(s, snap.snap, snap.pending)
 	if c.zeroTimings {
 		times = make([]float64, len(times))
 	}

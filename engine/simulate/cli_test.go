@@ -155,3 +155,27 @@ func TestCommandText(t *testing.T) {
 		}
 	}
 }
+
+func TestCommandWarnsWhenRunsDiffer(t *testing.T) {
+	path := writeScenario(t, header+pool+deployment("1"))
+	tests := []struct {
+		name   string
+		solver solver
+		warn   bool
+	}{
+		{"a deterministic engine", fakeSolver{}, false},
+		{"an engine that decides differently each run", flakySolver{runs: new(int)}, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			c := cli{engine: tt.solver, now: fakeClock()}
+			if code := c.run(context.Background(), []string{"-f", path, "-o", "json", "--repeat", "2"}, &stdout, &stderr); code != ExitOK {
+				t.Fatalf("exit %d; stderr:\n%s", code, stderr.String())
+			}
+			if got := strings.Contains(stderr.String(), "not deterministic"); got != tt.warn {
+				t.Errorf("warned = %v, want %v; stderr:\n%s", got, tt.warn, stderr.String())
+			}
+		})
+	}
+}

@@ -41,3 +41,22 @@ func (f fakeSolution) Report(s *Scenario, _ *state.Snapshot, pending []*state.Po
 }
 
 func (f fakeSolution) Violations(*state.Snapshot, []*state.Pod) []string { return f.violations }
+
+// flakySolver decides differently on every run, as a nondeterministic
+// engine would.
+type flakySolver struct{ runs *int }
+
+func (f flakySolver) Solve(context.Context, *state.Snapshot, []*state.Pod) (solution, error) {
+	*f.runs++
+	return flakySolution(*f.runs), nil
+}
+
+type flakySolution int
+
+func (f flakySolution) Report(s *Scenario, _ *state.Snapshot, pending []*state.Pod) *Report {
+	rep := fakeSolution{}.Report(s, nil, pending)
+	rep.Summary.CostPerHour = float64(f)
+	return rep
+}
+
+func (flakySolution) Violations(*state.Snapshot, []*state.Pod) []string { return nil }
