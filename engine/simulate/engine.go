@@ -26,9 +26,12 @@ func (packingSolver) Solve(ctx context.Context, snap *state.Snapshot, pending []
 
 type packingSolution struct{ r *packing.Result }
 
-func (p packingSolution) Violations(*state.Snapshot, []*state.Pod) []string {
-	// TODO(simulate): call packing.Check once it is committed.
-	return []string{"check: engine/packing.Check is not in this build yet, so the result cannot be validated"}
+func (p packingSolution) Violations(snap *state.Snapshot, pending []*state.Pod) []string {
+	var out []string
+	for _, v := range packing.Check(snap, pending, p.r) {
+		out = append(out, v.String())
+	}
+	return out
 }
 
 func (p packingSolution) Report(s *Scenario, snap *state.Snapshot, pending []*state.Pod) *Report {

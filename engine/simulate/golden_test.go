@@ -21,7 +21,7 @@ func TestEmbeddedExampleGolden(t *testing.T) {
 	requirePacking(t)
 	var stdout, stderr bytes.Buffer
 	c := cli{engine: packingSolver{}, now: time.Now, zeroTimings: true}
-	if code := c.run(context.Background(), nil, &stdout, &stderr); code != ExitOK {
+	if code := c.run(context.Background(), []string{"--check"}, &stdout, &stderr); code != ExitOK {
 		t.Fatalf("exit %d; stderr:\n%s", code, stderr.String())
 	}
 	golden := filepath.Join("testdata", "example.golden")
@@ -44,7 +44,7 @@ func TestEmbeddedExampleGolden(t *testing.T) {
 	// The same input gives byte-identical output.
 	var again bytes.Buffer
 	c = cli{engine: packingSolver{}, now: time.Now, zeroTimings: true}
-	if code := c.run(context.Background(), nil, &again, &stderr); code != ExitOK {
+	if code := c.run(context.Background(), []string{"--check"}, &again, &stderr); code != ExitOK {
 		t.Fatalf("second run: exit %d; stderr:\n%s", code, stderr.String())
 	}
 	if again.String() != stdout.String() {

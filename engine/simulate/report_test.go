@@ -43,7 +43,7 @@ func TestNewReport(t *testing.T) {
 			Pods:     []string{"default/web-1"},
 			Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("965m"), corev1.ResourceMemory: resource.MustParse("1Gi")},
 		}},
-		Placements: []packing.Placement{{Pod: "default/web-0", Node: "old-node"}, {Pod: "default/web-1", Node: "default-1"}},
+		Placements:  []packing.Placement{{Pod: "default/web-0", Node: "old-node"}, {Pod: "default/web-1", Node: "default-1"}},
 		CostPerHour: 0.0960000001, LowerBoundPerHour: 0.05,
 	}
 	rep := newReport(s, sp.snap, sp.pending, result)
