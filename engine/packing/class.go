@@ -86,8 +86,40 @@ func (gs *groups) intern(key string, sel podSelector) int {
 	return g.id
 }
 
+// keyCache remembers the printed form of affinities and spread constraints
+// by address: pods converted from one template share them, and printing
+// them is the costly part of telling classes apart.
+type keyCache struct {
+	affinity map[*corev1.Affinity]string
+	spread   map[*corev1.TopologySpreadConstraint]string
+}
+
+func (kc *keyCache) affinityKey(a *corev1.Affinity) string {
+	if s, ok := kc.affinity[a]; ok {
+		return s
+	}
+	s := a.String()
+	kc.affinity[a] = s
+	return s
+}
+
+func (kc *keyCache) spreadKey(ts []corev1.TopologySpreadConstraint) string {
+	if len(ts) == 0 {
+		return ""
+	}
+	if s, ok := kc.spread[&ts[0]]; ok {
+		return s
+	}
+	var b strings.Builder
+	for i := range ts {
+		b.WriteString(ts[i].String())
+	}
+	kc.spread[&ts[0]] = b.String()
+	return b.String()
+}
+
 // classKey writes everything that makes pods schedule differently.
-func classKey(b *strings.Builder, p *state.Pod) {
+func classKey(b *strings.Builder, kc *keyCache, p *state.Pod) {
 	b.Reset()
 	b.WriteString(p.Namespace)
 	writeMap(b, p.Labels)
@@ -100,16 +132,14 @@ func classKey(b *strings.Builder, p *state.Pod) {
 	}
 	writeMap(b, p.NodeSelector)
 	if p.Affinity != nil {
-		b.WriteString(p.Affinity.String())
+		b.WriteString(kc.affinityKey(p.Affinity))
 	}
 	b.WriteByte('|')
 	for _, t := range p.Tolerations {
 		b.WriteString(t.Key + "\x00" + string(t.Operator) + "\x00" + t.Value + "\x00" + string(t.Effect) + "\x01")
 	}
 	b.WriteByte('|')
-	for i := range p.TopologySpread {
-		b.WriteString(p.TopologySpread[i].String())
-	}
+	b.WriteString(kc.spreadKey(p.TopologySpread))
 	b.WriteByte('|')
 	for _, hp := range p.HostPorts {
 		b.WriteString(string(hp.Protocol) + hp.IP + strconv.Itoa(int(hp.Port)) + ",")

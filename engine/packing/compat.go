@@ -38,12 +38,14 @@ func (c *class) effectiveTerms() []scheduling.Requirements {
 
 // compat returns (and caches) whether class c can use pool p.
 func (s *solver) compat(c *class, p *poolPlan) *compat {
-	key := [2]int{c.id, p.idx}
-	if cp, ok := s.compats[key]; ok {
+	for len(s.compats) <= c.id {
+		s.compats = append(s.compats, make([]*compat, len(s.pools)))
+	}
+	if cp := s.compats[c.id][p.idx]; cp != nil {
 		return cp
 	}
 	cp := s.computeCompat(c, p)
-	s.compats[key] = cp
+	s.compats[c.id][p.idx] = cp
 	return cp
 }
 

@@ -9,7 +9,7 @@ import (
 )
 
 // maxCandidates bounds the instance types a claim decision simulates.
-const maxCandidates = 16
+const maxCandidates = 8
 
 // staleFactor is how far the remaining demand's value may fall before a
 // cached claim decision is recomputed.
@@ -24,6 +24,8 @@ type filler struct {
 	valAt  float64
 	cache  map[string]*decision
 	failed map[*bucket]bool
+	// shareCliques caps clique seeds' nodes at their share of the rest.
+	shareCliques bool
 }
 
 // decision is the instance type and capacity type chosen for claims seeded
@@ -35,7 +37,7 @@ type decision struct {
 }
 
 func (s *solver) fillPool(p *poolPlan, buckets []*bucket) error {
-	f := &filler{s: s, p: p, cache: map[string]*decision{}, failed: map[*bucket]bool{}}
+	f := &filler{s: s, p: p, cache: map[string]*decision{}, failed: map[*bucket]bool{}, shareCliques: s.bigClique(buckets)}
 	for _, b := range buckets {
 		cp := s.compat(b.c, p)
 		if b.left() == 0 || cp.reason != "" || b.zones&cp.zoneMask == 0 || b.cts&cp.ctMask == 0 {
@@ -284,11 +286,33 @@ func (f *filler) isClique(c *class) bool {
 	return false
 }
 
+// minSharedClique is the clique size from which clique nodes share the
+// other pods evenly: with few members, filling their nodes greedily and
+// packing the rest on efficient nodes is cheaper.
+const minSharedClique = 50
+
+// bigClique reports whether some hostname anti-affinity group among the
+// buckets has at least minSharedClique pending members.
+func (s *solver) bigClique(buckets []*bucket) bool {
+	members := map[int]int64{}
+	for _, b := range buckets {
+		for _, t := range b.c.activeTerms(b.c.anti) {
+			if isHostname(s.groups.list[t.g].key) && b.c.matchesGroup(t.g) {
+				members[t.g] += b.left()
+				if members[t.g] >= minSharedClique {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
 // capFor limits what a clique seed's node takes to its share of the other
 // pods, so the clique's nodes are filled evenly instead of the first ones
 // full and the rest empty.
 func (f *filler) capFor(seed *bucket, clique bool) float64 {
-	if !clique {
+	if !clique || !f.shareCliques {
 		return 0
 	}
 	var cliqueLeft int64

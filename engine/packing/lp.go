@@ -293,7 +293,20 @@ func lowerBound(items []demandItem, cols []column, minNodes int64, ndims int) fl
 	for _, it := range items {
 		total = total.add(it.req.scale(it.count))
 	}
-	return max(l.bound(l.solve()), fractionalBound(total, cols, ndims))
+	y := l.solve()
+	// Per-resource prices from the aggregate LP seed the assignment bound.
+	seed := make([]float64, ndims)
+	if fy := l.feasible(y); fy != nil {
+		for i, r := range l.rows {
+			if r.d >= 0 && r.minCPU == 0 && r.minMem == 0 {
+				seed[r.d] = fy[i] / r.demand
+			}
+		}
+	}
+	if seed[dimCPU] == 0 && seed[dimMemory] == 0 {
+		seed[dimCPU], seed[dimMemory] = 1e-3, 1e-9
+	}
+	return max(l.bound(y), fractionalBound(total, cols, ndims), assignmentBound(items, cols, minNodes, ndims, seed))
 }
 
 // pricer values pods and nodes with an LP's dual prices: a pod is worth

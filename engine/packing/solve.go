@@ -217,6 +217,7 @@ func (s *solver) lowerBound() float64 {
 	cliques := map[int]int64{}
 	ports := map[string]int64{}
 	var items []demandItem
+	var owners []*class
 	for _, c := range s.classes {
 		if c.relaxed {
 			continue
@@ -229,6 +230,7 @@ func (s *solver) lowerBound() float64 {
 		}
 		if k > 0 {
 			items = append(items, demandItem{req: c.req, count: k})
+			owners = append(owners, c)
 		}
 		for _, t := range c.anti {
 			if !t.soft && isHostname(s.groups.list[t.g].key) && c.matchesGroup(t.g) {
@@ -239,9 +241,27 @@ func (s *solver) lowerBound() float64 {
 			ports[fmt.Sprintf("%s/%d", protocol(hp), hp.Port)] += k
 		}
 	}
+	// The largest clique becomes a resource of its own when a dimension is
+	// free: each node has one slot and each member needs it, so the bound
+	// knows which pods need the nodes, not only how many nodes.
 	var k int64
+	clique := -1
 	for _, g := range slices.Sorted(maps.Keys(cliques)) {
-		k = max(k, cliques[g])
+		if cliques[g] > k {
+			k, clique = cliques[g], g
+		}
+	}
+	ndims := len(s.dims.names)
+	slot := ndims < maxDims && clique >= 0
+	if slot {
+		for i, c := range owners {
+			for _, t := range c.anti {
+				if t.g == clique && !t.soft && c.matchesGroup(t.g) {
+					items[i].req[ndims] = 1
+				}
+			}
+		}
+		k = 0
 	}
 	for _, v := range ports {
 		k = max(k, v)
@@ -253,8 +273,14 @@ func (s *solver) lowerBound() float64 {
 			for d := range maxDims {
 				a[d] = max(t.allocLB[d], 0)
 			}
+			if slot {
+				a[ndims] = 1
+			}
 			cols = append(cols, column{alloc: a, price: t.cheapest})
 		}
 	}
-	return lowerBound(items, cols, k, len(s.dims.names))
+	if slot {
+		ndims++
+	}
+	return lowerBound(items, cols, k, ndims)
 }

@@ -31,7 +31,8 @@ type solver struct {
 	counts   []map[string]int32
 	carriers []map[string]int32
 	totals   []int32
-	compats  map[[2]int]*compat
+	// compats caches class × pool compatibility, by class id then pool.
+	compats [][]*compat
 	// hostSpread is, per hostname group some pending class spreads on, the
 	// smallest maxSkew: every pod matching the group is capped by it.
 	hostSpread map[int]int32
@@ -80,7 +81,6 @@ func newSolver(ctx context.Context, snap *state.Snapshot, opts options) *solver 
 		dims:    newDims(),
 		zoneIdx: map[string]int{},
 		groups:  groups{bySig: map[string]int{}},
-		compats: map[[2]int]*compat{},
 		placed:  map[string]string{},
 		reasons: map[string]string{},
 	}
@@ -289,6 +289,7 @@ func (s *solver) domainCarry(n *node, g *group) int32 {
 func (s *solver) classify(pods []*state.Pod) error {
 	byKey := map[string]*class{}
 	var b strings.Builder
+	kc := &keyCache{affinity: map[*corev1.Affinity]string{}, spread: map[*corev1.TopologySpreadConstraint]string{}}
 	for _, p := range pods {
 		if err := s.dims.intern(p.Requests); err != nil {
 			return err
@@ -302,7 +303,7 @@ func (s *solver) classify(pods []*state.Pod) error {
 		}
 	}
 	for _, p := range pods {
-		classKey(&b, p)
+		classKey(&b, kc, p)
 		c, ok := byKey[b.String()]
 		if !ok {
 			c = newClass(len(s.classes), p, s.dims, &s.groups)

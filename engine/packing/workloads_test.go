@@ -74,3 +74,22 @@ func TestWorkloads(t *testing.T) {
 		})
 	}
 }
+
+// BenchmarkWorkloads solves every shared scenario; pods/s and the cost over
+// the lower bound are reported per scenario.
+func BenchmarkWorkloads(b *testing.B) {
+	for _, w := range loadWorkloads(b) {
+		b.Run(w.name, func(b *testing.B) {
+			var r *packing.Result
+			for b.Loop() {
+				var err error
+				if r, err = packing.Solve(b.Context(), w.snap, w.pending); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(len(w.pending))*float64(b.N)/b.Elapsed().Seconds(), "pods/s")
+			b.ReportMetric(r.CostPerHour/r.LowerBoundPerHour, "cost/lb")
+			b.ReportMetric(r.CostPerHour, "$/h")
+		})
+	}
+}

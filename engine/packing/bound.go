@@ -1,0 +1,160 @@
+package packing
+
+import (
+	"cmp"
+	"math"
+	"slices"
+)
+
+// assignmentBound is a lower bound from the LP in which each pod's whole
+// request must go to one node type it fits (unlike the per-resource rows,
+// which let a pod's cpu sit on one node and its memory on another). Its
+// dual gives each type t resource prices y_t with y_t·alloc_t + μ ≤ p_t, and
+// each class the value π_i = min over the types it fits of y_t·req_i; then
+// Σ n_i π_i + μ·minNodes is a valid bound for any such choice (weak
+// duality). The prices are improved by coordinate ascent, type by type,
+// over a few directions per type; every step keeps them dual feasible.
+func assignmentBound(items []demandItem, cols []column, minNodes int64, ndims int, seed []float64) float64 {
+	if len(items) == 0 || len(cols) == 0 {
+		return 0
+	}
+	pmin := math.Inf(1)
+	for _, c := range cols {
+		pmin = min(pmin, c.price)
+	}
+	best := 0.0
+	mus := []float64{0}
+	if minNodes > 0 {
+		mus = append(mus, 0.5*pmin, 0.9*pmin, 0.99*pmin)
+	}
+	for _, mu := range mus {
+		best = max(best, assignmentBoundAt(items, cols, minNodes, ndims, seed, mu))
+	}
+	return best
+}
+
+func assignmentBoundAt(items []demandItem, cols []column, minNodes int64, ndims int, seed []float64, mu float64) float64 {
+	nT, nI := len(cols), len(items)
+	dirs := directions(ndims, seed)
+	// val[t][i] under the current direction of t; +Inf where i does not fit t.
+	cur := make([]int, nT)
+	fits := make([][]bool, nT)
+	for t, c := range cols {
+		fits[t] = make([]bool, nI)
+		for i, it := range items {
+			fits[t][i] = it.req.fits(c.alloc)
+		}
+	}
+	value := func(t, dir, i int) float64 {
+		c := cols[t]
+		y := dirs[dir]
+		var norm, v float64
+		for d := range ndims {
+			if y[d] != 0 {
+				norm += y[d] * float64(max(c.alloc[d], 0))
+				v += y[d] * float64(items[i].req[d])
+			}
+		}
+		if norm <= 0 {
+			return 0
+		}
+		return (c.price - mu) * v / norm
+	}
+	// Each type starts with the seed direction (index 0).
+	m1 := make([]float64, nI)
+	m2 := make([]float64, nI)
+	arg := make([]int, nI)
+	recompute := func() {
+		for i := range nI {
+			m1[i], m2[i], arg[i] = math.Inf(1), math.Inf(1), -1
+		}
+		for t := range nT {
+			for i := range nI {
+				if !fits[t][i] {
+					continue
+				}
+				v := value(t, cur[t], i)
+				switch {
+				case v < m1[i]:
+					m1[i], m2[i], arg[i] = v, m1[i], t
+				case v < m2[i]:
+					m2[i] = v
+				}
+			}
+		}
+	}
+	recompute()
+	// Only types that are some class's cheapest or runner-up can raise the
+	// bound by changing direction; the rest keep the seed direction.
+	for range 3 {
+		touched := map[int]bool{}
+		for i := range nI {
+			if arg[i] >= 0 {
+				touched[arg[i]] = true
+			}
+		}
+		order := make([]int, 0, len(touched))
+		for t := range touched {
+			order = append(order, t)
+		}
+		slices.Sort(order)
+		for _, t := range order {
+			bestDir, bestGain := cur[t], 0.0
+			for dir := range dirs {
+				var gain float64
+				for i := range nI {
+					if !fits[t][i] {
+						continue
+					}
+					other := m1[i]
+					if arg[i] == t {
+						other = m2[i]
+					}
+					old := min(other, value(t, cur[t], i))
+					gain += float64(items[i].count) * (min(other, value(t, dir, i)) - old)
+				}
+				if gain > bestGain+1e-12 {
+					bestDir, bestGain = dir, gain
+				}
+			}
+			if bestDir != cur[t] {
+				cur[t] = bestDir
+				recompute()
+			}
+		}
+	}
+	var sum float64
+	for i, it := range items {
+		if math.IsInf(m1[i], 1) {
+			// A class no type fits: no node set exists; bound nothing.
+			return 0
+		}
+		sum += float64(it.count) * max(m1[i], 0)
+	}
+	return (sum + mu*float64(minNodes)) * (1 - 1e-9)
+}
+
+// directions are the price directions tried per type: the seed first, each
+// resource alone, and mixes of cpu and memory.
+func directions(ndims int, seed []float64) [][]float64 {
+	var out [][]float64
+	s := make([]float64, ndims)
+	copy(s, seed)
+	out = append(out, s)
+	for d := range ndims {
+		v := make([]float64, ndims)
+		v[d] = 1
+		out = append(out, v)
+	}
+	if ndims > dimMemory && len(seed) > dimMemory && seed[dimCPU] > 0 && seed[dimMemory] > 0 {
+		for _, a := range []float64{0.2, 0.35, 0.5, 0.65, 0.8} {
+			v := make([]float64, ndims)
+			v[dimCPU] = a * seed[dimCPU] * 2
+			v[dimMemory] = (1 - a) * seed[dimMemory] * 2
+			out = append(out, v)
+		}
+	}
+	return slices.CompactFunc(out, func(a, b []float64) bool { return slices.Equal(a, b) })
+}
+
+var _ = cmp.Compare[int]
