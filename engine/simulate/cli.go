@@ -153,7 +153,7 @@ func (c *cli) run(ctx context.Context, args []string, stdout, stderr io.Writer) 
 			}
 			code = ExitCheckFails
 		} else if opts.check && opts.output == "text" {
-			fmt.Fprintln(stdout, "\nCheck: the result is valid (every pod placed once, nothing over-committed, every constraint held).")
+			fmt.Fprintln(stdout, "\nCheck: no violations (no pod placed twice, no node over-committed, every hard constraint held).")
 		}
 	}
 	for _, w := range c.warnings {
