@@ -3,6 +3,8 @@ package v1
 import (
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/tenonhq/terraform-provider-tenon/engine/api/internal/apivalidation"
 )
 
 const (
@@ -13,7 +15,7 @@ const (
 // with the paths of the offending fields. Unlike a NodePool, a claim may require
 // tenon.dev/nodepool.
 func (in *NodeClaim) Validate() field.ErrorList {
-	errs := validateObjectName(in.Name, in.GenerateName)
+	errs := apivalidation.ObjectName(in.Name, in.GenerateName)
 	return append(errs, in.Spec.validate(field.NewPath("spec"))...)
 }
 
@@ -34,10 +36,8 @@ func (in *NodeClaim) ValidateUpdate(old *NodeClaim) field.ErrorList {
 
 func (in *NodeClaimSpec) validate(path *field.Path) field.ErrorList {
 	errs := ValidateRequirements(path.Child("requirements"), in.Requirements)
-	errs = append(errs, validateTaints(path.Child("taints"), "taints", in.Taints)...)
-	errs = append(errs, validateTaints(path.Child("startupTaints"), "startupTaints", in.StartupTaints)...)
-	errs = append(errs, validateStartupTaintRepeats(path.Child("startupTaints"), in.Taints, in.StartupTaints)...)
+	errs = append(errs, apivalidation.NodeTaints(path, in.Taints, in.StartupTaints)...)
 	errs = append(errs, validateNodeClassRef(path.Child("nodeClassRef"), in.NodeClassRef)...)
 	errs = append(errs, validateNillableDuration(path.Child("expireAfter"), in.ExpireAfter, msgExpireAfter)...)
-	return append(errs, validateDuration(path.Child("terminationGracePeriod"), in.TerminationGracePeriod, durationRE, msgTerminationGracePeriod)...)
+	return append(errs, validateDuration(path.Child("terminationGracePeriod"), in.TerminationGracePeriod, apivalidation.DurationRE, msgTerminationGracePeriod)...)
 }

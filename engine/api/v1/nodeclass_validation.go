@@ -3,17 +3,16 @@ package v1
 import (
 	"regexp"
 	"slices"
-	"strings"
 
-	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/tenonhq/terraform-provider-tenon/engine/api/internal/apivalidation"
 )
 
 var (
 	subnetIDRE        = regexp.MustCompile(`^subnet-[0-9a-z]+$`)
 	securityGroupIDRE = regexp.MustCompile(`^sg-[0-9a-z]+$`)
 	amiIDRE           = regexp.MustCompile(`^ami-[0-9a-z]+$`)
-	evictionPercentRE = regexp.MustCompile(`^(100([.]0+)?|[0-9]{1,2}([.][0-9]+)?)%$`)
 )
 
 const (
@@ -23,13 +22,8 @@ const (
 	msgIdentityRequired     = "set role (the agent manages an instance profile for it) or instanceProfile (an existing profile)"
 	msgIdentityExclusive    = "role and instanceProfile are exclusive; keep one"
 	msgCustomNeedsSelectors = "amiFamily Custom requires amiSelectorTerms; add terms selecting your AMIs, or use amiFamily AL2023 or Bottlerocket"
-	msgTagKeyLength         = "tag keys must be 1 to 128 characters"
-	msgTagValueLength       = "tag values must be at most 256 characters"
-	msgTagClusterPrefix     = "tag keys starting with kubernetes.io/cluster/ are set by the agent; remove the tag"
-	msgTagTenon             = "tags tenon.dev/cluster, tenon.dev/nodepool and tenon.dev/nodeclaim are set by the agent; remove the tag"
 	msgRootVolumes          = "only one block device mapping can be the root volume; set rootVolume on one of them"
 	msgEBSSize              = "ebs needs volumeSize (such as 100Gi) or snapshotID; add one"
-	msgSelectorTags         = "tag keys and values must not be empty; use '*' to match any value"
 	msgSubnetTerm           = "a subnet selector term needs tags or id; add one"
 	msgSubnetTermID         = "id selects one subnet on its own; use tags or id in a term, not both (terms are ORed)"
 	msgSubnetID             = "id must be a subnet ID such as subnet-0123456789abcdef0"
@@ -39,25 +33,19 @@ const (
 	msgAMITermID            = "id selects one AMI on its own; remove tags, name, owner and ssmParameter from this term"
 	msgAMITermSSM           = "ssmParameter selects one AMI on its own; remove tags, name and owner from this term"
 	msgAMIID                = "id must be an AMI ID such as ami-0123456789abcdef0"
-	msgSoftNeedsGrace       = "every evictionSoft signal needs an evictionSoftGracePeriod entry; add one for each signal"
-	msgGraceNeedsSoft       = "every evictionSoftGracePeriod signal needs an evictionSoft threshold; add the threshold or remove the grace period"
-	msgImageGC              = "imageGCLowThresholdPercent must be lower than imageGCHighThresholdPercent"
-	msgSoftGraceDuration    = "evictionSoftGracePeriod values must be durations such as 30s or 1m30s (units s, m, h)"
 )
 
 var (
-	amiFamilies       = []string{AMIFamilyAL2023, AMIFamilyBottlerocket, AMIFamilyCustom}
-	reservedResources = []string{"cpu", "memory", "ephemeral-storage", "pid"}
-	evictionSignals   = []string{"memory.available", "nodefs.available", "nodefs.inodesFree", "imagefs.available", "imagefs.inodesFree", "pid.available"}
-	volumeTypes       = []string{"standard", "io1", "io2", "gp2", "sc1", "st1", "gp3"}
-	enabledDisabled   = []string{"enabled", "disabled"}
-	httpTokens        = []string{"required", "optional"}
+	amiFamilies     = []string{AMIFamilyAL2023, AMIFamilyBottlerocket, AMIFamilyCustom}
+	volumeTypes     = []string{"standard", "io1", "io2", "gp2", "sc1", "st1", "gp3"}
+	enabledDisabled = []string{"enabled", "disabled"}
+	httpTokens      = []string{"required", "optional"}
 )
 
 // Validate checks the NodeClass as the API server's schema and CEL rules do, returning errors
 // with the paths of the offending fields. Fields left empty that have defaults are accepted.
 func (in *NodeClass) Validate() field.ErrorList {
-	errs := validateObjectName(in.Name, in.GenerateName)
+	errs := apivalidation.ObjectName(in.Name, in.GenerateName)
 	spec := field.NewPath("spec")
 	switch {
 	case in.Spec.AWS == nil && in.Spec.KWOK == nil:
@@ -100,7 +88,7 @@ func (in *AWSNodeClassSpec) validate(path *field.Path) field.ErrorList {
 	errs = append(errs, validateTerms(path.Child("amiSelectorTerms"), in.AMISelectorTerms, AMISelectorTerm.validate)...)
 	errs = append(errs, validateTerms(path.Child("subnetSelectorTerms"), in.SubnetSelectorTerms, SubnetSelectorTerm.validate)...)
 	errs = append(errs, validateTerms(path.Child("securityGroupSelectorTerms"), in.SecurityGroupSelectorTerms, SecurityGroupSelectorTerm.validate)...)
-	errs = append(errs, validateTags(path.Child("tags"), in.Tags)...)
+	errs = append(errs, apivalidation.Tags(path.Child("tags"), in.Tags)...)
 	errs = append(errs, validateBlockDeviceMappings(path.Child("blockDeviceMappings"), in.BlockDeviceMappings)...)
 	if in.MetadataOptions != nil {
 		errs = append(errs, in.MetadataOptions.validate(path.Child("metadataOptions"))...)
@@ -109,7 +97,7 @@ func (in *AWSNodeClassSpec) validate(path *field.Path) field.ErrorList {
 		errs = append(errs, maxLength(path.Child("userData"), *in.UserData, 16384)...)
 	}
 	if in.Kubelet != nil {
-		errs = append(errs, in.Kubelet.validate(path.Child("kubelet"))...)
+		errs = append(errs, in.Kubelet.Validate(path.Child("kubelet"))...)
 	}
 	return errs
 }
@@ -143,15 +131,7 @@ func validateSelectorTags(path *field.Path, tags map[string]string) field.ErrorL
 	if tags != nil && len(tags) == 0 {
 		errs = append(errs, field.Required(path, "add at least one tag, or remove tags"))
 	}
-	if len(tags) > 20 {
-		errs = append(errs, field.TooMany(path, len(tags), 20))
-	}
-	for _, k := range sortedKeys(tags) {
-		if k == "" || tags[k] == "" {
-			errs = append(errs, field.Invalid(path.Key(k), tags[k], msgSelectorTags))
-		}
-	}
-	return errs
+	return append(errs, apivalidation.SelectorTags(path, tags)...)
 }
 
 func (t SubnetSelectorTerm) validate(path *field.Path) field.ErrorList {
@@ -212,29 +192,6 @@ func validateID(path *field.Path, id string, re *regexp.Regexp, msg string) fiel
 	return nil
 }
 
-func validateTags(path *field.Path, tags map[string]string) field.ErrorList {
-	var errs field.ErrorList
-	if len(tags) > 40 {
-		errs = append(errs, field.TooMany(path, len(tags), 40))
-	}
-	for _, k := range sortedKeys(tags) {
-		p := path.Key(k)
-		if len(k) == 0 || len(k) > 128 {
-			errs = append(errs, field.Invalid(p, k, msgTagKeyLength))
-		}
-		if len(tags[k]) > 256 {
-			errs = append(errs, field.Invalid(p, tags[k], msgTagValueLength))
-		}
-		if strings.HasPrefix(k, "kubernetes.io/cluster/") {
-			errs = append(errs, field.Invalid(p, k, msgTagClusterPrefix))
-		}
-		if k == TagCluster || k == TagNodePool || k == TagNodeClaim {
-			errs = append(errs, field.Invalid(p, k, msgTagTenon))
-		}
-	}
-	return errs
-}
-
 func validateBlockDeviceMappings(path *field.Path, mappings []BlockDeviceMapping) field.ErrorList {
 	var errs field.ErrorList
 	if len(mappings) > 50 {
@@ -293,108 +250,4 @@ func oneOf(path *field.Path, v *string, allowed []string) field.ErrorList {
 		return field.ErrorList{field.NotSupported(path, *v, allowed)}
 	}
 	return nil
-}
-
-func (in *KubeletConfiguration) validate(path *field.Path) field.ErrorList {
-	var errs field.ErrorList
-	if len(in.ClusterDNS) > 3 {
-		errs = append(errs, field.TooMany(path.Child("clusterDNS"), len(in.ClusterDNS), 3))
-	}
-	if v := in.MaxPods; v != nil && (*v < 1 || *v > 1000) {
-		errs = append(errs, field.Invalid(path.Child("maxPods"), *v, "maxPods must be between 1 and 1000"))
-	}
-	errs = append(errs, nonNegative(path.Child("podsPerCore"), in.PodsPerCore)...)
-	errs = append(errs, nonNegative(path.Child("evictionMaxPodGracePeriod"), in.EvictionMaxPodGracePeriod)...)
-	errs = append(errs, validateReserved(path.Child("systemReserved"), "systemReserved", in.SystemReserved)...)
-	errs = append(errs, validateReserved(path.Child("kubeReserved"), "kubeReserved", in.KubeReserved)...)
-	errs = append(errs, validateEviction(path.Child("evictionHard"), "evictionHard", in.EvictionHard)...)
-	errs = append(errs, validateEviction(path.Child("evictionSoft"), "evictionSoft", in.EvictionSoft)...)
-	errs = append(errs, in.validateSoftGracePeriods(path)...)
-	errs = append(errs, percent(path.Child("imageGCHighThresholdPercent"), in.ImageGCHighThresholdPercent)...)
-	errs = append(errs, percent(path.Child("imageGCLowThresholdPercent"), in.ImageGCLowThresholdPercent)...)
-	if hi, lo := in.ImageGCHighThresholdPercent, in.ImageGCLowThresholdPercent; hi != nil && lo != nil && *hi <= *lo {
-		errs = append(errs, field.Invalid(path.Child("imageGCLowThresholdPercent"), *lo, msgImageGC))
-	}
-	return errs
-}
-
-func (in *KubeletConfiguration) validateSoftGracePeriods(path *field.Path) field.ErrorList {
-	var errs field.ErrorList
-	grace := path.Child("evictionSoftGracePeriod")
-	if len(in.EvictionSoftGracePeriod) > 6 {
-		errs = append(errs, field.TooMany(grace, len(in.EvictionSoftGracePeriod), 6))
-	}
-	for _, k := range sortedKeys(in.EvictionSoftGracePeriod) {
-		if !slices.Contains(evictionSignals, k) {
-			errs = append(errs, field.Invalid(grace.Key(k), k, "evictionSoftGracePeriod keys must be "+signalList))
-		}
-		if v := in.EvictionSoftGracePeriod[k]; len(v) > 64 || !durationRE.MatchString(string(v)) {
-			errs = append(errs, field.Invalid(grace.Key(k), string(v), msgSoftGraceDuration))
-		}
-		if _, ok := in.EvictionSoft[k]; !ok {
-			errs = append(errs, field.Invalid(path.Child("evictionSoft"), k, msgGraceNeedsSoft))
-		}
-	}
-	for _, k := range sortedKeys(in.EvictionSoft) {
-		if _, ok := in.EvictionSoftGracePeriod[k]; !ok {
-			errs = append(errs, field.Invalid(grace, k, msgSoftNeedsGrace))
-		}
-	}
-	return errs
-}
-
-const signalList = "memory.available, nodefs.available, nodefs.inodesFree, imagefs.available, imagefs.inodesFree or pid.available"
-
-func nonNegative(path *field.Path, v *int32) field.ErrorList {
-	if v != nil && *v < 0 {
-		return field.ErrorList{field.Invalid(path, *v, "must not be negative")}
-	}
-	return nil
-}
-
-func percent(path *field.Path, v *int32) field.ErrorList {
-	if v != nil && (*v < 0 || *v > 100) {
-		return field.ErrorList{field.Invalid(path, *v, "must be a percentage between 0 and 100")}
-	}
-	return nil
-}
-
-func validateReserved(path *field.Path, name string, reserved map[string]string) field.ErrorList {
-	var errs field.ErrorList
-	if len(reserved) > 4 {
-		errs = append(errs, field.TooMany(path, len(reserved), 4))
-	}
-	for _, k := range sortedKeys(reserved) {
-		if !slices.Contains(reservedResources, k) {
-			errs = append(errs, field.Invalid(path.Key(k), k, name+" keys must be cpu, memory, ephemeral-storage or pid"))
-		}
-		if !isNonNegativeQuantity(reserved[k]) {
-			errs = append(errs, field.Invalid(path.Key(k), reserved[k], name+" values must be non-negative quantities such as 100m or 1Gi"))
-		}
-	}
-	return errs
-}
-
-func validateEviction(path *field.Path, name string, thresholds map[string]string) field.ErrorList {
-	var errs field.ErrorList
-	if len(thresholds) > 6 {
-		errs = append(errs, field.TooMany(path, len(thresholds), 6))
-	}
-	for _, k := range sortedKeys(thresholds) {
-		if !slices.Contains(evictionSignals, k) {
-			errs = append(errs, field.Invalid(path.Key(k), k, name+" keys must be "+signalList))
-		}
-		if v := thresholds[k]; len(v) > 64 || (!evictionPercentRE.MatchString(v) && !isNonNegativeQuantity(v)) {
-			errs = append(errs, field.Invalid(path.Key(k), v, name+" values must be a percentage such as 10% or a quantity such as 100Mi"))
-		}
-	}
-	return errs
-}
-
-func isNonNegativeQuantity(v string) bool {
-	if len(v) > 64 {
-		return false
-	}
-	q, err := resource.ParseQuantity(v)
-	return err == nil && q.Sign() >= 0
 }

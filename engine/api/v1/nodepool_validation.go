@@ -6,6 +6,8 @@ import (
 
 	"github.com/robfig/cron/v3"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/tenonhq/terraform-provider-tenon/engine/api/internal/apivalidation"
 )
 
 var (
@@ -38,7 +40,7 @@ var (
 // with the paths of the offending fields. Fields left empty that have defaults are accepted, so
 // it can run before or after SetDefaults.
 func (in *NodePool) Validate() field.ErrorList {
-	errs := validateObjectName(in.Name, in.GenerateName)
+	errs := apivalidation.ObjectName(in.Name, in.GenerateName)
 	return append(errs, in.Spec.validate(field.NewPath("spec"))...)
 }
 
@@ -64,24 +66,18 @@ func (in *NodePoolSpec) validate(path *field.Path) field.ErrorList {
 func (in *NodeClaimTemplate) validate(path *field.Path) field.ErrorList {
 	meta := path.Child("metadata")
 	errs := ValidateLabels(meta.Child("labels"), in.Labels)
-	errs = append(errs, validateAnnotations(meta.Child("annotations"), in.Annotations)...)
+	errs = append(errs, apivalidation.Annotations(meta.Child("annotations"), in.Annotations)...)
 	return append(errs, in.Spec.validate(path.Child("spec"))...)
 }
 
 func (in *NodeClaimTemplateSpec) validate(path *field.Path) field.ErrorList {
 	reqPath := path.Child("requirements")
 	errs := ValidateRequirements(reqPath, in.Requirements)
-	for i, r := range in.Requirements {
-		if r.Key == LabelNodePool {
-			errs = append(errs, field.Invalid(reqPath.Index(i).Child("key"), r.Key, msgNodePoolReq))
-		}
-	}
-	errs = append(errs, validateTaints(path.Child("taints"), "taints", in.Taints)...)
-	errs = append(errs, validateTaints(path.Child("startupTaints"), "startupTaints", in.StartupTaints)...)
-	errs = append(errs, validateStartupTaintRepeats(path.Child("startupTaints"), in.Taints, in.StartupTaints)...)
+	errs = append(errs, apivalidation.ForbidRequirementKey(reqPath, in.Requirements, LabelNodePool, msgNodePoolReq)...)
+	errs = append(errs, apivalidation.NodeTaints(path, in.Taints, in.StartupTaints)...)
 	errs = append(errs, validateNodeClassRef(path.Child("nodeClassRef"), in.NodeClassRef)...)
 	errs = append(errs, validateNillableDuration(path.Child("expireAfter"), in.ExpireAfter, msgExpireAfter)...)
-	return append(errs, validateDuration(path.Child("terminationGracePeriod"), in.TerminationGracePeriod, durationRE, msgTerminationGracePeriod)...)
+	return append(errs, validateDuration(path.Child("terminationGracePeriod"), in.TerminationGracePeriod, apivalidation.DurationRE, msgTerminationGracePeriod)...)
 }
 
 func (in *Disruption) validate(path *field.Path) field.ErrorList {

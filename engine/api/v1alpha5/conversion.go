@@ -144,12 +144,12 @@ func nodeClassRef(p *Provisioner) *v1.NodeClassReference {
 	return out
 }
 
-func providerToV1(p *Provider, kubelet *KubeletConfiguration) *v1.AWSNodeClassSpec {
+func providerToV1(p *Provider, kubelet *v1.KubeletConfiguration) *v1.AWSNodeClassSpec {
 	out := &v1.AWSNodeClassSpec{
 		AMIFamily:       p.AMIFamily,
 		InstanceProfile: p.InstanceProfile,
 		Tags:            maps.Clone(p.Tags),
-		Kubelet:         kubeletToV1(kubelet),
+		Kubelet:         kubelet.DeepCopy(),
 	}
 	if p.AMISelector != nil {
 		out.AMISelectorTerms = []v1.AMISelectorTerm{{Tags: maps.Clone(p.AMISelector)}}
@@ -161,46 +161,6 @@ func providerToV1(p *Provider, kubelet *KubeletConfiguration) *v1.AWSNodeClassSp
 		out.SecurityGroupSelectorTerms = []v1.SecurityGroupSelectorTerm{{Tags: maps.Clone(p.SecurityGroupSelector)}}
 	}
 	return out
-}
-
-func kubeletToV1(k *KubeletConfiguration) *v1.KubeletConfiguration {
-	if k == nil {
-		return nil
-	}
-	return &v1.KubeletConfiguration{
-		ClusterDNS:                  slices.Clone(k.ClusterDNS),
-		MaxPods:                     copyPtr(k.MaxPods),
-		PodsPerCore:                 copyPtr(k.PodsPerCore),
-		SystemReserved:              maps.Clone(k.SystemReserved),
-		KubeReserved:                maps.Clone(k.KubeReserved),
-		EvictionHard:                convertMap[string, EvictionThreshold, string](k.EvictionHard),
-		EvictionSoft:                convertMap[string, EvictionThreshold, string](k.EvictionSoft),
-		EvictionSoftGracePeriod:     convertMap[string, Duration, v1.Duration](k.EvictionSoftGracePeriod),
-		EvictionMaxPodGracePeriod:   copyPtr(k.EvictionMaxPodGracePeriod),
-		ImageGCHighThresholdPercent: copyPtr(k.ImageGCHighThresholdPercent),
-		ImageGCLowThresholdPercent:  copyPtr(k.ImageGCLowThresholdPercent),
-		CPUCFSQuota:                 copyPtr(k.CPUCFSQuota),
-	}
-}
-
-func kubeletFromV1(k *v1.KubeletConfiguration) *KubeletConfiguration {
-	if k == nil {
-		return nil
-	}
-	return &KubeletConfiguration{
-		ClusterDNS:                  slices.Clone(k.ClusterDNS),
-		MaxPods:                     copyPtr(k.MaxPods),
-		PodsPerCore:                 copyPtr(k.PodsPerCore),
-		SystemReserved:              maps.Clone(k.SystemReserved),
-		KubeReserved:                maps.Clone(k.KubeReserved),
-		EvictionHard:                convertMap[string, string, EvictionThreshold](k.EvictionHard),
-		EvictionSoft:                convertMap[string, string, EvictionThreshold](k.EvictionSoft),
-		EvictionSoftGracePeriod:     convertMap[string, v1.Duration, Duration](k.EvictionSoftGracePeriod),
-		EvictionMaxPodGracePeriod:   copyPtr(k.EvictionMaxPodGracePeriod),
-		ImageGCHighThresholdPercent: copyPtr(k.ImageGCHighThresholdPercent),
-		ImageGCLowThresholdPercent:  copyPtr(k.ImageGCLowThresholdPercent),
-		CPUCFSQuota:                 copyPtr(k.CPUCFSQuota),
-	}
 }
 
 func requirementsToV1(reqs []NodeSelectorRequirement) []v1.NodeSelectorRequirementWithMinValues {
@@ -385,7 +345,7 @@ func providerFromV1(np *v1.NodePool, nc *v1.NodeClass, spec *ProvisionerSpec) fi
 		errs = append(errs, field.Forbidden(path.Child("securityGroupSelectorTerms"), err.Error()))
 	}
 	spec.Provider = p
-	spec.KubeletConfiguration = kubeletFromV1(aws.Kubelet)
+	spec.KubeletConfiguration = aws.Kubelet.DeepCopy()
 	return errs
 }
 
@@ -419,7 +379,7 @@ func requirementsFromV1(reqs []v1.NodeSelectorRequirementWithMinValues) ([]NodeS
 		if r.MinValues != nil {
 			return nil, fmt.Errorf("requirement %d (%s) sets minValues, which a Provisioner has not", i, r.Key)
 		}
-		if !slices.Contains(supportedOperators, string(r.Operator)) {
+		if !slices.Contains(operators.Supported, r.Operator) {
 			return nil, fmt.Errorf("requirement %d (%s) uses operator %s, which a Provisioner has not", i, r.Key, r.Operator)
 		}
 		out[i] = NodeSelectorRequirement{Key: r.Key, Operator: r.Operator, Values: slices.Clone(r.Values)}

@@ -275,8 +275,8 @@ func randomRequirements(r *rand.Rand) []v1alpha5.NodeSelectorRequirement {
 	return out
 }
 
-func randomKubelet(r *rand.Rand) *v1alpha5.KubeletConfiguration {
-	k := &v1alpha5.KubeletConfiguration{}
+func randomKubelet(r *rand.Rand) *v1.KubeletConfiguration {
+	k := &v1.KubeletConfiguration{}
 	if r.IntN(2) == 0 {
 		k.ClusterDNS = []string{"10.100.0.10"}
 	}
@@ -288,10 +288,10 @@ func randomKubelet(r *rand.Rand) *v1alpha5.KubeletConfiguration {
 	}
 	k.SystemReserved = randomMap(r, []string{"cpu", "memory"}, func() string { return pick(r, "100m", "1Gi") })
 	k.KubeReserved = randomMap(r, []string{"ephemeral-storage", "pid"}, func() string { return pick(r, "1Gi", "100") })
-	k.EvictionHard = randomMap(r, []string{"memory.available", "nodefs.available"}, func() v1alpha5.EvictionThreshold { return pick[v1alpha5.EvictionThreshold](r, "5%", "100Mi") })
+	k.EvictionHard = randomMap(r, []string{"memory.available", "nodefs.available"}, func() string { return pick(r, "5%", "100Mi") })
 	if r.IntN(2) == 0 {
-		k.EvictionSoft = map[string]v1alpha5.EvictionThreshold{"memory.available": "10%"}
-		k.EvictionSoftGracePeriod = map[string]v1alpha5.Duration{"memory.available": pick[v1alpha5.Duration](r, "1m30s", "90s")}
+		k.EvictionSoft = map[string]string{"memory.available": "10%"}
+		k.EvictionSoftGracePeriod = map[string]v1.Duration{"memory.available": pick[v1.Duration](r, "1m30s", "90s")}
 	}
 	if r.IntN(2) == 0 {
 		k.EvictionMaxPodGracePeriod = ptr(int32(r.IntN(300)))

@@ -4,10 +4,12 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	v1 "github.com/tenonhq/terraform-provider-tenon/engine/api/v1"
 )
 
-// Group is the API group of every Tenon object.
-const Group = "tenon.dev"
+// Group is the API group of every Tenon object, v1's.
+const Group = v1.Group
 
 // Version is the version of the API in this package.
 const Version = "v1alpha5"

@@ -1,13 +1,15 @@
 package v1alpha5
 
+import v1 "github.com/tenonhq/terraform-provider-tenon/engine/api/v1"
+
 // AMI families an inline provider may name: the NodeClass's.
 const (
 	// AMIFamilyAL2023 is Amazon Linux 2023, the NodeClass default.
-	AMIFamilyAL2023 = "AL2023"
+	AMIFamilyAL2023 = v1.AMIFamilyAL2023
 	// AMIFamilyBottlerocket is Bottlerocket.
-	AMIFamilyBottlerocket = "Bottlerocket"
+	AMIFamilyBottlerocket = v1.AMIFamilyBottlerocket
 	// AMIFamilyCustom is an AMI of your own, selected by amiSelector.
-	AMIFamilyCustom = "Custom"
+	AMIFamilyCustom = v1.AMIFamilyCustom
 )
 
 // Provider is the inline AWS configuration of a provisioner's nodes, Karpenter's v1alpha5

@@ -3,6 +3,8 @@ package v1alpha5
 import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	v1 "github.com/tenonhq/terraform-provider-tenon/engine/api/v1"
 )
 
 // Provisioner is Karpenter's v1alpha5 capacity policy in Tenon's group: the nodes the agent may
@@ -62,10 +64,11 @@ type ProvisionerSpec struct {
 	// tenon.dev/nodepool is set by the agent.
 	// +kubebuilder:validation:MaxProperties=100
 	// +kubebuilder:validation:XValidation:rule="self.all(k, size(k) <= 316 && k.matches('^([a-z0-9]([-a-z0-9]*[a-z0-9])?([.][a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$') && k.matches('^([^/]{1,253}/)?[^/]{1,63}$'))",message="key must be a label key such as example.com/team: an optional DNS subdomain and '/', then up to 63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit"
-	// +kubebuilder:validation:XValidation:rule="self.all(k, k in ['kubernetes.io/arch', 'kubernetes.io/os', 'topology.kubernetes.io/zone', 'topology.kubernetes.io/region'] || k.matches('^([^/]+[.])?(node|node-restriction)[.]kubernetes[.]io/') || !k.matches('^([^/]+[.])?kubernetes[.]io/'))",message="label domain kubernetes.io is restricted; use kubernetes.io/arch, kubernetes.io/os, topology.kubernetes.io/zone or region, a node.kubernetes.io label, or a key in your own domain"
-	// +kubebuilder:validation:XValidation:rule="self.all(k, !k.matches('^([^/]+[.])?k8s[.]io/'))",message="label domain k8s.io is restricted; use a key in your own domain"
+	// +kubebuilder:validation:XValidation:rule="self.all(k, k in ['kubernetes.io/arch', 'kubernetes.io/os', 'node.kubernetes.io/instance-type', 'topology.kubernetes.io/region', 'topology.kubernetes.io/zone'] || k.matches('^([^/]+[.])?(node|node-restriction)[.]kubernetes[.]io/') || !k.matches('^([^/]+[.])?kubernetes[.]io/'))",message="label domain kubernetes.io is restricted; use kubernetes.io/arch, kubernetes.io/os, topology.kubernetes.io/zone or region, a node.kubernetes.io label, or a key in your own domain"
+	// +kubebuilder:validation:XValidation:rule="self.all(k, k.matches('^([^/]+[.])?kops[.]k8s[.]io/') || !k.matches('^([^/]+[.])?k8s[.]io/'))",message="label domain k8s.io is restricted (kops.k8s.io excepted); use a key in your own domain"
 	// +kubebuilder:validation:XValidation:rule="self.all(k, !k.matches('^([^/]+[.])?karpenter[.]sh/'))",message="label domain karpenter.sh is restricted; use the tenon.dev equivalent, such as tenon.dev/capacity-type for karpenter.sh/capacity-type"
-	// +kubebuilder:validation:XValidation:rule="self.all(k, k in ['tenon.dev/nodepool', 'tenon.dev/capacity-type', 'tenon.dev/instance-category', 'tenon.dev/instance-family', 'tenon.dev/instance-generation', 'tenon.dev/instance-size', 'tenon.dev/instance-cpu', 'tenon.dev/instance-memory', 'tenon.dev/instance-gpu-count', 'tenon.dev/instance-gpu-name'] || !k.matches('^([^/]+[.])?tenon[.]dev/'))",message="label domain tenon.dev is restricted; use a well-known label such as tenon.dev/capacity-type or tenon.dev/instance-family, or a key in your own domain"
+	// +kubebuilder:validation:XValidation:rule="self.all(k, !(k in ['karpenter.k8s.aws/instance-accelerator-count', 'karpenter.k8s.aws/instance-accelerator-manufacturer', 'karpenter.k8s.aws/instance-accelerator-name', 'karpenter.k8s.aws/instance-category', 'karpenter.k8s.aws/instance-cpu', 'karpenter.k8s.aws/instance-cpu-manufacturer', 'karpenter.k8s.aws/instance-ebs-bandwidth', 'karpenter.k8s.aws/instance-encryption-in-transit', 'karpenter.k8s.aws/instance-encryption-in-transit-supported', 'karpenter.k8s.aws/instance-family', 'karpenter.k8s.aws/instance-generation', 'karpenter.k8s.aws/instance-gpu-count', 'karpenter.k8s.aws/instance-gpu-manufacturer', 'karpenter.k8s.aws/instance-gpu-memory', 'karpenter.k8s.aws/instance-gpu-name', 'karpenter.k8s.aws/instance-hypervisor', 'karpenter.k8s.aws/instance-local-nvme', 'karpenter.k8s.aws/instance-memory', 'karpenter.k8s.aws/instance-network-bandwidth', 'karpenter.k8s.aws/instance-size']))",message="Karpenter's instance labels are restricted; use the tenon.dev equivalent, such as tenon.dev/instance-family for karpenter.k8s.aws/instance-family"
+	// +kubebuilder:validation:XValidation:rule="self.all(k, k in ['tenon.dev/capacity-type', 'tenon.dev/instance-accelerator-count', 'tenon.dev/instance-accelerator-manufacturer', 'tenon.dev/instance-accelerator-name', 'tenon.dev/instance-category', 'tenon.dev/instance-cpu', 'tenon.dev/instance-cpu-manufacturer', 'tenon.dev/instance-ebs-bandwidth', 'tenon.dev/instance-encryption-in-transit', 'tenon.dev/instance-family', 'tenon.dev/instance-generation', 'tenon.dev/instance-gpu-count', 'tenon.dev/instance-gpu-manufacturer', 'tenon.dev/instance-gpu-memory', 'tenon.dev/instance-gpu-name', 'tenon.dev/instance-hypervisor', 'tenon.dev/instance-local-nvme', 'tenon.dev/instance-memory', 'tenon.dev/instance-network-bandwidth', 'tenon.dev/instance-size', 'tenon.dev/nodepool'] || !k.matches('^([^/]+[.])?tenon[.]dev/'))",message="label domain tenon.dev is restricted; use a well-known label such as tenon.dev/capacity-type or tenon.dev/instance-family, or a key in your own domain"
 	// +kubebuilder:validation:XValidation:rule="!('tenon.dev/nodepool' in self)",message="label tenon.dev/nodepool is set by the agent to the provisioner's name; remove it"
 	// +optional
 	Labels map[string]LabelValue `json:"labels,omitempty"`
@@ -86,9 +89,10 @@ type ProvisionerSpec struct {
 	// +kubebuilder:validation:MaxItems=100
 	// +optional
 	Requirements []NodeSelectorRequirement `json:"requirements,omitempty"`
-	// KubeletConfiguration overrides kubelet settings of the nodes.
+	// KubeletConfiguration overrides kubelet settings of the nodes. It is a NodeClass's
+	// aws.kubelet, with the same checks, and converts to it.
 	// +optional
-	KubeletConfiguration *KubeletConfiguration `json:"kubeletConfiguration,omitempty"`
+	KubeletConfiguration *v1.KubeletConfiguration `json:"kubeletConfiguration,omitempty"`
 	// Provider is the inline AWS configuration of the nodes. Exclusive with providerRef; one of
 	// them is required.
 	// +optional

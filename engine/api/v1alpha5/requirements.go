@@ -18,10 +18,11 @@ type NodeSelectorRequirement struct {
 	// domains are restricted to the well-known labels.
 	// +kubebuilder:validation:MaxLength=316
 	// +kubebuilder:validation:XValidation:rule="self.matches('^([a-z0-9]([-a-z0-9]*[a-z0-9])?([.][a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$') && self.matches('^([^/]{1,253}/)?[^/]{1,63}$')",message="key must be a label key such as example.com/team: an optional DNS subdomain and '/', then up to 63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit"
-	// +kubebuilder:validation:XValidation:rule="self in ['kubernetes.io/arch', 'kubernetes.io/os', 'topology.kubernetes.io/zone', 'topology.kubernetes.io/region'] || self.matches('^([^/]+[.])?(node|node-restriction)[.]kubernetes[.]io/') || !self.matches('^([^/]+[.])?kubernetes[.]io/')",message="label domain kubernetes.io is restricted; use kubernetes.io/arch, kubernetes.io/os, topology.kubernetes.io/zone or region, a node.kubernetes.io label, or a key in your own domain"
-	// +kubebuilder:validation:XValidation:rule="!self.matches('^([^/]+[.])?k8s[.]io/')",message="label domain k8s.io is restricted; use a key in your own domain"
+	// +kubebuilder:validation:XValidation:rule="self in ['kubernetes.io/arch', 'kubernetes.io/os', 'node.kubernetes.io/instance-type', 'topology.kubernetes.io/region', 'topology.kubernetes.io/zone'] || self.matches('^([^/]+[.])?(node|node-restriction)[.]kubernetes[.]io/') || !self.matches('^([^/]+[.])?kubernetes[.]io/')",message="label domain kubernetes.io is restricted; use kubernetes.io/arch, kubernetes.io/os, topology.kubernetes.io/zone or region, a node.kubernetes.io label, or a key in your own domain"
+	// +kubebuilder:validation:XValidation:rule="self.matches('^([^/]+[.])?kops[.]k8s[.]io/') || !self.matches('^([^/]+[.])?k8s[.]io/')",message="label domain k8s.io is restricted (kops.k8s.io excepted); use a key in your own domain"
 	// +kubebuilder:validation:XValidation:rule="!self.matches('^([^/]+[.])?karpenter[.]sh/')",message="label domain karpenter.sh is restricted; use the tenon.dev equivalent, such as tenon.dev/capacity-type for karpenter.sh/capacity-type"
-	// +kubebuilder:validation:XValidation:rule="self in ['tenon.dev/nodepool', 'tenon.dev/capacity-type', 'tenon.dev/instance-category', 'tenon.dev/instance-family', 'tenon.dev/instance-generation', 'tenon.dev/instance-size', 'tenon.dev/instance-cpu', 'tenon.dev/instance-memory', 'tenon.dev/instance-gpu-count', 'tenon.dev/instance-gpu-name'] || !self.matches('^([^/]+[.])?tenon[.]dev/')",message="label domain tenon.dev is restricted; use a well-known label such as tenon.dev/capacity-type or tenon.dev/instance-family, or a key in your own domain"
+	// +kubebuilder:validation:XValidation:rule="!(self in ['karpenter.k8s.aws/instance-accelerator-count', 'karpenter.k8s.aws/instance-accelerator-manufacturer', 'karpenter.k8s.aws/instance-accelerator-name', 'karpenter.k8s.aws/instance-category', 'karpenter.k8s.aws/instance-cpu', 'karpenter.k8s.aws/instance-cpu-manufacturer', 'karpenter.k8s.aws/instance-ebs-bandwidth', 'karpenter.k8s.aws/instance-encryption-in-transit', 'karpenter.k8s.aws/instance-encryption-in-transit-supported', 'karpenter.k8s.aws/instance-family', 'karpenter.k8s.aws/instance-generation', 'karpenter.k8s.aws/instance-gpu-count', 'karpenter.k8s.aws/instance-gpu-manufacturer', 'karpenter.k8s.aws/instance-gpu-memory', 'karpenter.k8s.aws/instance-gpu-name', 'karpenter.k8s.aws/instance-hypervisor', 'karpenter.k8s.aws/instance-local-nvme', 'karpenter.k8s.aws/instance-memory', 'karpenter.k8s.aws/instance-network-bandwidth', 'karpenter.k8s.aws/instance-size'])",message="Karpenter's instance labels are restricted; use the tenon.dev equivalent, such as tenon.dev/instance-family for karpenter.k8s.aws/instance-family"
+	// +kubebuilder:validation:XValidation:rule="self in ['tenon.dev/capacity-type', 'tenon.dev/instance-accelerator-count', 'tenon.dev/instance-accelerator-manufacturer', 'tenon.dev/instance-accelerator-name', 'tenon.dev/instance-category', 'tenon.dev/instance-cpu', 'tenon.dev/instance-cpu-manufacturer', 'tenon.dev/instance-ebs-bandwidth', 'tenon.dev/instance-encryption-in-transit', 'tenon.dev/instance-family', 'tenon.dev/instance-generation', 'tenon.dev/instance-gpu-count', 'tenon.dev/instance-gpu-manufacturer', 'tenon.dev/instance-gpu-memory', 'tenon.dev/instance-gpu-name', 'tenon.dev/instance-hypervisor', 'tenon.dev/instance-local-nvme', 'tenon.dev/instance-memory', 'tenon.dev/instance-network-bandwidth', 'tenon.dev/instance-size', 'tenon.dev/nodepool'] || !self.matches('^([^/]+[.])?tenon[.]dev/')",message="label domain tenon.dev is restricted; use a well-known label such as tenon.dev/capacity-type or tenon.dev/instance-family, or a key in your own domain"
 	// +kubebuilder:validation:XValidation:rule="self != 'tenon.dev/nodepool'",message="label tenon.dev/nodepool is set by the agent to the provisioner's name; remove the requirement"
 	// +required
 	Key string `json:"key,omitempty"`
@@ -37,6 +38,11 @@ type NodeSelectorRequirement struct {
 	// +kubebuilder:validation:items:Pattern=`^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$`
 	// +optional
 	Values []string `json:"values,omitempty"`
+}
+
+// ToCore returns the requirement as a core NodeSelectorRequirement.
+func (in NodeSelectorRequirement) ToCore() corev1.NodeSelectorRequirement {
+	return corev1.NodeSelectorRequirement{Key: in.Key, Operator: in.Operator, Values: append([]string(nil), in.Values...)}
 }
 
 // Taint is a taint put on the nodes of a provisioner. Pods must tolerate it to be scheduled
@@ -57,4 +63,9 @@ type Taint struct {
 	// +kubebuilder:validation:Enum=NoSchedule;PreferNoSchedule;NoExecute
 	// +required
 	Effect corev1.TaintEffect `json:"effect,omitempty"`
+}
+
+// ToCore returns the taint as a core Taint.
+func (in Taint) ToCore() corev1.Taint {
+	return corev1.Taint{Key: in.Key, Value: in.Value, Effect: in.Effect}
 }

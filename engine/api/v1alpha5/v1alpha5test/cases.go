@@ -42,7 +42,8 @@ const (
 	mKeySyntax     = "key must be a label key such as example.com/team: an optional DNS subdomain and '/', then up to 63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit"
 	mValueSyntax   = "value must be up to 63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit"
 	mKubernetes    = "label domain kubernetes.io is restricted; use kubernetes.io/arch, kubernetes.io/os, topology.kubernetes.io/zone or region, a node.kubernetes.io label, or a key in your own domain"
-	mK8s           = "label domain k8s.io is restricted; use a key in your own domain"
+	mK8s           = "label domain k8s.io is restricted (kops.k8s.io excepted); use a key in your own domain"
+	mKarpenterAWS  = "Karpenter's instance labels are restricted; use the tenon.dev equivalent, such as tenon.dev/instance-family for karpenter.k8s.aws/instance-family"
 	mKarpenter     = "label domain karpenter.sh is restricted; use the tenon.dev equivalent, such as tenon.dev/capacity-type for karpenter.sh/capacity-type"
 	mTenon         = "label domain tenon.dev is restricted; use a well-known label such as tenon.dev/capacity-type or tenon.dev/instance-family, or a key in your own domain"
 	mNodePoolLabel = "label tenon.dev/nodepool is set by the agent to the provisioner's name; remove it"
@@ -79,6 +80,7 @@ const (
 	mSoftKeys      = "evictionSoft keys must be memory.available, nodefs.available, nodefs.inodesFree, imagefs.available, imagefs.inodesFree or pid.available"
 	mSoftValues    = "evictionSoft values must be a percentage such as 10% or a quantity such as 100Mi"
 	mGPKeys        = "evictionSoftGracePeriod keys must be memory.available, nodefs.available, nodefs.inodesFree, imagefs.available, imagefs.inodesFree or pid.available"
+	mGPValues      = "evictionSoftGracePeriod values must be durations such as 30s or 1m30s (units s, m, h)"
 )
 
 // Case is one input: Base with Patch merged in, and the errors it must get (none: valid).
@@ -150,6 +152,8 @@ var Cases = []Case{
 		Want: []Error{cel("spec.labels[k8s.io/x]", "spec.labels", mK8s)}},
 	{Name: "label domain karpenter.sh", Patch: `{spec: {labels: {karpenter.sh/capacity-type: spot}}}`,
 		Want: []Error{cel("spec.labels[karpenter.sh/capacity-type]", "spec.labels", mKarpenter)}},
+	{Name: "label Karpenter AWS instance label", Patch: `{spec: {labels: {karpenter.k8s.aws/instance-family: m5}}}`,
+		Want: []Error{cel("spec.labels[karpenter.k8s.aws/instance-family]", "spec.labels", mKarpenterAWS)}},
 	{Name: "label domain tenon.dev", Patch: `{spec: {labels: {tenon.dev/team: x}}}`,
 		Want: []Error{cel("spec.labels[tenon.dev/team]", "spec.labels", mTenon)}},
 	{Name: "label tenon.dev/nodepool", Patch: `{spec: {labels: {tenon.dev/nodepool: x}}}`,
@@ -204,6 +208,8 @@ var Cases = []Case{
 		Want: []Error{cel("spec.requirements[0].key", "", mK8s)}},
 	{Name: "requirement key karpenter.sh", Patch: `{spec: {requirements: [{key: karpenter.sh/capacity-type, operator: In, values: [spot]}]}}`,
 		Want: []Error{cel("spec.requirements[0].key", "", mKarpenter)}},
+	{Name: "requirement key Karpenter AWS instance label", Patch: `{spec: {requirements: [{key: karpenter.k8s.aws/instance-size, operator: Exists}]}}`,
+		Want: []Error{cel("spec.requirements[0].key", "", mKarpenterAWS)}},
 	{Name: "requirement key tenon.dev", Patch: `{spec: {requirements: [{key: tenon.dev/provisioner-name, operator: Exists}]}}`,
 		Want: []Error{cel("spec.requirements[0].key", "", mTenon)}},
 	{Name: "requirement key tenon.dev/nodepool", Patch: `{spec: {requirements: [{key: tenon.dev/nodepool, operator: Exists}]}}`,
@@ -249,7 +255,7 @@ var Cases = []Case{
 	{Name: "evictionSoft value", Patch: `{spec: {kubeletConfiguration: {evictionSoft: {memory.available: "-1Gi"}, evictionSoftGracePeriod: {memory.available: 1m}}}}`,
 		Want: []Error{cel("spec.kubeletConfiguration.evictionSoft[memory.available]", "spec.kubeletConfiguration.evictionSoft", mSoftValues)}},
 	{Name: "grace period value", Patch: `{spec: {kubeletConfiguration: {evictionSoft: {memory.available: 5%}, evictionSoftGracePeriod: {memory.available: 1d}}}}`,
-		Want: []Error{{Type: invalid, GoPath: "spec.kubeletConfiguration.evictionSoftGracePeriod[memory.available]", CRDPath: "spec.kubeletConfiguration.evictionSoftGracePeriod.memory.available"}}},
+		Want: []Error{cel("spec.kubeletConfiguration.evictionSoftGracePeriod[memory.available]", "spec.kubeletConfiguration.evictionSoftGracePeriod", mGPValues)}},
 
 	// providerRef.
 	{Name: "providerRef name syntax", Patch: `{spec: {provider: null, providerRef: {name: My_Class}}}`,

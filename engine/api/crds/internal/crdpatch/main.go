@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"log"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 
@@ -41,16 +42,26 @@ var patches = append([]patch{{
 }}, kubeletMapValues()...)
 
 // kubeletMapValues bounds the values of the kubelet's maps, so their CEL rules (quantities,
-// percentages, durations) stay within the API server's cost budget.
+// percentages, durations) stay within the API server's cost budget. The kubelet settings are one
+// Go type, a NodeClass's aws.kubelet and a Provisioner's kubeletConfiguration.
 func kubeletMapValues() []patch {
+	kubelets := []struct {
+		file string
+		path []string
+	}{
+		{"tenon.dev_nodeclasses.yaml", []string{"aws", "properties", "kubelet"}},
+		{"tenon.dev_provisioners.yaml", []string{"kubeletConfiguration"}},
+	}
 	var ps []patch
-	for _, m := range []string{"systemReserved", "kubeReserved", "evictionHard", "evictionSoft", "evictionSoftGracePeriod"} {
-		ps = append(ps, patch{
-			file: "tenon.dev_nodeclasses.yaml",
-			path: []string{"spec", "versions", "*", "schema", "openAPIV3Schema", "properties", "spec", "properties",
-				"aws", "properties", "kubelet", "properties", m, "additionalProperties"},
-			add: []keyValue{{"maxLength", "64"}},
-		})
+	for _, k := range kubelets {
+		for _, m := range []string{"systemReserved", "kubeReserved", "evictionHard", "evictionSoft", "evictionSoftGracePeriod"} {
+			ps = append(ps, patch{
+				file: k.file,
+				path: slices.Concat([]string{"spec", "versions", "*", "schema", "openAPIV3Schema", "properties", "spec", "properties"},
+					k.path, []string{"properties", m, "additionalProperties"}),
+				add: []keyValue{{"maxLength", "64"}},
+			})
+		}
 	}
 	return ps
 }

@@ -1,0 +1,103 @@
+package apivalidation
+
+import (
+	"maps"
+	"slices"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/tenonhq/terraform-provider-tenon/engine/scheduling"
+)
+
+// Limits of the schema, the same in every version.
+const (
+	maxLabelKey    = 316 // a DNS subdomain of 253, '/', and a name of 63
+	maxLabelValue  = 63
+	maxMapEntries  = 100 // labels and annotations
+	maxNodeClassNm = 253
+)
+
+// LabelKeyErrors returns the syntax and restricted-domain problems of a label key, in the
+// order of the CEL rules. What is allowed is what scheduling.IsRestrictedLabel allows (less
+// tenon.dev/nodepool, which each version reports with its own message): the well-known labels
+// but kubernetes.io/hostname, the node.kubernetes.io, node-restriction.kubernetes.io and
+// kops.k8s.io domains, and any domain of your own. The markers list the well-known labels
+// literally; the twin tests keep the two in step.
+func LabelKeyErrors(key string) []string {
+	var msgs []string
+	if !IsQualifiedName(key) {
+		msgs = append(msgs, MsgKeySyntax)
+	}
+	wellKnown := scheduling.IsWellKnownLabel(key) && key != scheduling.LabelHostname
+	if !wellKnown && !openKubernetesDomainRE.MatchString(key) && kubernetesDomainRE.MatchString(key) {
+		msgs = append(msgs, MsgDomainKubernetes)
+	}
+	if !kopsDomainRE.MatchString(key) && k8sDomainRE.MatchString(key) {
+		msgs = append(msgs, MsgDomainK8s)
+	}
+	if karpenterDomainRE.MatchString(key) {
+		msgs = append(msgs, MsgDomainKarpenter)
+	}
+	if _, ok := scheduling.FromKarpenterLabel(key); ok && strings.HasPrefix(key, "karpenter.k8s.aws/") {
+		msgs = append(msgs, MsgKarpenterAWS)
+	}
+	if !wellKnown && tenonDomainRE.MatchString(key) {
+		msgs = append(msgs, MsgDomainTenon)
+	}
+	return msgs
+}
+
+// IsQualifiedName reports whether k is a label key (an optional DNS subdomain and '/', then a
+// name of up to 63 characters).
+func IsQualifiedName(k string) bool {
+	return len(k) <= maxLabelKey && qualifiedNameRE.MatchString(k) && qualifiedNameLengthRE.MatchString(k)
+}
+
+// LabelValue checks a label value as the schema does: at most 63 characters (too long, as the
+// API server reports it, with the message saying what a value may be), of label syntax.
+func LabelValue(path *field.Path, v string) field.ErrorList {
+	switch {
+	case len(v) > maxLabelValue:
+		err := field.TooLong(path, v, maxLabelValue)
+		err.Detail = MsgValueSyntax
+		return field.ErrorList{err}
+	case !labelValueRE.MatchString(v):
+		return field.ErrorList{field.Invalid(path, v, MsgValueSyntax)}
+	}
+	return nil
+}
+
+// Labels checks node labels: key syntax, the restricted domains, tenon.dev/nodepool (which the
+// agent sets; msgNodePool says so) and the values.
+func Labels[V ~string](path *field.Path, labels map[string]V, msgNodePool string) field.ErrorList {
+	var errs field.ErrorList
+	if len(labels) > maxMapEntries {
+		errs = append(errs, field.TooMany(path, len(labels), maxMapEntries))
+	}
+	for _, k := range slices.Sorted(maps.Keys(labels)) {
+		p := path.Key(k)
+		for _, msg := range LabelKeyErrors(k) {
+			errs = append(errs, field.Invalid(p, k, msg))
+		}
+		if k == scheduling.LabelNodePool {
+			errs = append(errs, field.Invalid(p, k, msgNodePool))
+		}
+		errs = append(errs, LabelValue(p, string(labels[k]))...)
+	}
+	return errs
+}
+
+// Annotations checks the keys of node annotations.
+func Annotations(path *field.Path, annotations map[string]string) field.ErrorList {
+	var errs field.ErrorList
+	if len(annotations) > maxMapEntries {
+		errs = append(errs, field.TooMany(path, len(annotations), maxMapEntries))
+	}
+	for _, k := range slices.Sorted(maps.Keys(annotations)) {
+		if !IsQualifiedName(k) {
+			errs = append(errs, field.Invalid(path.Key(k), k, MsgKeySyntax))
+		}
+	}
+	return errs
+}

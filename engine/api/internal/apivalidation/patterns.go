@@ -1,0 +1,50 @@
+package apivalidation
+
+import "regexp"
+
+// The expressions below are the ones in the CEL rules and patterns of the markers, character
+// for character, so Go and the API server accept the same strings. None uses a backslash, so
+// the markers need no escaping.
+var (
+	qualifiedNameRE       = regexp.MustCompile(`^([a-z0-9]([-a-z0-9]*[a-z0-9])?([.][a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$`)
+	qualifiedNameLengthRE = regexp.MustCompile(`^([^/]{1,253}/)?[^/]{1,63}$`)
+	labelValueRE          = regexp.MustCompile(`^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$`)
+	dnsSubdomainRE        = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?([.][a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`)
+	integerValueRE        = regexp.MustCompile(`^[0-9]{1,18}$`)
+
+	// DurationRE is a duration with the units s, m and h, such as 30s or 1h30m.
+	DurationRE = regexp.MustCompile(`^([0-9]+(s|m|h))+$`)
+
+	kubernetesDomainRE     = regexp.MustCompile(`^([^/]+[.])?kubernetes[.]io/`)
+	openKubernetesDomainRE = regexp.MustCompile(`^([^/]+[.])?(node|node-restriction)[.]kubernetes[.]io/`)
+	k8sDomainRE            = regexp.MustCompile(`^([^/]+[.])?k8s[.]io/`)
+	kopsDomainRE           = regexp.MustCompile(`^([^/]+[.])?kops[.]k8s[.]io/`)
+	karpenterDomainRE      = regexp.MustCompile(`^([^/]+[.])?karpenter[.]sh/`)
+	tenonDomainRE          = regexp.MustCompile(`^([^/]+[.])?tenon[.]dev/`)
+)
+
+// Messages of the CEL rules both versions have, which Go gives too. Each says what is wrong and
+// how to fix it.
+const (
+	MsgKeySyntax        = "key must be a label key such as example.com/team: an optional DNS subdomain and '/', then up to 63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit"
+	MsgValueSyntax      = "value must be up to 63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit"
+	MsgDomainKubernetes = "label domain kubernetes.io is restricted; use kubernetes.io/arch, kubernetes.io/os, topology.kubernetes.io/zone or region, a node.kubernetes.io label, or a key in your own domain"
+	MsgDomainK8s        = "label domain k8s.io is restricted (kops.k8s.io excepted); use a key in your own domain"
+	MsgKarpenterAWS     = "Karpenter's instance labels are restricted; use the tenon.dev equivalent, such as tenon.dev/instance-family for karpenter.k8s.aws/instance-family"
+	MsgDomainKarpenter  = "label domain karpenter.sh is restricted; use the tenon.dev equivalent, such as tenon.dev/capacity-type for karpenter.sh/capacity-type"
+	MsgDomainTenon      = "label domain tenon.dev is restricted; use a well-known label such as tenon.dev/capacity-type or tenon.dev/instance-family, or a key in your own domain"
+
+	MsgInValues     = "operator In requires at least one value; add values or use Exists"
+	MsgNotInValues  = "operator NotIn requires at least one value; add values or use DoesNotExist"
+	MsgExistsValues = "operators Exists and DoesNotExist take no values; remove values or use In or NotIn"
+
+	MsgStartupTaintRepeat = "a startup taint repeats a taint's key and effect; keep it in taints or startupTaints, not both"
+
+	MsgNodeClassName = "name must be a NodeClass name: lower-case letters, digits, '-' and '.', starting and ending with a letter or digit"
+
+	MsgSelectorTags     = "tag keys and values must not be empty; use '*' to match any value"
+	MsgTagKeyLength     = "tag keys must be 1 to 128 characters"
+	MsgTagValueLength   = "tag values must be at most 256 characters"
+	MsgTagClusterPrefix = "tag keys starting with kubernetes.io/cluster/ are set by the agent; remove the tag"
+	MsgTagReserved      = "tags tenon.dev/cluster, tenon.dev/nodepool and tenon.dev/nodeclaim are set by the agent; remove the tag"
+)

@@ -1,0 +1,108 @@
+package apivalidation
+
+import (
+	"slices"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+)
+
+const (
+	maxRequirements = 100
+	maxValues       = 1000
+)
+
+// Requirement is a version's requirement type: it knows its core form.
+type Requirement interface {
+	ToCore() corev1.NodeSelectorRequirement
+}
+
+// Operators are the requirement operators a version supports, in the order of its CRD's enum;
+// those beyond In, NotIn, Exists and DoesNotExist compare integers.
+type Operators struct {
+	// Supported lists the operators.
+	Supported []corev1.NodeSelectorOperator
+	// MsgIntegerValues is the message of the CEL rule on the values of integer operators.
+	MsgIntegerValues string
+}
+
+// Requirements checks a list of requirements: label keys and their restricted domains,
+// operators, and the shape of the values for each operator.
+func Requirements[R Requirement](path *field.Path, reqs []R, ops Operators) field.ErrorList {
+	var errs field.ErrorList
+	if len(reqs) > maxRequirements {
+		errs = append(errs, field.TooMany(path, len(reqs), maxRequirements))
+	}
+	for i := range reqs {
+		errs = append(errs, requirement(path.Index(i), reqs[i].ToCore(), ops)...)
+	}
+	return errs
+}
+
+func requirement(path *field.Path, r corev1.NodeSelectorRequirement, ops Operators) field.ErrorList {
+	var errs field.ErrorList
+	keyPath, valuesPath := path.Child("key"), path.Child("values")
+	switch {
+	case r.Key == "":
+		errs = append(errs, field.Required(keyPath, "set key to a node label such as node.kubernetes.io/instance-type"))
+	case len(r.Key) > maxLabelKey:
+		errs = append(errs, field.TooLong(keyPath, r.Key, maxLabelKey))
+	default:
+		for _, msg := range LabelKeyErrors(r.Key) {
+			errs = append(errs, field.Invalid(keyPath, r.Key, msg))
+		}
+	}
+	supported := operatorNames(ops.Supported)
+	switch {
+	case r.Operator == "":
+		errs = append(errs, field.Required(path.Child("operator"), "set operator to one of "+strings.Join(supported, ", ")))
+	case !slices.Contains(ops.Supported, r.Operator):
+		errs = append(errs, field.NotSupported(path.Child("operator"), r.Operator, supported))
+	}
+	if len(r.Values) > maxValues {
+		errs = append(errs, field.TooMany(valuesPath, len(r.Values), maxValues))
+	}
+	for j, v := range r.Values {
+		errs = append(errs, LabelValue(valuesPath.Index(j), v)...)
+	}
+	switch r.Operator {
+	case corev1.NodeSelectorOpIn:
+		if len(r.Values) == 0 {
+			errs = append(errs, field.Invalid(valuesPath, r.Values, MsgInValues))
+		}
+	case corev1.NodeSelectorOpNotIn:
+		if len(r.Values) == 0 {
+			errs = append(errs, field.Invalid(valuesPath, r.Values, MsgNotInValues))
+		}
+	case corev1.NodeSelectorOpExists, corev1.NodeSelectorOpDoesNotExist:
+		if len(r.Values) != 0 {
+			errs = append(errs, field.Invalid(valuesPath, r.Values, MsgExistsValues))
+		}
+	default:
+		if slices.Contains(ops.Supported, r.Operator) && (len(r.Values) != 1 || !integerValueRE.MatchString(r.Values[0])) {
+			errs = append(errs, field.Invalid(valuesPath, r.Values, ops.MsgIntegerValues))
+		}
+	}
+	return errs
+}
+
+// ForbidRequirementKey reports each requirement on key, which the agent sets itself; msg says
+// so.
+func ForbidRequirementKey[R Requirement](path *field.Path, reqs []R, key, msg string) field.ErrorList {
+	var errs field.ErrorList
+	for i := range reqs {
+		if r := reqs[i].ToCore(); r.Key == key {
+			errs = append(errs, field.Invalid(path.Index(i).Child("key"), r.Key, msg))
+		}
+	}
+	return errs
+}
+
+func operatorNames(ops []corev1.NodeSelectorOperator) []string {
+	names := make([]string, len(ops))
+	for i, op := range ops {
+		names[i] = string(op)
+	}
+	return names
+}
