@@ -57,11 +57,11 @@ func (s *solver) computeCompat(c *class, p *poolPlan) *compat {
 		return &compat{reason: fmt.Sprintf("nodepool %q has no instance type with a price that its requirements allow", p.p.Name)}
 	}
 	if err := p.taints.ToleratesPod(c.tolerations); err != nil {
-		return &compat{reason: fmt.Sprintf("nodepool %q: %v", p.p.Name, err)}
+		return &compat{reason: taintReason(p, err)}
 	}
 	if !c.relaxed {
 		if err := hardened(p.soft).ToleratesPod(c.tolerations); err != nil {
-			return &compat{reason: fmt.Sprintf("nodepool %q prefers not to schedule: %v", p.p.Name, err)}
+			return &compat{reason: taintReason(p, err) + " (PreferNoSchedule)"}
 		}
 	}
 	var first string
@@ -128,22 +128,22 @@ func (t *ptype) offered(zones uint64, cts uint8) bool {
 // is missing, naming the largest allowed type.
 func (s *solver) fitReason(c *class, p *poolPlan, cp *compat) string {
 	var best [maxDims]*ptype
-	any := false
+	allowed := false
 	for _, t := range p.types {
 		if !cp.mask.has(t.idx) || !t.offered(cp.zoneMask, cp.ctMask) {
 			continue
 		}
-		any = true
+		allowed = true
 		if c.req.fits(t.alloc) {
 			return ""
 		}
 		for d := range maxDims {
-			if best[d] == nil || t.alloc[d] > best[d].alloc[d] {
+			if best[d] == nil || t.alloc[d] > best[d].alloc[d] || (t.alloc[d] == best[d].alloc[d] && t.alloc[dimCPU] > best[d].alloc[dimCPU]) {
 				best[d] = t
 			}
 		}
 	}
-	if !any {
+	if !allowed {
 		return fmt.Sprintf("no instance type allowed by nodepool %q matches the pod's node requirements %s", p.p.Name, cp.term)
 	}
 	for d := range len(s.dims.names) {
@@ -215,6 +215,11 @@ func ctList(mask uint8) []string {
 		out = []string{"none"}
 	}
 	return out
+}
+
+// taintReason names the pool in the error of an untolerated taint.
+func taintReason(p *poolPlan, err error) string {
+	return strings.Replace(err.Error(), " is not tolerated", fmt.Sprintf(" of nodepool %q is not tolerated", p.p.Name), 1)
 }
 
 // hardened returns PreferNoSchedule taints as NoSchedule, to test whether a

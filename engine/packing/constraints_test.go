@@ -1,0 +1,277 @@
+package packing
+
+import (
+	"strings"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/tenonhq/terraform-provider-tenon/engine/catalog"
+	"github.com/tenonhq/terraform-provider-tenon/engine/scheduling"
+	"github.com/tenonhq/terraform-provider-tenon/engine/state"
+)
+
+// solveChecked solves and fails on any Check violation or a lower bound
+// above the cost.
+func solveChecked(t *testing.T, snap *state.Snapshot, ps []*state.Pod) *Result {
+	t.Helper()
+	r := mustSolve(t, snap, ps)
+	for _, v := range Check(snap, ps, r) {
+		t.Errorf("violation: %s", v)
+	}
+	if r.LowerBoundPerHour > r.CostPerHour+1e-9 {
+		t.Errorf("lower bound %.4f above cost %.4f", r.LowerBoundPerHour, r.CostPerHour)
+	}
+	return r
+}
+
+func nodeOf(r *Result, pod string) string {
+	for _, p := range r.Placements {
+		if p.Pod == "default/"+pod {
+			return p.Node
+		}
+	}
+	return ""
+}
+
+func claimOf(r *Result, name string) *Claim {
+	for _, c := range r.Claims {
+		if c.Name == name {
+			return c
+		}
+	}
+	return nil
+}
+
+func reasonOf(r *Result, pod string) string {
+	for _, u := range r.Unschedulable {
+		if u.Pod == "default/"+pod {
+			return u.Reason
+		}
+	}
+	return ""
+}
+
+// constraintCase is one scenario: the pods named in placed must be placed
+// (check, when set, inspects the result), those in refused must be
+// unschedulable with a reason containing the text given.
+type constraintCase struct {
+	name    string
+	snap    *state.Snapshot
+	pods    []*state.Pod
+	placed  []string
+	refused map[string]string
+	check   func(t *testing.T, r *Result)
+}
+
+func runCases(t *testing.T, cases []constraintCase) {
+	t.Helper()
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			r := solveChecked(t, tc.snap, tc.pods)
+			for _, p := range tc.placed {
+				if nodeOf(r, p) == "" {
+					t.Errorf("pod %s not placed: %s", p, reasonOf(r, p))
+				}
+			}
+			for p, want := range tc.refused {
+				got := reasonOf(r, p)
+				if got == "" {
+					t.Errorf("pod %s placed on %s, want refused", p, nodeOf(r, p))
+				} else if !strings.Contains(got, want) {
+					t.Errorf("pod %s reason %q, want it to contain %q", p, got, want)
+				}
+			}
+			if tc.check != nil {
+				tc.check(t, r)
+			}
+		})
+	}
+}
+
+func one(ps ...*state.Pod) []*state.Pod { return ps }
+
+func TestResources(t *testing.T) {
+	gpu := pool("gpu", withReq(scheduling.In(scheduling.LabelInstanceType, "g5.xlarge", "g5.2xlarge")))
+	runCases(t, []constraintCase{
+		{name: "gpu fits", snap: snapshot(poolsOf(gpu), nil, nil), pods: one(pod("a", "1", "1Gi", request(catalog.ResourceNVIDIAGPU, "1"))), placed: []string{"a"}},
+		{name: "too many gpus", snap: snapshot(poolsOf(gpu), nil, nil), pods: one(pod("a", "1", "1Gi", request(catalog.ResourceNVIDIAGPU, "4"))),
+			refused: map[string]string{"a": `no instance type allowed by nodepool "gpu" has 4 nvidia.com/gpu; the largest allowed, g5.2xlarge, has 1`}},
+		{name: "ephemeral storage", snap: snapshot(poolsOf(pool("default")), nil, nil), pods: one(pod("a", "1", "1Gi", request(corev1.ResourceEphemeralStorage, "100Gi"))),
+			refused: map[string]string{"a": "ephemeral-storage"}},
+	})
+}
+
+func TestDaemonSetOverhead(t *testing.T) {
+	small := pool("default", withReq(scheduling.In(scheduling.LabelInstanceType, "m5.large", "m5.xlarge")))
+	ds := daemonSet("agent", "1", "1Gi")
+	elsewhere := daemonSet("gpu-agent", "1", "1Gi")
+	elsewhere.Pod.NodeSelector = map[string]string{"accelerator": "nvidia"}
+	runCases(t, []constraintCase{
+		{name: "overhead pushes to the larger type", snap: snapshot(poolsOf(small), nil, nil, ds), pods: one(pod("a", "1", "1Gi")), placed: []string{"a"},
+			check: func(t *testing.T, r *Result) {
+				if got := r.Claims[0].Chosen().InstanceType; got != "m5.xlarge" {
+					t.Errorf("type %s, want m5.xlarge (m5.large cannot hold the pod plus the daemonset)", got)
+				}
+			}},
+		{name: "daemonset that does not schedule there adds nothing", snap: snapshot(poolsOf(small), nil, nil, elsewhere), pods: one(pod("a", "1", "1Gi")), placed: []string{"a"},
+			check: func(t *testing.T, r *Result) {
+				if got := r.Claims[0].Chosen().InstanceType; got != "m5.large" {
+					t.Errorf("type %s, want m5.large", got)
+				}
+			}},
+		{name: "refused when the overhead leaves no room", snap: snapshot(poolsOf(small), nil, nil, ds), pods: one(pod("a", "3500m", "1Gi")),
+			refused: map[string]string{"a": "has 3500m cpu"}},
+	})
+}
+
+func TestNodeSelectorAndAffinity(t *testing.T) {
+	def := snapshot(poolsOf(pool("default")), nil, nil)
+	runCases(t, []constraintCase{
+		{name: "zone selector", snap: def, pods: one(pod("a", "1", "1Gi", nodeSelector(scheduling.LabelTopologyZone, "us-east-1b"))), placed: []string{"a"},
+			check: func(t *testing.T, r *Result) {
+				if z := r.Claims[0].Chosen().Zone; z != "us-east-1b" {
+					t.Errorf("zone %s", z)
+				}
+			}},
+		{name: "zone not in pool", snap: def, pods: one(pod("a", "1", "1Gi", nodeSelector(scheduling.LabelTopologyZone, "us-west-2a"))),
+			refused: map[string]string{"a": `pod requires zone us-west-2a; nodepool "default" allows only us-east-1a, us-east-1b, us-east-1c`}},
+		{name: "required family", snap: def, pods: one(pod("a", "1", "1Gi", requireNode(scheduling.LabelInstanceFamily, corev1.NodeSelectorOpIn, "r6a"))), placed: []string{"a"},
+			check: func(t *testing.T, r *Result) {
+				if typ := r.Claims[0].Chosen().InstanceType; !strings.HasPrefix(typ, "r6a.") {
+					t.Errorf("type %s", typ)
+				}
+			}},
+		{name: "arch not allowed", snap: def, pods: one(pod("a", "1", "1Gi", nodeSelector(scheduling.LabelArch, scheduling.ArchARM64))),
+			refused: map[string]string{"a": "kubernetes.io/arch"}},
+		{name: "custom label the pool lacks", snap: def, pods: one(pod("a", "1", "1Gi", nodeSelector("team", "x"))),
+			refused: map[string]string{"a": "team"}},
+		{name: "preferred zone honoured", snap: def, pods: one(pod("a", "1", "1Gi", preferNode(10, scheduling.LabelTopologyZone, "us-east-1c"))), placed: []string{"a"},
+			check: func(t *testing.T, r *Result) {
+				if z := r.Claims[0].Chosen().Zone; z != "us-east-1c" {
+					t.Errorf("zone %s", z)
+				}
+			}},
+		{name: "impossible preference relaxed", snap: def, pods: one(pod("a", "1", "1Gi", preferNode(10, scheduling.LabelTopologyZone, "us-west-2a"))), placed: []string{"a"}},
+	})
+}
+
+func TestTaints(t *testing.T) {
+	gpu := pool("gpu", withTaint("dedicated", "gpu", corev1.TaintEffectNoSchedule))
+	startup := pool("default")
+	startup.StartupTaints = []corev1.Taint{{Key: "cni", Value: "starting", Effect: corev1.TaintEffectNoSchedule}}
+	startup.Taints = startup.StartupTaints
+	soft := pool("soft", withTaint("spot", "maybe", corev1.TaintEffectPreferNoSchedule))
+	runCases(t, []constraintCase{
+		{name: "tolerated", snap: snapshot(poolsOf(gpu), nil, nil), pods: one(pod("a", "1", "1Gi", tolerate("dedicated", "gpu", corev1.TaintEffectNoSchedule))), placed: []string{"a"}},
+		{name: "not tolerated", snap: snapshot(poolsOf(gpu), nil, nil), pods: one(pod("a", "1", "1Gi")),
+			refused: map[string]string{"a": `taint dedicated=gpu:NoSchedule of nodepool "gpu" is not tolerated`}},
+		{name: "startup taints ignored", snap: snapshot(poolsOf(startup), nil, nil), pods: one(pod("a", "1", "1Gi")), placed: []string{"a"}},
+		{name: "PreferNoSchedule avoided, then used", snap: snapshot(poolsOf(soft), nil, nil), pods: one(pod("a", "1", "1Gi")), placed: []string{"a"}},
+	})
+}
+
+func TestHostPorts(t *testing.T) {
+	def := pool("default")
+	node := existingNode("n1", def, "m5.4xlarge", "us-east-1a")
+	bound := pod("web-old", "100m", "100Mi", hostPort(80))
+	bound.NodeName = "n1"
+	runCases(t, []constraintCase{
+		{name: "same port on different nodes", snap: snapshot(poolsOf(def), nil, nil), pods: []*state.Pod{pod("a", "1", "1Gi", hostPort(80)), pod("b", "1", "1Gi", hostPort(80))}, placed: []string{"a", "b"},
+			check: func(t *testing.T, r *Result) {
+				if nodeOf(r, "a") == nodeOf(r, "b") {
+					t.Errorf("both on %s", nodeOf(r, "a"))
+				}
+			}},
+		{name: "existing node's port taken", snap: snapshot(poolsOf(def), []*state.Node{node}, []*state.Pod{bound}), pods: one(pod("a", "1", "1Gi", hostPort(80)), pod("b", "1", "1Gi")), placed: []string{"a", "b"},
+			check: func(t *testing.T, r *Result) {
+				if nodeOf(r, "a") == "n1" || nodeOf(r, "b") != "n1" {
+					t.Errorf("a on %s, b on %s", nodeOf(r, "a"), nodeOf(r, "b"))
+				}
+			}},
+		{name: "port refused when the pool is capped", snap: snapshot(poolsOf(pool("default", withLimit(corev1.ResourceCPU, "3"))), nil, nil),
+			pods: []*state.Pod{pod("a", "1", "1Gi", hostPort(80)), pod("b", "1", "1Gi", hostPort(80))}, placed: []string{"a"},
+			refused: map[string]string{"b": `nodepool "default" limit cpu=3 reached`}},
+	})
+}
+
+func TestLimitsAndWeights(t *testing.T) {
+	capped := pool("default", withLimit(corev1.ResourceCPU, "16"))
+	heavy := pool("heavy", withWeight(10), withLimit(corev1.ResourceCPU, "8"), withLabel("tier", "heavy"))
+	light := pool("light", withLabel("tier", "light"))
+	inflight := existingNode("claim-1", capped, "m5.2xlarge", "us-east-1a")
+	inflight.InFlight, inflight.Initialized = true, false
+	runCases(t, []constraintCase{
+		{name: "limit reached", snap: snapshot(poolsOf(capped), nil, nil), pods: pods(6, "big", "7", "1Gi"),
+			placed: []string{"big-0", "big-1"}, refused: map[string]string{"big-5": `nodepool "default" limit cpu=16 reached`}},
+		{name: "in-flight claims count and take pods", snap: snapshot(poolsOf(capped), []*state.Node{inflight}, nil), pods: pods(3, "p", "3", "1Gi"),
+			placed: []string{"p-0", "p-1", "p-2"},
+			check: func(t *testing.T, r *Result) {
+				if nodeOf(r, "p-0") != "claim-1" {
+					t.Errorf("p-0 on %s, want the in-flight claim", nodeOf(r, "p-0"))
+				}
+			}},
+		{name: "higher weight first, then fall back", snap: snapshot(poolsOf(heavy, light), nil, nil), pods: pods(4, "p", "3", "1Gi"), placed: []string{"p-0", "p-1", "p-2", "p-3"},
+			check: func(t *testing.T, r *Result) {
+				pools := map[string]int{}
+				for _, c := range r.Claims {
+					pools[c.Pool]++
+				}
+				if pools["heavy"] == 0 || pools["light"] == 0 {
+					t.Errorf("claims per pool %v, want both", pools)
+				}
+			}},
+		{name: "no nodepool matches lists each", snap: snapshot(poolsOf(pool("a", withTaint("k", "v", corev1.TaintEffectNoSchedule)), pool("b", withLimit(corev1.ResourceCPU, "1"))), nil, nil),
+			pods: one(pod("x", "2", "1Gi")), refused: map[string]string{"x": `no nodepool matches: taint k=v:NoSchedule of nodepool "a" is not tolerated`}},
+	})
+}
+
+func TestExistingNodesFirst(t *testing.T) {
+	def := pool("default")
+	n := existingNode("n1", def, "m5.2xlarge", "us-east-1a")
+	cordoned := existingNode("n2", def, "m5.2xlarge", "us-east-1a")
+	cordoned.Unschedulable = true
+	runCases(t, []constraintCase{
+		{name: "fills existing node", snap: snapshot(poolsOf(def), []*state.Node{n}, nil), pods: pods(3, "p", "1", "1Gi"), placed: []string{"p-0", "p-1", "p-2"},
+			check: func(t *testing.T, r *Result) {
+				if len(r.Claims) != 0 {
+					t.Errorf("%d claims, want none", len(r.Claims))
+				}
+			}},
+		{name: "skips cordoned node", snap: snapshot(poolsOf(def), []*state.Node{cordoned}, nil), pods: pods(1, "p", "1", "1Gi"), placed: []string{"p-0"},
+			check: func(t *testing.T, r *Result) {
+				if nodeOf(r, "p-0") == "n2" {
+					t.Error("placed on a cordoned node")
+				}
+			}},
+	})
+}
+
+func TestMinValuesAndPrices(t *testing.T) {
+	mv := pool("default", withReq(scheduling.Exists(scheduling.LabelInstanceFamily).WithMinValues(5)))
+	unpriced := pool("default", withReq(scheduling.In(scheduling.LabelInstanceType, unpricedType(t))))
+	runCases(t, []constraintCase{
+		{name: "minValues keeps families", snap: snapshot(poolsOf(mv), nil, nil), pods: one(pod("a", "1", "1Gi")), placed: []string{"a"},
+			check: func(t *testing.T, r *Result) {
+				seen := map[string]bool{}
+				for _, o := range r.Claims[0].Options {
+					seen[strings.Split(o.InstanceType, ".")[0]] = true
+				}
+				if len(seen) < 5 {
+					t.Errorf("%d families in options", len(seen))
+				}
+			}},
+		{name: "type without a price is never chosen", snap: snapshot(poolsOf(unpriced), nil, nil), pods: one(pod("a", "100m", "100Mi")),
+			refused: map[string]string{"a": "no instance type with a price"}},
+	})
+}
+
+func unpricedType(t *testing.T) string {
+	for _, it := range testCatalog().InstanceTypes() {
+		if len(it.Offerings) == 0 {
+			return it.Name
+		}
+	}
+	t.Skip("every type has a price")
+	return ""
+}
