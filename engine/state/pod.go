@@ -21,20 +21,12 @@ func pods(in []*corev1.Pod) ([]*Pod, error) {
 		pod *Pod
 	}
 	out := make([]keyed, 0, len(in))
-	seen := make(map[string]bool, len(in))
 	memo := map[specIdentity]*specValues{}
 	metadata := mapMemo{}
-	var errs []*ObjectError
 	for _, p := range in {
 		if p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed {
 			continue
 		}
-		key := objectKey(p.Namespace, p.Name)
-		if seen[key] {
-			errs = append(errs, objectErrorf("Pod", p.Namespace, p.Name, "metadata.name", "another pod has the same namespace and name"))
-			continue
-		}
-		seen[key] = true
 		id := identify(&p.Spec)
 		vals, ok := memo[id]
 		if !ok {
@@ -44,15 +36,21 @@ func pods(in []*corev1.Pod) ([]*Pod, error) {
 		pod := convertPod(p, vals)
 		pod.Labels = metadata.clone(p.Labels)
 		pod.Annotations = metadata.clone(p.Annotations)
-		out = append(out, keyed{key: key, pod: pod})
+		out = append(out, keyed{key: objectKey(p.Namespace, p.Name), pod: pod})
+	}
+	slices.SortStableFunc(out, func(a, b keyed) int { return strings.Compare(a.key, b.key) })
+	// Sorted, duplicates are neighbours: no map of every key needed.
+	var errs []*ObjectError
+	result := make([]*Pod, 0, len(out))
+	for i, k := range out {
+		if i > 0 && out[i-1].key == k.key {
+			errs = append(errs, objectErrorf("Pod", k.pod.Namespace, k.pod.Name, "metadata.name", "another pod has the same namespace and name"))
+			continue
+		}
+		result = append(result, k.pod)
 	}
 	if err := joinObjectErrors(errs); err != nil {
 		return nil, err
-	}
-	slices.SortFunc(out, func(a, b keyed) int { return strings.Compare(a.key, b.key) })
-	result := make([]*Pod, len(out))
-	for i, k := range out {
-		result[i] = k.pod
 	}
 	return result, nil
 }
