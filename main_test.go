@@ -17,8 +17,9 @@ func TestRun(t *testing.T) {
 		wantStderr []string
 	}{
 		{name: "version", args: []string{"version"}, wantStdout: []string{"tenon " + version, "commit " + commit, runtime.Version()}},
-		{name: "help lists every command", args: []string{"help"}, wantStdout: []string{"version", "help", "Usage: tenon"}},
+		{name: "help lists every command", args: []string{"help"}, wantStdout: []string{"version", "simulate", "help", "Usage: tenon"}},
 		{name: "unknown command", args: []string{"frobnicate"}, wantCode: 2, wantStderr: []string{`unknown command "frobnicate"`, "Commands:"}},
+		{name: "simulate is wired in", args: []string{"simulate", "-o", "yaml"}, wantCode: 2, wantStderr: []string{`invalid value "yaml" for flag -o`}},
 		{name: "unknown flag for the plugin server", args: []string{"-nope"}, wantCode: 2, wantStderr: []string{"flag provided but not defined: -nope"}},
 	}
 	for _, tt := range tests {
