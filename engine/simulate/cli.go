@@ -25,8 +25,9 @@ const (
 //
 //	tenon simulate [-f FILE]... [-o text|json] [--repeat N] [--check]
 //
-// It reads the scenario files (or, with no -f, runs the embedded examples),
-// solves the pending pods and prints the nodes to launch. It exits 0 on
+// It reads the scenario files as one scenario (or, with no -f, runs the
+// embedded examples, whose JSON is an array of reports), solves the pending
+// pods and prints the nodes to launch. It exits 0 on
 // success, 1 when --check finds a violation (or the solve fails) and 2 on
 // bad input or usage.
 func Command(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -92,7 +93,9 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 		fmt.Fprintln(fs.Output(), "Usage: tenon simulate [-f FILE]... [-o text|json] [--repeat N] [--check]")
 		fmt.Fprintln(fs.Output(), "\nSimulates Tenon's packing on scenario files, with no cluster and no cloud: prints the")
 		fmt.Fprintln(fs.Output(), "nodes it would launch, their cost against a proven lower bound, and why any pod cannot")
-		fmt.Fprintln(fs.Output(), "be placed. Without -f it runs two small embedded examples.")
+		fmt.Fprintln(fs.Output(), "be placed. Several -f files form one scenario. Without -f it runs two small embedded")
+		fmt.Fprintln(fs.Output(), "examples, and -o json prints an array with one report per example.")
+		fmt.Fprintln(fs.Output(), "Exit status: 0 done, 1 --check found a violation (or solving failed), 2 bad input or usage.")
 		fmt.Fprintln(fs.Output(), "\nFlags:")
 		fs.PrintDefaults()
 	}
