@@ -18,6 +18,11 @@ func (s *solver) finalize() ([]*Claim, []*state.Pod, map[*state.Pod]string) {
 	var dropped []*state.Pod
 	reasons := map[*state.Pod]string{}
 	for _, n := range s.claims {
+		if len(n.pods) == 0 {
+			n.pool.usage = n.pool.usage.sub(n.typ.capacity)
+			n.dropped = true
+			continue
+		}
 		claim, reason := s.finalizeClaim(n)
 		if reason != "" {
 			for _, p := range n.pods {

@@ -60,12 +60,10 @@ func (s *solver) newPinner(classes []*class) *pinner {
 			pn.cc[g.id][ct] = s.counts[g.id][ctNames[ct]]
 		}
 	}
-	for _, c := range classes {
-		for _, sp := range c.activeSpreads() {
-			if key := s.groups.list[sp.g].key; key == scheduling.LabelTopologyZone || key == scheduling.LabelCapacityType {
-				if cur, ok := pn.carried[sp.g]; !ok || sp.maxSkew < cur {
-					pn.carried[sp.g] = sp.maxSkew
-				}
+	for _, sp := range s.spreadsInForce(classes) {
+		if key := s.groups.list[sp.g].key; key == scheduling.LabelTopologyZone || key == scheduling.LabelCapacityType {
+			if cur, ok := pn.carried[sp.g]; !ok || sp.maxSkew < cur {
+				pn.carried[sp.g] = sp.maxSkew
 			}
 		}
 	}
@@ -150,10 +148,13 @@ func (pn *pinner) pinClass(c *class) []*bucket {
 	if !pn.needsPins(c) {
 		return []*bucket{{c: c, zones: zones, cts: cts, pods: c.pods}}
 	}
+	// Domains count wherever the pod may be placed by its node affinity,
+	// but a pod is only pinned where some pool or node can take it.
+	uz, uc := pn.s.usable(c)
 	byPin := map[[2]uint64]*bucket{}
 	var out []*bucket
 	for i, p := range c.pods {
-		z, ct, reason := pn.choose(c, zones&pn.all, cts, i)
+		z, ct, reason := pn.choose(c, zones&pn.all, cts, uz, uc, i)
 		if reason != "" {
 			pn.failed[p] = reason
 			continue
@@ -179,19 +180,19 @@ func (pn *pinner) pinClass(c *class) []*bucket {
 
 // choose picks a zone (or -1 when not pinned) and a capacity type for one
 // pod, and counts it.
-func (pn *pinner) choose(c *class, zones uint64, cts uint8, i int) (int, int, string) {
+func (pn *pinner) choose(c *class, zones uint64, cts uint8, uz uint64, uc uint8, i int) (int, int, string) {
 	s := pn.s
 	zoneGroups, ctGroups := pn.constrained(c)
 	antiZonal := pn.zonalAnti(c)
 	z, ct := -1, -1
 	if len(zoneGroups) > 0 || len(antiZonal) > 0 {
-		z = pn.bestDomain(c, zones, len(s.zones), zoneGroups, antiZonal, func(g, d int) int32 { return pn.zc[g][d] }, i)
+		z = pn.bestDomain(c, zones, zones&uz, len(s.zones), zoneGroups, antiZonal, func(g, d int) int32 { return pn.zc[g][d] }, i)
 		if z < 0 {
 			return 0, 0, pn.spreadReason(c, zoneGroups, antiZonal, "zone")
 		}
 	}
 	if len(ctGroups) > 0 {
-		ct = pn.bestDomain(c, uint64(cts), numCT, ctGroups, nil, func(g, d int) int32 { return pn.cc[g][d] }, i)
+		ct = pn.bestDomain(c, uint64(cts), uint64(cts&uc), numCT, ctGroups, nil, func(g, d int) int32 { return pn.cc[g][d] }, i)
 		if ct < 0 {
 			return 0, 0, pn.spreadReason(c, ctGroups, nil, "capacity type")
 		}
@@ -205,6 +206,26 @@ func (pn *pinner) choose(c *class, zones uint64, cts uint8, i int) (int, int, st
 		}
 	}
 	return z, ct, ""
+}
+
+// usable are the zones and capacity types where some pool or existing
+// node could take a pod of c, capacity aside.
+func (s *solver) usable(c *class) (uint64, uint8) {
+	var zones uint64
+	var cts uint8
+	for _, p := range s.pools {
+		if cp := s.compat(c, p); cp.reason == "" {
+			zones |= cp.zoneMask
+			cts |= cp.ctMask
+		}
+	}
+	for _, n := range s.nodes {
+		if n.zone >= 0 && n.ct >= 0 && s.nodeOK(c, n) {
+			zones |= 1 << n.zone
+			cts |= 1 << n.ct
+		}
+	}
+	return zones, cts
 }
 
 // limit is one spread bound a pod must keep: on group g, at most maxSkew
@@ -251,14 +272,14 @@ func (pn *pinner) zonalAnti(c *class) []int {
 
 // bestDomain returns the allowed domain that keeps every limit and anti
 // term, least loaded first, or -1.
-func (pn *pinner) bestDomain(c *class, mask uint64, n int, limits []limit, anti []int, count func(g, d int) int32, i int) int {
+func (pn *pinner) bestDomain(c *class, mask, usable uint64, n int, limits []limit, anti []int, count func(g, d int) int32, i int) int {
 	best, bestLoad := -1, int32(0)
 	for k := range n {
 		d := (k + i) % n
 		if i == 0 {
 			d = k
 		}
-		if mask&(1<<d) == 0 || !pn.keeps(mask, n, limits, count, d) {
+		if usable&(1<<d) == 0 || !pn.keeps(mask, n, limits, count, d) {
 			continue
 		}
 		blocked := false

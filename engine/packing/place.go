@@ -138,6 +138,7 @@ func (s *solver) place(b *bucket, n *node, k int64) {
 	}
 	for _, p := range pods {
 		s.placed[p.Key()] = n.name
+		s.podClass[p] = c
 	}
 	if n.claimState != nil {
 		n.cts &= b.cts

@@ -40,7 +40,12 @@ func Solve(ctx context.Context, snap *state.Snapshot, pods []*state.Pod, opts ..
 	if err != nil {
 		return nil, err
 	}
+	repaired := s.repairSpreads()
 	claims, dropped, dropReasons := s.finalize()
+	for p, reason := range repaired {
+		dropped = append(dropped, p)
+		dropReasons[p] = reason
+	}
 	res := &Result{Claims: claims}
 	for _, p := range pods {
 		if node, ok := s.placed[p.Key()]; ok {
@@ -124,12 +129,10 @@ func sortedClasses(m map[*class][]*state.Pod) []*class {
 // new claims pool by pool.
 func (s *solver) round(classes []*class) (map[*class][]*state.Pod, map[*state.Pod]string, error) {
 	s.hostSpread = map[int]int32{}
-	for _, c := range classes {
-		for _, sp := range c.activeSpreads() {
-			if isHostname(s.groups.list[sp.g].key) {
-				if cur, ok := s.hostSpread[sp.g]; !ok || sp.maxSkew < cur {
-					s.hostSpread[sp.g] = sp.maxSkew
-				}
+	for _, sp := range s.spreadsInForce(classes) {
+		if isHostname(s.groups.list[sp.g].key) {
+			if cur, ok := s.hostSpread[sp.g]; !ok || sp.maxSkew < cur {
+				s.hostSpread[sp.g] = sp.maxSkew
 			}
 		}
 	}
@@ -172,6 +175,24 @@ func (s *solver) round(classes []*class) (map[*class][]*state.Pod, map[*state.Po
 		slices.SortFunc(left[c], func(a, b *state.Pod) int { return cmp.Compare(a.Key(), b.Key()) })
 	}
 	return left, pn.failed, nil
+}
+
+// spreadsInForce are the spreads every matching pod must respect in a
+// round: the hard ones of every pending class, placed or not, and the
+// preferences of the classes in the round.
+func (s *solver) spreadsInForce(classes []*class) []spread {
+	var out []spread
+	for _, c := range s.classes {
+		for _, sp := range c.spreads {
+			if !sp.soft {
+				out = append(out, sp)
+			}
+		}
+	}
+	for _, c := range classes {
+		out = append(out, c.activeSpreads()...)
+	}
+	return out
 }
 
 // size orders pods: the larger of cpu and memory, with 4 GiB per core.

@@ -37,6 +37,7 @@ type solver struct {
 	// smallest maxSkew: every pod matching the group is capped by it.
 	hostSpread map[int]int32
 	placed     map[string]string
+	podClass   map[*state.Pod]*class
 	reasons    map[string]string
 }
 
@@ -75,14 +76,15 @@ type claimState struct {
 
 func newSolver(ctx context.Context, snap *state.Snapshot, opts options) *solver {
 	return &solver{
-		ctx:     ctx,
-		opts:    opts,
-		snap:    snap,
-		dims:    newDims(),
-		zoneIdx: map[string]int{},
-		groups:  groups{bySig: map[string]int{}},
-		placed:  map[string]string{},
-		reasons: map[string]string{},
+		ctx:      ctx,
+		opts:     opts,
+		snap:     snap,
+		dims:     newDims(),
+		zoneIdx:  map[string]int{},
+		groups:   groups{bySig: map[string]int{}},
+		placed:   map[string]string{},
+		podClass: map[*state.Pod]*class{},
+		reasons:  map[string]string{},
 	}
 }
 

@@ -1,0 +1,169 @@
+package packing
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"reflect"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/tenonhq/terraform-provider-tenon/engine/catalog"
+	"github.com/tenonhq/terraform-provider-tenon/engine/scheduling"
+	"github.com/tenonhq/terraform-provider-tenon/engine/state"
+)
+
+// propertyScenarios is how many random scenarios the property test solves.
+const propertyScenarios = 1000
+
+var zonesABC = []string{"us-east-1a", "us-east-1b", "us-east-1c"}
+
+// randomTypes picks n priced amd64 types.
+func randomTypes(rng *rand.Rand, n int) []*catalog.InstanceType {
+	var all []*catalog.InstanceType
+	for _, it := range testCatalog().InstanceTypes() {
+		if len(it.Offerings) > 0 && it.Requirements.Get(scheduling.LabelArch).Has(scheduling.ArchAMD64) {
+			all = append(all, it)
+		}
+	}
+	rng.Shuffle(len(all), func(i, j int) { all[i], all[j] = all[j], all[i] })
+	return all[:n]
+}
+
+func pick[T any](rng *rand.Rand, xs []T) T { return xs[rng.IntN(len(xs))] }
+
+// randomScenario builds pools with random requirements, taints, limits
+// and weights, a few existing nodes with bound pods, and pending pods with
+// random requests and constraints.
+func randomScenario(rng *rand.Rand) (*state.Snapshot, []*state.Pod, bool) {
+	limited := false
+	var pools []*state.Pool
+	for i := range 1 + rng.IntN(3) {
+		zones := append([]string(nil), zonesABC[:1+rng.IntN(3)]...)
+		opts := []poolOpt{
+			withReq(scheduling.In(scheduling.LabelTopologyZone, zones...)),
+			withWeight(int32(rng.IntN(3))),
+		}
+		if rng.IntN(2) == 0 {
+			opts = append(opts, withSpot())
+		}
+		if rng.IntN(4) == 0 {
+			opts = append(opts, withTaint("dedicated", fmt.Sprint(i), corev1.TaintEffectNoSchedule))
+		}
+		if rng.IntN(4) == 0 {
+			opts = append(opts, withLimit(corev1.ResourceCPU, fmt.Sprint(8+rng.IntN(40))))
+			limited = true
+		}
+		p := pool(fmt.Sprintf("pool%d", i), opts...)
+		p.InstanceTypes = randomTypes(rng, 15)
+		pools = append(pools, p)
+	}
+	var nodes []*state.Node
+	var bound []*state.Pod
+	for i := range rng.IntN(3) {
+		p := pick(rng, pools)
+		it := pick(rng, p.InstanceTypes)
+		n := existingNode(fmt.Sprintf("node%d", i), p, it.Name, pick(rng, zonesABC))
+		n.Taints = p.Taints
+		nodes = append(nodes, n)
+		if rng.IntN(2) == 0 {
+			b := pod(fmt.Sprintf("bound%d", i), "100m", "128Mi", label("app", pick(rng, []string{"a", "b"})))
+			b.NodeName = n.Name
+			bound = append(bound, b)
+		}
+	}
+	var daemons []*state.DaemonSet
+	if rng.IntN(3) == 0 {
+		daemons = append(daemons, daemonSet("agent", "100m", "128Mi"))
+	}
+	var pending []*state.Pod
+	for i := range 1 + rng.IntN(12) {
+		app := pick(rng, []string{"a", "b"})
+		sel := map[string]string{"app": app}
+		opts := []podOpt{label("app", app)}
+		if rng.IntN(10) == 0 {
+			opts = append(opts, nodeSelector(scheduling.LabelTopologyZone, pick(rng, zonesABC)))
+		}
+		if rng.IntN(3) == 0 {
+			opts = append(opts, tolerate("dedicated", fmt.Sprint(rng.IntN(3)), corev1.TaintEffectNoSchedule))
+		}
+		switch rng.IntN(10) {
+		case 0:
+			opts = append(opts, antiAffinity(scheduling.LabelHostname, sel))
+		case 1:
+			opts = append(opts, spreadOn(scheduling.LabelTopologyZone, 1, corev1.DoNotSchedule, sel))
+		case 2:
+			opts = append(opts, spreadOn(scheduling.LabelHostname, 1, corev1.DoNotSchedule, sel))
+		case 3:
+			opts = append(opts, podAffinity(scheduling.LabelTopologyZone, sel))
+		case 4:
+			opts = append(opts, hostPort(80))
+		case 5:
+			opts = append(opts, preferNode(5, scheduling.LabelTopologyZone, pick(rng, zonesABC)))
+		}
+		pending = append(pending, pod(fmt.Sprintf("p%d", i), pick(rng, []string{"100m", "500m", "1", "2", "4"}), pick(rng, []string{"128Mi", "1Gi", "4Gi"}), opts...))
+	}
+	return snapshot(pools, nodes, bound, daemons...), pending, limited
+}
+
+// alone reports whether a pod has no constraint that depends on other pods.
+func alone(p *state.Pod) bool {
+	return len(p.TopologySpread) == 0 && len(p.HostPorts) == 0 && (p.Affinity == nil || (p.Affinity.PodAffinity == nil && p.Affinity.PodAntiAffinity == nil))
+}
+
+func TestProperties(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 11))
+	for i := range propertyScenarios {
+		snap, pending, limited := randomScenario(rng)
+		name := fmt.Sprintf("scenario-%d", i)
+		r, err := Solve(t.Context(), snap, pending)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		for _, v := range Check(snap, pending, r) {
+			t.Errorf("%s: violation: %s", name, v)
+		}
+		if r.LowerBoundPerHour > r.CostPerHour+1e-9 {
+			t.Errorf("%s: lower bound %.5f above cost %.5f", name, r.LowerBoundPerHour, r.CostPerHour)
+		}
+		again, err := Solve(t.Context(), snap, pending)
+		if err != nil || !reflect.DeepEqual(r, again) {
+			t.Errorf("%s: two solves differ", name)
+		}
+		if limited {
+			continue
+		}
+		for _, u := range r.Unschedulable {
+			p := findPod(pending, u.Pod)
+			if p == nil || !alone(p) || constrainedApp(pending, p.Labels["app"]) {
+				continue
+			}
+			if solo, err := Solve(t.Context(), snap, []*state.Pod{p}); err == nil && len(solo.Unschedulable) == 0 {
+				t.Errorf("%s: %s placeable alone but unschedulable in the batch: %s", name, u.Pod, u.Reason)
+			}
+		}
+		if t.Failed() {
+			return
+		}
+	}
+}
+
+// constrainedApp reports whether a pending pod of app has a pod-level
+// constraint, which may then keep the app's other pods from places too.
+func constrainedApp(ps []*state.Pod, app string) bool {
+	for _, p := range ps {
+		if p.Labels["app"] == app && !alone(p) {
+			return true
+		}
+	}
+	return false
+}
+
+func findPod(ps []*state.Pod, key string) *state.Pod {
+	for _, p := range ps {
+		if p.Key() == key {
+			return p
+		}
+	}
+	return nil
+}

@@ -1,0 +1,147 @@
+package packing
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+
+	"github.com/tenonhq/terraform-provider-tenon/engine/scheduling"
+	"github.com/tenonhq/terraform-provider-tenon/engine/state"
+)
+
+// repairSpreads is the safety net for zone and capacity-type spread: pins
+// keep every group balanced when all its pods are placed, but pods that
+// then fail (limits, no capacity) can leave a domain short. It takes pods
+// back from the fullest domain until every hard spread holds, and returns
+// them with the reason.
+func (s *solver) repairSpreads() map[*state.Pod]string {
+	out := map[*state.Pod]string{}
+	skews := map[int]int32{}
+	carrier := map[int]*class{}
+	for _, c := range s.classes {
+		for _, sp := range c.spreads {
+			key := s.groups.list[sp.g].key
+			if sp.soft || (key != scheduling.LabelTopologyZone && key != scheduling.LabelCapacityType) {
+				continue
+			}
+			if cur, ok := skews[sp.g]; !ok || sp.maxSkew < cur {
+				skews[sp.g] = sp.maxSkew
+			}
+			if carrier[sp.g] == nil {
+				carrier[sp.g] = c
+			}
+		}
+	}
+	nodes := map[string]*node{}
+	for _, n := range append(slices.Clone(s.nodes), s.claims...) {
+		nodes[n.name] = n
+	}
+	for _, g := range slices.Sorted(mapsKeys(skews)) {
+		s.repairGroup(s.groups.list[g], skews[g], s.spreadDomains(carrier[g], s.groups.list[g].key), nodes, out)
+	}
+	return out
+}
+
+func mapsKeys[V any](m map[int]V) func(func(int) bool) {
+	return func(yield func(int) bool) {
+		for k := range m {
+			if !yield(k) {
+				return
+			}
+		}
+	}
+}
+
+// spreadDomains are the zones (or capacity types) a carrier's spread is
+// counted over: those of the pools and nodes its node affinity allows.
+func (s *solver) spreadDomains(c *class, key string) []string {
+	zones, cts := s.baseMasks(c)
+	var out []string
+	if key == scheduling.LabelTopologyZone {
+		var all uint64
+		for _, p := range s.pools {
+			all |= p.zoneMask
+		}
+		for _, n := range s.snap.Nodes {
+			if z, ok := s.zoneIdx[n.Zone]; ok {
+				all |= 1 << z
+			}
+		}
+		for z, name := range s.zones {
+			if all&zones&(1<<z) != 0 {
+				out = append(out, name)
+			}
+		}
+		return out
+	}
+	var all uint8
+	for _, p := range s.pools {
+		all |= p.ctMask
+	}
+	for _, n := range s.snap.Nodes {
+		if ct := ctIndex(n.CapacityType); ct >= 0 {
+			all |= 1 << ct
+		}
+	}
+	for ct := range numCT {
+		if all&cts&(1<<ct) != 0 {
+			out = append(out, ctNames[ct])
+		}
+	}
+	return out
+}
+
+func (s *solver) repairGroup(g *group, skew int32, domains []string, nodes map[string]*node, out map[*state.Pod]string) {
+	if len(domains) == 0 {
+		return
+	}
+	// The placed pending pods of the group per domain, last key first.
+	placed := map[string][]*state.Pod{}
+	for p, c := range s.podClass {
+		if _, ok := s.placed[p.Key()]; !ok || !c.matchesGroup(g.id) {
+			continue
+		}
+		d := s.domain(nodes[s.placed[p.Key()]], g.key)
+		placed[d] = append(placed[d], p)
+	}
+	for d := range placed {
+		slices.SortFunc(placed[d], func(a, b *state.Pod) int { return cmp.Compare(b.Key(), a.Key()) })
+	}
+	for {
+		lo, hi := int32(-1), int32(-1)
+		var top string
+		for _, d := range domains {
+			v := s.counts[g.id][d]
+			if lo < 0 || v < lo {
+				lo = v
+			}
+			if v > hi && len(placed[d]) > 0 {
+				hi, top = v, d
+			}
+		}
+		if hi < 0 || hi-lo <= skew {
+			return
+		}
+		p := placed[top][0]
+		placed[top] = placed[top][1:]
+		s.unplace(p, nodes[s.placed[p.Key()]])
+		out[p] = fmt.Sprintf("topology spread on %s (maxSkew %d, selector %s) cannot be kept: other pods of the group could not be placed in the least loaded %s", g.key, skew, g.sel, g.key)
+	}
+}
+
+// unplace takes a placed pod back off its node.
+func (s *solver) unplace(p *state.Pod, n *node) {
+	c := s.podClass[p]
+	delete(s.placed, p.Key())
+	n.room = n.room.add(c.req)
+	for _, gid := range c.matches {
+		s.addCount(n, s.groups.list[gid], -1)
+	}
+	for _, t := range c.activeTerms(c.anti) {
+		s.addCarry(n, s.groups.list[t.g], -1)
+	}
+	if n.claimState != nil {
+		n.used = n.used.sub(c.req)
+		n.pods = slices.DeleteFunc(n.pods, func(q *state.Pod) bool { return q == p })
+	}
+}
