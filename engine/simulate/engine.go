@@ -100,7 +100,7 @@ func existingNodes(snap *state.Snapshot, r *packing.Result, podByKey map[string]
 		}
 		out = append(out, ReportNode{
 			Name: n.Name, NodePool: n.Pool, InstanceType: n.InstanceType, Zone: n.Zone, CapacityType: n.CapacityType,
-			PricePerHour: round(n.PricePerHour), Existing: true, Pods: sortedCopy(pods),
+			PricePerHour: round(n.PricePerHour), Existing: true, InFlight: n.InFlight, Pods: sortedCopy(pods),
 			CPUUtilization:    share(used, n.Allocatable, corev1.ResourceCPU),
 			MemoryUtilization: share(used, n.Allocatable, corev1.ResourceMemory),
 		})

@@ -31,6 +31,8 @@ type ReportNode struct {
 	PricePerHour float64 `json:"pricePerHour"`
 	// Existing is true for a node (or in-flight claim) that already exists.
 	Existing bool `json:"existing"`
+	// InFlight is true for an existing claim whose node has not registered.
+	InFlight bool `json:"inFlight,omitempty"`
 	// Pods are the keys of the pending pods placed on the node, sorted.
 	Pods []string `json:"pods"`
 	// CPUUtilization and MemoryUtilization are the node's requested share

@@ -21,7 +21,7 @@ func writeText(w io.Writer, s *Scenario, rep *Report, intro string) {
 	}
 	p.line("Scenario %s: %d pending pods from %s, %s, %s, region %s (%s).",
 		s.Name, rep.Summary.Pods, plural(s.Workloads, "workload"), plural(len(s.Objects.NodePools)+len(s.Objects.Provisioners), "pool"),
-		plural(len(s.Objects.Nodes)+inFlight(s), "existing node"), s.Region, strings.Join(s.Zones, ", "))
+		describeExisting(s), s.Region, strings.Join(s.Zones, ", "))
 	p.line("")
 
 	var launch, existing []ReportNode
@@ -43,7 +43,11 @@ func writeText(w io.Writer, s *Scenario, rep *Report, intro string) {
 		p.line("Existing nodes receiving pods (%d):", len(existing))
 		rows := [][]string{{"NAME", "POOL", "INSTANCE TYPE", "ZONE", "CAPACITY", "PODS", "CPU", "MEMORY"}}
 		for _, n := range existing {
-			rows = append(rows, []string{n.Name, orDash(n.NodePool), orDash(n.InstanceType), orDash(n.Zone), orDash(n.CapacityType),
+			name := n.Name
+			if n.InFlight {
+				name += " (in flight)"
+			}
+			rows = append(rows, []string{name, orDash(n.NodePool), orDash(n.InstanceType), orDash(n.Zone), orDash(n.CapacityType),
 				fmt.Sprint(len(n.Pods)), percent(n.CPUUtilization), percent(n.MemoryUtilization)})
 		}
 		p.table(rows)
@@ -126,14 +130,19 @@ func solveTime(sum Summary) string {
 	return fmt.Sprintf("%v, the median of %d runs after a warm-up (%s)", d, len(runs), strings.Join(runs, ", "))
 }
 
-func inFlight(s *Scenario) int {
-	n := 0
+// describeExisting counts the scenario's nodes and in-flight claims.
+func describeExisting(s *Scenario) string {
+	inFlight := 0
 	for _, c := range s.Objects.NodeClaims {
 		if c.Status.NodeName == "" {
-			n++
+			inFlight++
 		}
 	}
-	return n
+	out := plural(len(s.Objects.Nodes), "existing node")
+	if inFlight > 0 {
+		out += fmt.Sprintf(" and %s in flight", plural(inFlight, "claim"))
+	}
+	return out
 }
 
 func plural(n int, noun string) string {

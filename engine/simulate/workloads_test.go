@@ -216,3 +216,38 @@ func checkSpread(t *testing.T, pending map[string]*state.Pod, nodeOf map[string]
 		}
 	}
 }
+
+// TestSimulateExistingNodes fills an existing node and an in-flight claim
+// before launching anything, and reports them as existing.
+func TestSimulateExistingNodes(t *testing.T) {
+	requirePacking(t)
+	var stdout, stderr bytes.Buffer
+	c := cli{engine: packingSolver{}, now: time.Now}
+	if code := c.run(context.Background(), []string{"-f", filepath.Join("testdata", "existing.yaml"), "-o", "json", "--check"}, &stdout, &stderr); code != ExitOK {
+		t.Fatalf("exit %d; stderr:\n%s", code, stderr.String())
+	}
+	var rep Report
+	if err := json.Unmarshal(stdout.Bytes(), &rep); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]ReportNode{}
+	for _, n := range rep.Nodes {
+		got[n.Name] = n
+	}
+	tests := []struct {
+		name string
+		ok   bool
+	}{
+		{"no new node is launched", rep.Summary.NewNodes == 0 && rep.Summary.CostPerHour == 0},
+		{"every pod is placed", rep.Summary.Placed == 6 && len(rep.Unschedulable) == 0},
+		{"the existing node is used", got["old-node"].Existing && !got["old-node"].InFlight && len(got["old-node"].Pods) > 0},
+		{"the in-flight claim is used", got["default-inflight"].Existing && got["default-inflight"].InFlight && got["default-inflight"].InstanceType == "m5.large"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if !tt.ok {
+				t.Errorf("report: %s", stdout.String())
+			}
+		})
+	}
+}
