@@ -22,6 +22,9 @@ func writeText(w io.Writer, s *Scenario, rep *Report, intro string) {
 	p.line("Scenario %s: %d pending pods from %s, %s, %s, region %s (%s).",
 		s.Name, rep.Summary.Pods, plural(s.Workloads, "workload"), plural(len(s.Objects.NodePools)+len(s.Objects.Provisioners), "pool"),
 		describeExisting(s), s.Region, strings.Join(s.Zones, ", "))
+	if n := len(s.Objects.DaemonSets); n > 0 {
+		p.line("%s: each new node has room for the daemon pods that would run on it.", plural(n, "DaemonSet"))
+	}
 	p.line("")
 
 	var launch, existing []ReportNode
