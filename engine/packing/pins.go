@@ -2,6 +2,7 @@ package packing
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/tenonhq/terraform-provider-tenon/engine/scheduling"
 	"github.com/tenonhq/terraform-provider-tenon/engine/state"
@@ -188,13 +189,13 @@ func (pn *pinner) choose(c *class, zones uint64, cts uint8, uz uint64, uc uint8,
 	if len(zoneGroups) > 0 || len(antiZonal) > 0 {
 		z = pn.bestDomain(c, zones, zones&uz, len(s.zones), zoneGroups, antiZonal, func(g, d int) int32 { return pn.zc[g][d] }, i)
 		if z < 0 {
-			return 0, 0, pn.spreadReason(c, zoneGroups, antiZonal, "zone")
+			return 0, 0, pn.spreadReason(c, zoneGroups, antiZonal, "zone", pn.s.maskZones(uz&zones))
 		}
 	}
 	if len(ctGroups) > 0 {
 		ct = pn.bestDomain(c, uint64(cts), uint64(cts&uc), numCT, ctGroups, nil, func(g, d int) int32 { return pn.cc[g][d] }, i)
 		if ct < 0 {
-			return 0, 0, pn.spreadReason(c, ctGroups, nil, "capacity type")
+			return 0, 0, pn.spreadReason(c, ctGroups, nil, "capacity type", ctList(uc&cts))
 		}
 	}
 	for _, g := range c.matches {
@@ -328,12 +329,13 @@ func (pn *pinner) keeps(mask uint64, n int, limits []limit, count func(g, d int)
 	return true
 }
 
-func (pn *pinner) spreadReason(c *class, limits []limit, anti []int, what string) string {
+func (pn *pinner) spreadReason(c *class, limits []limit, anti []int, what string, usable []string) string {
 	if len(anti) > 0 && len(limits) == 0 {
-		return fmt.Sprintf("pod anti-affinity on %s: every allowed %s already runs a matching pod (%s)", what, what, pn.s.groups.list[anti[0]].sel)
+		return fmt.Sprintf("pod anti-affinity on %s: every %s a pool or node can serve (%s) already runs a matching pod (%s)", what, what, strings.Join(usable, ", "), pn.s.groups.list[anti[0]].sel)
 	}
 	l := limits[0]
-	return fmt.Sprintf("topology spread on %s (maxSkew %d, selector %s) cannot be kept in the allowed %ss %v", what, l.maxSkew, pn.s.groups.list[l.g].sel, what, pn.s.maskZones(pn.all))
+	return fmt.Sprintf("topology spread on %s (maxSkew %d, selector %s): one more pod in the %ss a pool or node can serve (%s) would exceed maxSkew; add capacity in the other %ss or raise maxSkew",
+		what, l.maxSkew, pn.s.groups.list[l.g].sel, what, strings.Join(usable, ", "), what)
 }
 
 // pinAffinity confines carriers of zonal pod affinity to zones with a

@@ -125,6 +125,6 @@ func TestTopologySpread(t *testing.T) {
 			}},
 		{name: "skew refused when only one zone can grow", snap: snapshot(poolsOf(onlyA), []*state.Node{nb, nc}, nil),
 			pods:   pods(3, "k", "1", "1Gi", label("app", "s"), spreadOn(scheduling.LabelTopologyZone, 1, corev1.DoNotSchedule, app)),
-			placed: []string{"k-0"}, refused: map[string]string{"k-1": "topology spread on topology.kubernetes.io/zone", "k-2": "topology spread on topology.kubernetes.io/zone"}},
+			placed: []string{"k-0"}, refused: map[string]string{"k-1": "topology spread on zone", "k-2": "topology spread on zone"}},
 	})
 }

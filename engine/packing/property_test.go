@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"reflect"
+	"slices"
+	"strings"
+	"sync"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -18,16 +21,25 @@ const propertyScenarios = 1000
 
 var zonesABC = []string{"us-east-1a", "us-east-1b", "us-east-1c"}
 
-// randomTypes picks n priced amd64 types.
-func randomTypes(rng *rand.Rand, n int) []*catalog.InstanceType {
+var pricedAMD64 = sync.OnceValue(func() []*catalog.InstanceType {
 	var all []*catalog.InstanceType
 	for _, it := range testCatalog().InstanceTypes() {
 		if len(it.Offerings) > 0 && it.Requirements.Get(scheduling.LabelArch).Has(scheduling.ArchAMD64) {
 			all = append(all, it)
 		}
 	}
-	rng.Shuffle(len(all), func(i, j int) { all[i], all[j] = all[j], all[i] })
-	return all[:n]
+	return all
+})
+
+// randomTypes picks n priced amd64 types.
+func randomTypes(rng *rand.Rand, n int) []*catalog.InstanceType {
+	all := pricedAMD64()
+	out := make([]*catalog.InstanceType, n)
+	for i := range out {
+		out[i] = all[rng.IntN(len(all))]
+	}
+	slices.SortFunc(out, func(a, b *catalog.InstanceType) int { return strings.Compare(a.Name, b.Name) })
+	return slices.CompactFunc(out, func(a, b *catalog.InstanceType) bool { return a.Name == b.Name })
 }
 
 func pick[T any](rng *rand.Rand, xs []T) T { return xs[rng.IntN(len(xs))] }

@@ -13,9 +13,8 @@ import (
 // keep every group balanced when all its pods are placed, but pods that
 // then fail (limits, no capacity) can leave a domain short. It takes pods
 // back from the fullest domain until every hard spread holds, and returns
-// them with the reason.
-func (s *solver) repairSpreads() map[*state.Pod]string {
-	out := map[*state.Pod]string{}
+// them into out with the reason.
+func (s *solver) repairSpreads(out map[*state.Pod]string) {
 	skews := map[int]int32{}
 	carrier := map[int]*class{}
 	for _, c := range s.classes {
@@ -39,7 +38,6 @@ func (s *solver) repairSpreads() map[*state.Pod]string {
 	for _, g := range slices.Sorted(mapsKeys(skews)) {
 		s.repairGroup(s.groups.list[g], skews[g], s.spreadDomains(carrier[g], s.groups.list[g].key), nodes, out)
 	}
-	return out
 }
 
 func mapsKeys[V any](m map[int]V) func(func(int) bool) {
@@ -144,4 +142,93 @@ func (s *solver) unplace(p *state.Pod, n *node) {
 		n.used = n.used.sub(c.req)
 		n.pods = slices.DeleteFunc(n.pods, func(q *state.Pod) bool { return q == p })
 	}
+}
+
+// repairAffinity is the safety net for zonal pod affinity: pins put
+// carriers where matching pods were meant to be, but those may have
+// failed. Every zone holding carriers must hold a matching pod that does
+// not carry the term, except one zone started by a self-matching carrier;
+// carriers elsewhere are taken back.
+func (s *solver) repairAffinity(out map[*state.Pod]string) {
+	nodes := map[string]*node{}
+	for _, n := range append(slices.Clone(s.nodes), s.claims...) {
+		nodes[n.name] = n
+	}
+	terms := map[int]bool{}
+	for _, c := range s.classes {
+		for _, t := range c.affinity {
+			if !t.soft && s.groups.list[t.g].key != scheduling.LabelHostname {
+				terms[t.g] = true
+			}
+		}
+	}
+	pods := make([]*state.Pod, 0, len(s.podClass))
+	for p := range s.podClass {
+		pods = append(pods, p)
+	}
+	slices.SortFunc(pods, func(a, b *state.Pod) int { return cmp.Compare(a.Key(), b.Key()) })
+	for _, gid := range slices.Sorted(mapsKeys(terms)) {
+		g := s.groups.list[gid]
+		support := map[string]bool{}
+		for d, n := range s.counts[gid] {
+			if n > 0 {
+				support[d] = true
+			}
+		}
+		carriersIn := map[string][]*state.Pod{}
+		selfIn := map[string]bool{}
+		for _, p := range pods {
+			c := s.podClass[p]
+			node, ok := s.placed[p.Key()]
+			if !ok || !carries(c, gid) {
+				continue
+			}
+			d := s.domain(nodes[node], g.key)
+			carriersIn[d] = append(carriersIn[d], p)
+			selfIn[d] = selfIn[d] || c.matchesGroup(gid)
+		}
+		// Support counted the carriers themselves; recount without them.
+		for d, ps := range carriersIn {
+			if int(s.counts[gid][d]) <= countMatching(ps, s.podClass, gid) {
+				support[d] = false
+			}
+		}
+		var bad []string
+		for _, d := range slices.Sorted(func(yield func(string) bool) {
+			for d := range carriersIn {
+				if !yield(d) {
+					return
+				}
+			}
+		}) {
+			if !support[d] {
+				bad = append(bad, d)
+			}
+		}
+		keep := ""
+		for _, d := range bad {
+			if selfIn[d] && (keep == "" || len(carriersIn[d]) > len(carriersIn[keep])) {
+				keep = d
+			}
+		}
+		for _, d := range bad {
+			if d == keep {
+				continue
+			}
+			for _, p := range carriersIn[d] {
+				s.unplace(p, nodes[s.placed[p.Key()]])
+				out[p] = fmt.Sprintf("required pod affinity on %s: no pod matching %s could be placed in %s %s", g.key, g.sel, g.key, d)
+			}
+		}
+	}
+}
+
+func countMatching(ps []*state.Pod, classes map[*state.Pod]*class, g int) int {
+	n := 0
+	for _, p := range ps {
+		if classes[p].matchesGroup(g) {
+			n++
+		}
+	}
+	return n
 }

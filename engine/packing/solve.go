@@ -40,7 +40,15 @@ func Solve(ctx context.Context, snap *state.Snapshot, pods []*state.Pod, opts ..
 	if err != nil {
 		return nil, err
 	}
-	repaired := s.repairSpreads()
+	repaired := map[*state.Pod]string{}
+	for range 4 {
+		before := len(repaired)
+		s.repairAffinity(repaired)
+		s.repairSpreads(repaired)
+		if len(repaired) == before {
+			break
+		}
+	}
 	claims, dropped, dropReasons := s.finalize()
 	for p, reason := range repaired {
 		dropped = append(dropped, p)
