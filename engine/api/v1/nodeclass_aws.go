@@ -61,13 +61,8 @@ type AWSNodeClassSpec struct {
 	// Tags are put on the instances, volumes and launch templates. The agent sets
 	// tenon.dev/cluster, tenon.dev/nodepool, tenon.dev/nodeclaim and kubernetes.io/cluster/*
 	// itself; they cannot be set here.
-	// +kubebuilder:validation:MaxProperties=40
-	// +kubebuilder:validation:XValidation:rule="self.all(k, size(k) > 0 && size(k) <= 128)",message="tag keys must be 1 to 128 characters"
-	// +kubebuilder:validation:XValidation:rule="self.all(k, size(self[k]) <= 256)",message="tag values must be at most 256 characters"
-	// +kubebuilder:validation:XValidation:rule="self.all(k, !k.startsWith('kubernetes.io/cluster/'))",message="tag keys starting with kubernetes.io/cluster/ are set by the agent; remove the tag"
-	// +kubebuilder:validation:XValidation:rule="self.all(k, !(k in ['tenon.dev/cluster', 'tenon.dev/nodepool', 'tenon.dev/nodeclaim']))",message="tags tenon.dev/cluster, tenon.dev/nodepool and tenon.dev/nodeclaim are set by the agent; remove the tag"
 	// +optional
-	Tags map[string]string `json:"tags,omitempty"`
+	Tags Tags `json:"tags,omitempty"`
 	// BlockDeviceMappings are the disks of the nodes. Absent means the family's default root volume.
 	// +kubebuilder:validation:MaxItems=50
 	// +kubebuilder:validation:XValidation:rule="self.filter(x, has(x.rootVolume) && x.rootVolume).size() <= 1",message="only one block device mapping can be the root volume; set rootVolume on one of them"
@@ -94,11 +89,8 @@ type AWSNodeClassSpec struct {
 // +kubebuilder:validation:XValidation:rule="!has(self.tags) || !has(self.id)",message="id selects one subnet on its own; use tags or id in a term, not both (terms are ORed)",fieldPath=".id"
 type SubnetSelectorTerm struct {
 	// Tags select the subnets carrying all of them. A value of "*" matches any value.
-	// +kubebuilder:validation:MinProperties=1
-	// +kubebuilder:validation:MaxProperties=20
-	// +kubebuilder:validation:XValidation:rule="self.all(k, k != '' && self[k] != '')",message="tag keys and values must not be empty; use '*' to match any value"
 	// +optional
-	Tags map[string]string `json:"tags,omitempty"`
+	Tags SelectorTags `json:"tags,omitempty"`
 	// ID is a subnet ID such as subnet-0123456789abcdef0.
 	// +kubebuilder:validation:MaxLength=64
 	// +kubebuilder:validation:XValidation:rule="self.matches('^subnet-[0-9a-z]+$')",message="id must be a subnet ID such as subnet-0123456789abcdef0"
@@ -111,11 +103,8 @@ type SubnetSelectorTerm struct {
 // +kubebuilder:validation:XValidation:rule="[has(self.tags), has(self.id), has(self.name)].exists_one(x, x)",message="a security group selector term needs exactly one of tags, id or name; put each in its own term (terms are ORed)"
 type SecurityGroupSelectorTerm struct {
 	// Tags select the security groups carrying all of them. A value of "*" matches any value.
-	// +kubebuilder:validation:MinProperties=1
-	// +kubebuilder:validation:MaxProperties=20
-	// +kubebuilder:validation:XValidation:rule="self.all(k, k != '' && self[k] != '')",message="tag keys and values must not be empty; use '*' to match any value"
 	// +optional
-	Tags map[string]string `json:"tags,omitempty"`
+	Tags SelectorTags `json:"tags,omitempty"`
 	// ID is a security group ID such as sg-0123456789abcdef0.
 	// +kubebuilder:validation:MaxLength=64
 	// +kubebuilder:validation:XValidation:rule="self.matches('^sg-[0-9a-z]+$')",message="id must be a security group ID such as sg-0123456789abcdef0"
@@ -135,11 +124,8 @@ type SecurityGroupSelectorTerm struct {
 // +kubebuilder:validation:XValidation:rule="!has(self.ssmParameter) || has(self.id) || !(has(self.tags) || has(self.name) || has(self.owner))",message="ssmParameter selects one AMI on its own; remove tags, name and owner from this term",fieldPath=".ssmParameter"
 type AMISelectorTerm struct {
 	// Tags select the AMIs carrying all of them. A value of "*" matches any value.
-	// +kubebuilder:validation:MinProperties=1
-	// +kubebuilder:validation:MaxProperties=20
-	// +kubebuilder:validation:XValidation:rule="self.all(k, k != '' && self[k] != '')",message="tag keys and values must not be empty; use '*' to match any value"
 	// +optional
-	Tags map[string]string `json:"tags,omitempty"`
+	Tags SelectorTags `json:"tags,omitempty"`
 	// ID is an AMI ID such as ami-0123456789abcdef0.
 	// +kubebuilder:validation:MaxLength=64
 	// +kubebuilder:validation:XValidation:rule="self.matches('^ami-[0-9a-z]+$')",message="id must be an AMI ID such as ami-0123456789abcdef0"

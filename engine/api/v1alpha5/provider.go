@@ -26,12 +26,9 @@ type Provider struct {
 	AMIFamily string `json:"amiFamily,omitempty"`
 	// AMISelector selects the AMIs carrying all these tags instead of the family's default. A
 	// value of "*" matches any value.
-	// +kubebuilder:validation:MinProperties=1
-	// +kubebuilder:validation:MaxProperties=20
-	// +kubebuilder:validation:XValidation:rule="self.all(k, k != '' && self[k] != '')",message="tag keys and values must not be empty; use '*' to match any value"
 	// +kubebuilder:validation:XValidation:rule="self.all(k, !k.startsWith('aws::') && k != 'aws-ids')",message="aws-ids and aws:: keys select AMIs by ID, name or owner, which an inline provider cannot express; use a NodeClass with amiSelectorTerms and providerRef"
 	// +optional
-	AMISelector map[string]string `json:"amiSelector,omitempty"`
+	AMISelector v1.SelectorTags `json:"amiSelector,omitempty"`
 	// InstanceProfile is the IAM instance profile of the nodes.
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=128
@@ -39,29 +36,18 @@ type Provider struct {
 	InstanceProfile string `json:"instanceProfile,omitempty"`
 	// SubnetSelector selects the subnets carrying all these tags. A value of "*" matches any
 	// value. Absent means the subnets tagged kubernetes.io/cluster/<cluster-name>.
-	// +kubebuilder:validation:MinProperties=1
-	// +kubebuilder:validation:MaxProperties=20
-	// +kubebuilder:validation:XValidation:rule="self.all(k, k != '' && self[k] != '')",message="tag keys and values must not be empty; use '*' to match any value"
 	// +kubebuilder:validation:XValidation:rule="self.all(k, !k.startsWith('aws::') && k != 'aws-ids')",message="aws-ids and aws:: keys select subnets by ID, which an inline provider cannot express; use a NodeClass with subnetSelectorTerms and providerRef"
 	// +optional
-	SubnetSelector map[string]string `json:"subnetSelector,omitempty"`
+	SubnetSelector v1.SelectorTags `json:"subnetSelector,omitempty"`
 	// SecurityGroupSelector selects the security groups carrying all these tags. A value of "*"
 	// matches any value. Absent means the security groups tagged
 	// kubernetes.io/cluster/<cluster-name>.
-	// +kubebuilder:validation:MinProperties=1
-	// +kubebuilder:validation:MaxProperties=20
-	// +kubebuilder:validation:XValidation:rule="self.all(k, k != '' && self[k] != '')",message="tag keys and values must not be empty; use '*' to match any value"
 	// +kubebuilder:validation:XValidation:rule="self.all(k, !k.startsWith('aws::') && k != 'aws-ids')",message="aws-ids and aws:: keys select security groups by ID or name, which an inline provider cannot express; use a NodeClass with securityGroupSelectorTerms and providerRef"
 	// +optional
-	SecurityGroupSelector map[string]string `json:"securityGroupSelector,omitempty"`
+	SecurityGroupSelector v1.SelectorTags `json:"securityGroupSelector,omitempty"`
 	// Tags are put on the instances, volumes and launch templates. The agent sets
 	// tenon.dev/cluster, tenon.dev/nodepool, tenon.dev/nodeclaim and kubernetes.io/cluster/*
 	// itself; they cannot be set here.
-	// +kubebuilder:validation:MaxProperties=40
-	// +kubebuilder:validation:XValidation:rule="self.all(k, size(k) > 0 && size(k) <= 128)",message="tag keys must be 1 to 128 characters"
-	// +kubebuilder:validation:XValidation:rule="self.all(k, size(self[k]) <= 256)",message="tag values must be at most 256 characters"
-	// +kubebuilder:validation:XValidation:rule="self.all(k, !k.startsWith('kubernetes.io/cluster/'))",message="tag keys starting with kubernetes.io/cluster/ are set by the agent; remove the tag"
-	// +kubebuilder:validation:XValidation:rule="self.all(k, !(k in ['tenon.dev/cluster', 'tenon.dev/nodepool', 'tenon.dev/nodeclaim']))",message="tags tenon.dev/cluster, tenon.dev/nodepool and tenon.dev/nodeclaim are set by the agent; remove the tag"
 	// +optional
-	Tags map[string]string `json:"tags,omitempty"`
+	Tags v1.Tags `json:"tags,omitempty"`
 }

@@ -1,14 +1,12 @@
 package v1alpha5_test
 
 import (
-	"encoding/json"
 	"sort"
 	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	utiljson "k8s.io/apimachinery/pkg/util/json"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/tenonhq/terraform-provider-tenon/engine/api/crds"
@@ -72,18 +70,10 @@ func provisionerWith(mutate func(*v1alpha5.ProvisionerSpec)) *v1alpha5.Provision
 // accept it.
 func checkRestricted(t *testing.T, crd *crdtest.Validator, p *v1alpha5.Provisioner, restricted bool, goPath, crdPath string) {
 	t.Helper()
-	data, err := json.Marshal(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var obj map[string]any
-	if err := utiljson.Unmarshal(data, &obj); err != nil {
-		t.Fatal(err)
-	}
 	for side, got := range map[string]struct {
 		errs field.ErrorList
 		path string
-	}{"Go": {p.Validate(), goPath}, "CRD": {crd.Validate(obj, nil), crdPath}} {
+	}{"Go": {p.Validate(), goPath}, "CRD": {crd.Validate(toMap(t, p), nil), crdPath}} {
 		switch {
 		case !restricted && len(got.errs) > 0:
 			t.Errorf("%s rejects what scheduling allows:\n%v", side, got.errs.ToAggregate())

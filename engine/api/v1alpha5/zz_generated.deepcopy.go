@@ -80,28 +80,28 @@ func (in *Provider) DeepCopyInto(out *Provider) {
 	*out = *in
 	if in.AMISelector != nil {
 		in, out := &in.AMISelector, &out.AMISelector
-		*out = make(map[string]string, len(*in))
+		*out = make(v1.SelectorTags, len(*in))
 		for key, val := range *in {
 			(*out)[key] = val
 		}
 	}
 	if in.SubnetSelector != nil {
 		in, out := &in.SubnetSelector, &out.SubnetSelector
-		*out = make(map[string]string, len(*in))
+		*out = make(v1.SelectorTags, len(*in))
 		for key, val := range *in {
 			(*out)[key] = val
 		}
 	}
 	if in.SecurityGroupSelector != nil {
 		in, out := &in.SecurityGroupSelector, &out.SecurityGroupSelector
-		*out = make(map[string]string, len(*in))
+		*out = make(v1.SelectorTags, len(*in))
 		for key, val := range *in {
 			(*out)[key] = val
 		}
 	}
 	if in.Tags != nil {
 		in, out := &in.Tags, &out.Tags
-		*out = make(map[string]string, len(*in))
+		*out = make(v1.Tags, len(*in))
 		for key, val := range *in {
 			(*out)[key] = val
 		}
