@@ -168,6 +168,21 @@ func TestBuildPools(t *testing.T) {
 			},
 		},
 		{
+			name: "a Provisioner with an inline provider gets the NodeClass it converts to",
+			objs: state.Objects{
+				Provisioners: []*v1alpha5.Provisioner{provisioner("inline", func(p *v1alpha5.Provisioner) {
+					p.Spec.ProviderRef = nil
+					p.Spec.Provider = &v1alpha5.Provider{InstanceProfile: "nodes"}
+				})},
+			},
+			check: func(t *testing.T, pools []*state.Pool) {
+				p := pools[0]
+				if p.NodeClass != "inline" || len(p.InstanceTypes) == 0 || p.TemplateHash == "" {
+					t.Errorf("pool %s: class %q, %d instance types, hash %q", p.Name, p.NodeClass, len(p.InstanceTypes), p.TemplateHash)
+				}
+			},
+		},
+		{
 			name: "pools are ordered by weight, then name",
 			objs: state.Objects{
 				NodeClasses: []*v1.NodeClass{nodeClass("default")},
