@@ -17,12 +17,3 @@ func (b bitset) and(o bitset) bitset {
 	}
 	return out
 }
-
-func (b bitset) empty() bool {
-	for _, w := range b {
-		if w != 0 {
-			return false
-		}
-	}
-	return true
-}

@@ -76,8 +76,6 @@ type checkNode struct {
 	claim       *Claim
 	inFlight    bool
 	pods        []*checkPod
-	// overhead is what daemonsets will add on a new node.
-	overhead []*state.Pod
 }
 
 type checkPod struct {
@@ -372,7 +370,7 @@ func (ck *checker) checkNodeRules() {
 				ck.add(p.Key(), "node %s: %v", n.name, err)
 			}
 			for j, other := range n.pods {
-				if j != i && (other.pending == false || j < i) && portsClash(p.HostPorts, other.pod.HostPorts) {
+				if j != i && (!other.pending || j < i) && portsClash(p.HostPorts, other.pod.HostPorts) {
 					ck.add(p.Key(), "host port clashes with %s on %s", other.pod.Key(), n.name)
 				}
 			}

@@ -36,8 +36,6 @@ type class struct {
 	relaxed bool
 	// invalid explains a constraint that could not be parsed.
 	invalid string
-	// hard ranks how constrained the class is, for ordering.
-	hard int
 }
 
 type weightedReqs struct {

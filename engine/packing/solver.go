@@ -65,7 +65,6 @@ type node struct {
 // claimState is what a new claim carries beyond a node.
 type claimState struct {
 	typ     *ptype
-	mask    bitset
 	cts     uint8
 	used    vec
 	pods    []*state.Pod
