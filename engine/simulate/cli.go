@@ -23,7 +23,7 @@ const (
 
 // Command is the `tenon simulate` subcommand:
 //
-//	tenon simulate [-f FILE]... [-o text|json] [--repeat N] [--check]
+//	tenon simulate [-f FILE]... [-o text|json] [--repeat N] [--check] [--timeout D]
 //
 // It reads the scenario files as one scenario (or, with no -f, runs the
 // embedded examples, whose JSON is an array of reports), solves the pending
@@ -52,6 +52,7 @@ type options struct {
 	repeat    int
 	repeatSet bool
 	check     bool
+	timeout   time.Duration
 }
 
 // fileList is the repeatable -f flag.
@@ -89,8 +90,9 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	fs.Var(&output, "o", "output `format`: text or json")
 	repeat := fs.Int("repeat", 1, "solve `N` times after one warm-up and report each run's time and the median")
 	check := fs.Bool("check", false, "validate the result against the scenario and exit 1 listing any violation")
+	timeout := fs.Duration("timeout", 0, "give up solving after this `duration` (such as 30s); 0 means no limit")
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "Usage: tenon simulate [-f FILE]... [-o text|json] [--repeat N] [--check]")
+		fmt.Fprintln(fs.Output(), "Usage: tenon simulate [-f FILE]... [-o text|json] [--repeat N] [--check] [--timeout D]")
 		fmt.Fprintln(fs.Output(), "\nSimulates Tenon's packing on scenario files, with no cluster and no cloud: prints the")
 		fmt.Fprintln(fs.Output(), "nodes it would launch, their cost against a proven lower bound, and why any pod cannot")
 		fmt.Fprintln(fs.Output(), "be placed. Several -f files form one scenario. Without -f it runs two small embedded")
@@ -112,7 +114,12 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 		fmt.Fprintf(stderr, "tenon simulate: %v\n", err)
 		return nil, err
 	}
-	o := &options{files: files, output: string(output), repeat: *repeat, check: *check}
+	if *timeout < 0 {
+		err := fmt.Errorf("invalid value %v for flag -timeout: must not be negative", *timeout)
+		fmt.Fprintf(stderr, "tenon simulate: %v\n", err)
+		return nil, err
+	}
+	o := &options{files: files, output: string(output), repeat: *repeat, check: *check, timeout: *timeout}
 	fs.Visit(func(f *flag.Flag) { o.repeatSet = o.repeatSet || f.Name == "repeat" })
 	return o, nil
 }
@@ -124,6 +131,11 @@ func (c *cli) run(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	}
 	if err != nil {
 		return ExitBadInput
+	}
+	if opts.timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, opts.timeout)
+		defer cancel()
 	}
 	scenarios, intros, err := c.load(opts)
 	if err != nil {
@@ -202,6 +214,9 @@ func (c *cli) simulate(ctx context.Context, s *Scenario, opts *options) (*Report
 	var last solution
 	var snap *snapshotAndPods
 	for i := range runs {
+		if err := ctx.Err(); err != nil {
+			return nil, nil, fmt.Errorf("%s: giving up after run %d: %w", s.Name, i, err)
+		}
 		start := c.now()
 		sp, err := s.snapshotAndPending()
 		if err != nil {

@@ -179,3 +179,29 @@ func TestCommandWarnsWhenRunsDiffer(t *testing.T) {
 		})
 	}
 }
+
+func TestCommandTimeout(t *testing.T) {
+	path := writeScenario(t, header+pool+deployment("1"))
+	tests := []struct {
+		name string
+		args []string
+		code int
+		want string
+	}{
+		{"a deadline stops the solve", []string{"-f", path, "--timeout", "10ms"}, ExitCheckFails, "context deadline exceeded"},
+		{"a negative timeout names the flag", []string{"-f", path, "--timeout", "-1s"}, ExitBadInput, "invalid value -1s for flag -timeout"},
+		{"a malformed timeout names the flag", []string{"-f", path, "--timeout", "soon"}, ExitBadInput, `invalid value "soon" for flag -timeout`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			c := cli{engine: slowSolver{}, now: time.Now}
+			if code := c.run(context.Background(), tt.args, &stdout, &stderr); code != tt.code {
+				t.Errorf("exit %d, want %d; stderr:\n%s", code, tt.code, stderr.String())
+			}
+			if !strings.Contains(stderr.String(), tt.want) {
+				t.Errorf("stderr does not contain %q:\n%s", tt.want, stderr.String())
+			}
+		})
+	}
+}

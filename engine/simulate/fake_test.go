@@ -60,3 +60,12 @@ func (f flakySolution) Report(s *Scenario, _ *state.Snapshot, pending []*state.P
 }
 
 func (flakySolution) Violations(*state.Snapshot, []*state.Pod) []string { return nil }
+
+// slowSolver waits for the context, as an engine that honours deadlines
+// does when it runs out of time.
+type slowSolver struct{}
+
+func (slowSolver) Solve(ctx context.Context, _ *state.Snapshot, _ []*state.Pod) (solution, error) {
+	<-ctx.Done()
+	return nil, fmt.Errorf("solving: %w", ctx.Err())
+}
