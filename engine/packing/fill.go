@@ -3,6 +3,7 @@ package packing
 import (
 	"cmp"
 	"fmt"
+	"math"
 	"slices"
 
 	"github.com/tenonhq/terraform-provider-tenon/engine/scheduling"
@@ -24,8 +25,9 @@ type filler struct {
 	valAt  float64
 	cache  map[string]*decision
 	failed map[*bucket]bool
-	// shareCliques caps clique seeds' nodes at their share of the rest.
-	shareCliques bool
+	// cliqueNodes sizes a large clique's nodes by their members (see
+	// decideClique) instead of by efficiency.
+	cliqueNodes bool
 }
 
 // decision is the instance type and capacity type chosen for claims seeded
@@ -37,7 +39,7 @@ type decision struct {
 }
 
 func (s *solver) fillPool(p *poolPlan, buckets []*bucket) error {
-	f := &filler{s: s, p: p, cache: map[string]*decision{}, failed: map[*bucket]bool{}, shareCliques: s.bigClique(buckets)}
+	f := &filler{s: s, p: p, cache: map[string]*decision{}, failed: map[*bucket]bool{}, cliqueNodes: s.bigClique(buckets)}
 	for _, b := range buckets {
 		cp := s.compat(b.c, p)
 		if b.left() == 0 || cp.reason != "" || b.zones&cp.zoneMask == 0 || b.cts&cp.ctMask == 0 {
@@ -133,7 +135,7 @@ func (f *filler) open(seed *bucket) bool {
 		f.cache[key] = dec
 	}
 	n := s.newClaim(p, dec.t, zone, dec.ct)
-	pattern := f.fill(n, seed, f.capFor(seed, clique), false)
+	pattern := f.fill(n, seed, false)
 	if len(pattern) == 0 {
 		s.dropClaim(n)
 		return false
@@ -151,11 +153,10 @@ type take struct {
 // fill packs n from the active buckets, the seed first: each step takes
 // the bucket whose pods best use the resource the node has most of left,
 // half of what fits at a time. With dry set it only simulates.
-func (f *filler) fill(n *node, seed *bucket, capValue float64, dry bool) []take {
+func (f *filler) fill(n *node, seed *bucket, dry bool) []take {
 	s := f.s
 	var takes []take
 	taken := map[*bucket]int64{}
-	used := 0.0
 	left := func(b *bucket) int64 { return b.left() - taken[b] }
 	put := func(b *bucket, k int64) {
 		if dry {
@@ -169,32 +170,21 @@ func (f *filler) fill(n *node, seed *bucket, capValue float64, dry bool) []take 
 			for range k {
 				n.ports = append(n.ports, b.c.ports...)
 			}
+			taken[b] += k
 		} else {
 			s.place(b, n, k)
 		}
-		taken[b] += k
-		used += b.val * float64(k)
 		if len(takes) > 0 && takes[len(takes)-1].b == b {
 			takes[len(takes)-1].k += k
 		} else {
 			takes = append(takes, take{b, k})
 		}
 	}
-	capK := func(b *bucket, k int64) int64 {
-		if capValue <= 0 {
-			return k
-		}
-		v := b.val
-		if v <= 0 {
-			return k
-		}
-		return min(k, int64((capValue-used)/v))
-	}
-	if k := s.room(seed, n, left(seed)); k > 0 {
-		put(seed, max(1, min(capK(seed, k), (k+1)/2)))
-	} else {
+	k := s.room(seed, n, left(seed))
+	if k <= 0 {
 		return nil
 	}
+	put(seed, (k+1)/2)
 	alloc := n.typ.alloc
 	for {
 		var best *bucket
@@ -205,7 +195,7 @@ func (f *filler) fill(n *node, seed *bucket, capValue float64, dry bool) []take 
 			if l == 0 || !b.c.req.fits(n.room) {
 				continue
 			}
-			k := capK(b, s.room(b, n, l))
+			k := s.room(b, n, l)
 			if k <= 0 {
 				continue
 			}
@@ -216,7 +206,7 @@ func (f *filler) fill(n *node, seed *bucket, capValue float64, dry bool) []take 
 		if best == nil {
 			return takes
 		}
-		put(best, max(1, (bestK+1)/2))
+		put(best, (bestK+1)/2)
 	}
 }
 
@@ -286,9 +276,9 @@ func (f *filler) isClique(c *class) bool {
 	return false
 }
 
-// minSharedClique is the clique size from which clique nodes share the
-// other pods evenly: with few members, filling their nodes greedily and
-// packing the rest on efficient nodes is cheaper.
+// minSharedClique is the clique size from which each member's node is
+// chosen by its member (decideClique): with few members, choosing by
+// efficiency and filling greedily is cheaper.
 const minSharedClique = 50
 
 // bigClique reports whether some hostname anti-affinity group among the
@@ -306,28 +296,6 @@ func (s *solver) bigClique(buckets []*bucket) bool {
 		}
 	}
 	return false
-}
-
-// capFor limits what a clique seed's node takes to its share of the other
-// pods, so the clique's nodes are filled evenly instead of the first ones
-// full and the rest empty.
-func (f *filler) capFor(seed *bucket, clique bool) float64 {
-	if !clique || !f.shareCliques {
-		return 0
-	}
-	var cliqueLeft int64
-	var other float64
-	for _, b := range f.active {
-		if f.isClique(b.c) {
-			cliqueLeft += b.left()
-		} else {
-			other += b.val * float64(b.left())
-		}
-	}
-	if cliqueLeft == 0 {
-		return 0
-	}
-	return seed.val + other/float64(cliqueLeft)*1.05 + 1e-9
 }
 
 // zoneFor picks the zone of a claim seeded by b: its pin, else the zone
@@ -369,17 +337,19 @@ func (f *filler) zoneFor(b *bucket, cp *compat) int {
 	return best
 }
 
+// cand is a type a claim decision considers, at its price in the zone.
+type cand struct {
+	t     *ptype
+	ct    int
+	price float64
+	ratio float64
+}
+
 // decide chooses the claim type for seed in zone: among the types with
 // the best dual value per dollar, the one whose simulated fill packs the
 // most value per dollar.
 func (f *filler) decide(seed *bucket, cp *compat, zone int, clique bool) *decision {
 	p := f.p
-	type cand struct {
-		t     *ptype
-		ct    int
-		price float64
-		ratio float64
-	}
 	var cands []cand
 	cts := seed.cts & cp.ctMask
 	for _, t := range p.types {
@@ -395,24 +365,52 @@ func (f *filler) decide(seed *bucket, cp *compat, zone int, clique bool) *decisi
 	if len(cands) == 0 {
 		return nil
 	}
+	if clique && f.cliqueNodes {
+		slices.SortFunc(cands, func(a, b cand) int {
+			return cmp.Or(cmp.Compare(a.price, b.price), cmp.Compare(b.ratio, a.ratio), cmp.Compare(a.t.it.Name, b.t.it.Name))
+		})
+		return f.decideClique(seed, zone, cands[:min(len(cands), 2*maxCandidates)])
+	}
 	slices.SortFunc(cands, func(a, b cand) int {
 		return cmp.Or(cmp.Compare(b.ratio, a.ratio), cmp.Compare(a.price, b.price), cmp.Compare(a.t.it.Name, b.t.it.Name))
 	})
 	if len(cands) > maxCandidates {
 		cands = cands[:maxCandidates]
 	}
-	capValue := f.capFor(seed, clique)
 	var best *decision
 	bestEff := -1.0
 	for _, c := range cands {
 		n := &node{zone: zone, ct: c.ct, pool: p, room: c.t.alloc, match: map[int]int32{}, carry: map[int]int32{}, claimState: &claimState{typ: c.t}}
-		takes := f.fill(n, seed, capValue, true)
+		takes := f.fill(n, seed, true)
 		var v float64
 		for _, tk := range takes {
 			v += tk.b.val * float64(tk.k)
 		}
 		if eff := v / c.price; eff > bestEff*(1+1e-9) {
 			best, bestEff = &decision{t: c.t, ct: c.ct, price: c.price}, eff
+		}
+	}
+	return best
+}
+
+// decideClique chooses the node for a member of a large clique, which
+// needs a node of its own whatever it costs: the type whose price less the
+// dual value of the other pods it can also take is least, so a member's
+// node is as small as it can be and grows only when the pods riding along
+// are worth the difference.
+func (f *filler) decideClique(seed *bucket, zone int, cands []cand) *decision {
+	var best *decision
+	bestNet := math.Inf(1)
+	for _, c := range cands {
+		t, ct, price := c.t, c.ct, c.price
+		n := &node{zone: zone, ct: ct, pool: f.p, room: t.alloc, match: map[int]int32{}, carry: map[int]int32{}, claimState: &claimState{typ: t}}
+		var riders float64
+		for _, tk := range f.fill(n, seed, true) {
+			riders += tk.b.val * float64(tk.k)
+		}
+		riders -= seed.val
+		if net := price - riders; net < bestNet-1e-12 {
+			best, bestNet = &decision{t: t, ct: ct, price: price}, net
 		}
 	}
 	return best
