@@ -18,52 +18,52 @@ const (
 	maxNodeClassNm = 253
 )
 
-// LabelKeyErrors returns the syntax and restricted-domain problems of a label key, in the
+// labelKeyErrors returns the syntax and restricted-domain problems of a label key, in the
 // order of the CEL rules. What is allowed is what scheduling.IsRestrictedLabel allows (less
 // tenon.dev/nodepool, which each version reports with its own message): the well-known labels
 // but kubernetes.io/hostname, the node.kubernetes.io, node-restriction.kubernetes.io and
 // kops.k8s.io domains, and any domain of your own. The markers list the well-known labels
 // literally; the twin tests keep the two in step.
-func LabelKeyErrors(key string) []string {
+func labelKeyErrors(key string) []string {
 	var msgs []string
-	if !IsQualifiedName(key) {
-		msgs = append(msgs, MsgKeySyntax)
+	if !isQualifiedName(key) {
+		msgs = append(msgs, msgKeySyntax)
 	}
 	wellKnown := scheduling.IsWellKnownLabel(key) && key != scheduling.LabelHostname
 	if !wellKnown && !openKubernetesDomainRE.MatchString(key) && kubernetesDomainRE.MatchString(key) {
-		msgs = append(msgs, MsgDomainKubernetes)
+		msgs = append(msgs, msgDomainKubernetes)
 	}
 	if !kopsDomainRE.MatchString(key) && k8sDomainRE.MatchString(key) {
-		msgs = append(msgs, MsgDomainK8s)
+		msgs = append(msgs, msgDomainK8s)
 	}
 	if karpenterDomainRE.MatchString(key) {
-		msgs = append(msgs, MsgDomainKarpenter)
+		msgs = append(msgs, msgDomainKarpenter)
 	}
 	if _, ok := scheduling.FromKarpenterLabel(key); ok && strings.HasPrefix(key, "karpenter.k8s.aws/") {
-		msgs = append(msgs, MsgKarpenterAWS)
+		msgs = append(msgs, msgKarpenterAWS)
 	}
 	if !wellKnown && tenonDomainRE.MatchString(key) {
-		msgs = append(msgs, MsgDomainTenon)
+		msgs = append(msgs, msgDomainTenon)
 	}
 	return msgs
 }
 
-// IsQualifiedName reports whether k is a label key (an optional DNS subdomain and '/', then a
+// isQualifiedName reports whether k is a label key (an optional DNS subdomain and '/', then a
 // name of up to 63 characters).
-func IsQualifiedName(k string) bool {
+func isQualifiedName(k string) bool {
 	return len(k) <= maxLabelKey && qualifiedNameRE.MatchString(k) && qualifiedNameLengthRE.MatchString(k)
 }
 
-// LabelValue checks a label value as the schema does: at most 63 characters (too long, as the
+// labelValue checks a label value as the schema does: at most 63 characters (too long, as the
 // API server reports it, with the message saying what a value may be), of label syntax.
-func LabelValue(path *field.Path, v string) field.ErrorList {
+func labelValue(path *field.Path, v string) field.ErrorList {
 	switch {
 	case len(v) > maxLabelValue:
 		err := field.TooLong(path, v, maxLabelValue)
-		err.Detail = MsgValueSyntax
+		err.Detail = msgValueSyntax
 		return field.ErrorList{err}
 	case !labelValueRE.MatchString(v):
-		return field.ErrorList{field.Invalid(path, v, MsgValueSyntax)}
+		return field.ErrorList{field.Invalid(path, v, msgValueSyntax)}
 	}
 	return nil
 }
@@ -77,13 +77,13 @@ func Labels[V ~string](path *field.Path, labels map[string]V, msgNodePool string
 	}
 	for _, k := range slices.Sorted(maps.Keys(labels)) {
 		p := path.Key(k)
-		for _, msg := range LabelKeyErrors(k) {
+		for _, msg := range labelKeyErrors(k) {
 			errs = append(errs, field.Invalid(p, k, msg))
 		}
 		if k == scheduling.LabelNodePool {
 			errs = append(errs, field.Invalid(p, k, msgNodePool))
 		}
-		errs = append(errs, LabelValue(p, string(labels[k]))...)
+		errs = append(errs, labelValue(p, string(labels[k]))...)
 	}
 	return errs
 }
@@ -95,8 +95,8 @@ func Annotations(path *field.Path, annotations map[string]string) field.ErrorLis
 		errs = append(errs, field.TooMany(path, len(annotations), maxMapEntries))
 	}
 	for _, k := range slices.Sorted(maps.Keys(annotations)) {
-		if !IsQualifiedName(k) {
-			errs = append(errs, field.Invalid(path.Key(k), k, MsgKeySyntax))
+		if !isQualifiedName(k) {
+			errs = append(errs, field.Invalid(path.Key(k), k, msgKeySyntax))
 		}
 	}
 	return errs

@@ -1,12 +1,10 @@
-package apivalidation_test
+package apivalidation
 
 import (
 	"strings"
 	"testing"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
-
-	"github.com/tenonhq/terraform-provider-tenon/engine/api/internal/apivalidation"
 )
 
 // Label keys are checked against scheduling.IsRestrictedLabel by each version's
@@ -27,12 +25,12 @@ func TestLabelValue(t *testing.T) {
 		{"-a", field.ErrorTypeInvalid},
 		{"two words", field.ErrorTypeInvalid},
 	} {
-		errs := apivalidation.LabelValue(field.NewPath("v"), tc.value)
+		errs := labelValue(field.NewPath("v"), tc.value)
 		switch {
 		case tc.want == "" && len(errs) > 0:
-			t.Errorf("LabelValue(%q) = %v, want none", tc.value, errs)
-		case tc.want != "" && (len(errs) != 1 || errs[0].Type != tc.want || errs[0].Detail != apivalidation.MsgValueSyntax):
-			t.Errorf("LabelValue(%q) = %v, want one %s saying what a label value may be", tc.value, errs, tc.want)
+			t.Errorf("labelValue(%q) = %v, want none", tc.value, errs)
+		case tc.want != "" && (len(errs) != 1 || errs[0].Type != tc.want || errs[0].Detail != msgValueSyntax):
+			t.Errorf("labelValue(%q) = %v, want one %s saying what a label value may be", tc.value, errs, tc.want)
 		}
 	}
 }

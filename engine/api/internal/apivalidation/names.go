@@ -31,7 +31,7 @@ func NodeClassName(path *field.Path, name, required string) field.ErrorList {
 	case len(name) > maxNodeClassNm:
 		return field.ErrorList{field.TooLong(path, name, maxNodeClassNm)}
 	case !dnsSubdomainRE.MatchString(name):
-		return field.ErrorList{field.Invalid(path, name, MsgNodeClassName)}
+		return field.ErrorList{field.Invalid(path, name, msgNodeClassName)}
 	}
 	return nil
 }

@@ -26,25 +26,25 @@ var (
 // Messages of the CEL rules both versions have, which Go gives too. Each says what is wrong and
 // how to fix it.
 const (
-	MsgKeySyntax        = "key must be a label key such as example.com/team: an optional DNS subdomain and '/', then up to 63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit"
-	MsgValueSyntax      = "value must be up to 63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit"
-	MsgDomainKubernetes = "label domain kubernetes.io is restricted; use kubernetes.io/arch, kubernetes.io/os, topology.kubernetes.io/zone or region, a node.kubernetes.io label, or a key in your own domain"
-	MsgDomainK8s        = "label domain k8s.io is restricted (kops.k8s.io excepted); use a key in your own domain"
-	MsgKarpenterAWS     = "Karpenter's instance labels are restricted; use the tenon.dev equivalent, such as tenon.dev/instance-family for karpenter.k8s.aws/instance-family"
-	MsgDomainKarpenter  = "label domain karpenter.sh is restricted; use the tenon.dev equivalent, such as tenon.dev/capacity-type for karpenter.sh/capacity-type"
-	MsgDomainTenon      = "label domain tenon.dev is restricted; use a well-known label such as tenon.dev/capacity-type or tenon.dev/instance-family, or a key in your own domain"
+	msgKeySyntax        = "key must be a label key such as example.com/team: an optional DNS subdomain and '/', then up to 63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit"
+	msgValueSyntax      = "value must be up to 63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit"
+	msgDomainKubernetes = "label domain kubernetes.io is restricted; use kubernetes.io/arch, kubernetes.io/os, topology.kubernetes.io/zone or region, a node.kubernetes.io label, or a key in your own domain"
+	msgDomainK8s        = "label domain k8s.io is restricted (kops.k8s.io excepted); use a key in your own domain"
+	msgKarpenterAWS     = "Karpenter's instance labels are restricted; use the tenon.dev equivalent, such as tenon.dev/instance-family for karpenter.k8s.aws/instance-family"
+	msgDomainKarpenter  = "label domain karpenter.sh is restricted; use the tenon.dev equivalent, such as tenon.dev/capacity-type for karpenter.sh/capacity-type"
+	msgDomainTenon      = "label domain tenon.dev is restricted; use a well-known label such as tenon.dev/capacity-type or tenon.dev/instance-family, or a key in your own domain"
 
-	MsgInValues     = "operator In requires at least one value; add values or use Exists"
-	MsgNotInValues  = "operator NotIn requires at least one value; add values or use DoesNotExist"
-	MsgExistsValues = "operators Exists and DoesNotExist take no values; remove values or use In or NotIn"
+	msgInValues     = "operator In requires at least one value; add values or use Exists"
+	msgNotInValues  = "operator NotIn requires at least one value; add values or use DoesNotExist"
+	msgExistsValues = "operators Exists and DoesNotExist take no values; remove values or use In or NotIn"
 
-	MsgStartupTaintRepeat = "a startup taint repeats a taint's key and effect; keep it in taints or startupTaints, not both"
+	msgStartupTaintRepeat = "a startup taint repeats a taint's key and effect; keep it in taints or startupTaints, not both"
 
-	MsgNodeClassName = "name must be a NodeClass name: lower-case letters, digits, '-' and '.', starting and ending with a letter or digit"
+	msgNodeClassName = "name must be a NodeClass name: lower-case letters, digits, '-' and '.', starting and ending with a letter or digit"
 
-	MsgSelectorTags     = "tag keys and values must not be empty; use '*' to match any value"
-	MsgTagKeyLength     = "tag keys must be 1 to 128 characters"
-	MsgTagValueLength   = "tag values must be at most 256 characters"
-	MsgTagClusterPrefix = "tag keys starting with kubernetes.io/cluster/ are set by the agent; remove the tag"
-	MsgTagReserved      = "tags tenon.dev/cluster, tenon.dev/nodepool and tenon.dev/nodeclaim are set by the agent; remove the tag"
+	msgSelectorTags     = "tag keys and values must not be empty; use '*' to match any value"
+	msgTagKeyLength     = "tag keys must be 1 to 128 characters"
+	msgTagValueLength   = "tag values must be at most 256 characters"
+	msgTagClusterPrefix = "tag keys starting with kubernetes.io/cluster/ are set by the agent; remove the tag"
+	msgTagReserved      = "tags tenon.dev/cluster, tenon.dev/nodepool and tenon.dev/nodeclaim are set by the agent; remove the tag"
 )

@@ -49,7 +49,7 @@ func requirement(path *field.Path, r corev1.NodeSelectorRequirement, ops Operato
 	case len(r.Key) > maxLabelKey:
 		errs = append(errs, field.TooLong(keyPath, r.Key, maxLabelKey))
 	default:
-		for _, msg := range LabelKeyErrors(r.Key) {
+		for _, msg := range labelKeyErrors(r.Key) {
 			errs = append(errs, field.Invalid(keyPath, r.Key, msg))
 		}
 	}
@@ -64,20 +64,20 @@ func requirement(path *field.Path, r corev1.NodeSelectorRequirement, ops Operato
 		errs = append(errs, field.TooMany(valuesPath, len(r.Values), maxValues))
 	}
 	for j, v := range r.Values {
-		errs = append(errs, LabelValue(valuesPath.Index(j), v)...)
+		errs = append(errs, labelValue(valuesPath.Index(j), v)...)
 	}
 	switch r.Operator {
 	case corev1.NodeSelectorOpIn:
 		if len(r.Values) == 0 {
-			errs = append(errs, field.Invalid(valuesPath, r.Values, MsgInValues))
+			errs = append(errs, field.Invalid(valuesPath, r.Values, msgInValues))
 		}
 	case corev1.NodeSelectorOpNotIn:
 		if len(r.Values) == 0 {
-			errs = append(errs, field.Invalid(valuesPath, r.Values, MsgNotInValues))
+			errs = append(errs, field.Invalid(valuesPath, r.Values, msgNotInValues))
 		}
 	case corev1.NodeSelectorOpExists, corev1.NodeSelectorOpDoesNotExist:
 		if len(r.Values) != 0 {
-			errs = append(errs, field.Invalid(valuesPath, r.Values, MsgExistsValues))
+			errs = append(errs, field.Invalid(valuesPath, r.Values, msgExistsValues))
 		}
 	default:
 		if slices.Contains(ops.Supported, r.Operator) && (len(r.Values) != 1 || !integerValueRE.MatchString(r.Values[0])) {

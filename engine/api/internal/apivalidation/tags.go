@@ -28,16 +28,16 @@ func Tags(path *field.Path, tags map[string]string) field.ErrorList {
 	for _, k := range slices.Sorted(maps.Keys(tags)) {
 		p := path.Key(k)
 		if k == "" || len(k) > maxTagKey {
-			errs = append(errs, field.Invalid(p, k, MsgTagKeyLength))
+			errs = append(errs, field.Invalid(p, k, msgTagKeyLength))
 		}
 		if len(tags[k]) > maxTagValue {
-			errs = append(errs, field.Invalid(p, tags[k], MsgTagValueLength))
+			errs = append(errs, field.Invalid(p, tags[k], msgTagValueLength))
 		}
 		if strings.HasPrefix(k, "kubernetes.io/cluster/") {
-			errs = append(errs, field.Invalid(p, k, MsgTagClusterPrefix))
+			errs = append(errs, field.Invalid(p, k, msgTagClusterPrefix))
 		}
 		if slices.Contains(agentTags, k) {
-			errs = append(errs, field.Invalid(p, k, MsgTagReserved))
+			errs = append(errs, field.Invalid(p, k, msgTagReserved))
 		}
 	}
 	return errs
@@ -51,7 +51,7 @@ func SelectorTags(path *field.Path, tags map[string]string) field.ErrorList {
 	}
 	for _, k := range slices.Sorted(maps.Keys(tags)) {
 		if k == "" || tags[k] == "" {
-			errs = append(errs, field.Invalid(path.Key(k), tags[k], MsgSelectorTags))
+			errs = append(errs, field.Invalid(path.Key(k), tags[k], msgSelectorTags))
 		}
 	}
 	return errs

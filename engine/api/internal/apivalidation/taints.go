@@ -21,14 +21,14 @@ var taintEffects = []string{
 // NodeTaints checks the taints and startup taints of the nodes, the fields taints and
 // startupTaints under path: each list on its own, and that no startup taint repeats a taint.
 func NodeTaints[T Taint](path *field.Path, taints, startupTaints []T) field.ErrorList {
-	errs := Taints(path.Child("taints"), "taints", taints)
-	errs = append(errs, Taints(path.Child("startupTaints"), "startupTaints", startupTaints)...)
-	return append(errs, StartupTaintRepeats(path.Child("startupTaints"), taints, startupTaints)...)
+	errs := taintList(path.Child("taints"), "taints", taints)
+	errs = append(errs, taintList(path.Child("startupTaints"), "startupTaints", startupTaints)...)
+	return append(errs, startupTaintRepeats(path.Child("startupTaints"), taints, startupTaints)...)
 }
 
-// Taints checks a list of taints: key syntax, value syntax, effect, and that no key and effect
+// taintList checks a list of taints: key syntax, value syntax, effect, and that no key and effect
 // pair repeats. name is the list's field name (taints or startupTaints), for the message.
-func Taints[T Taint](path *field.Path, name string, taints []T) field.ErrorList {
+func taintList[T Taint](path *field.Path, name string, taints []T) field.ErrorList {
 	var errs field.ErrorList
 	if len(taints) > maxTaints {
 		errs = append(errs, field.TooMany(path, len(taints), maxTaints))
@@ -45,10 +45,10 @@ func Taints[T Taint](path *field.Path, name string, taints []T) field.ErrorList 
 			errs = append(errs, field.Required(p.Child("key"), "set key to a label key such as example.com/dedicated"))
 		case len(t.Key) > maxLabelKey:
 			errs = append(errs, field.TooLong(p.Child("key"), t.Key, maxLabelKey))
-		case !IsQualifiedName(t.Key):
-			errs = append(errs, field.Invalid(p.Child("key"), t.Key, MsgKeySyntax))
+		case !isQualifiedName(t.Key):
+			errs = append(errs, field.Invalid(p.Child("key"), t.Key, msgKeySyntax))
 		}
-		errs = append(errs, LabelValue(p.Child("value"), t.Value)...)
+		errs = append(errs, labelValue(p.Child("value"), t.Value)...)
 		switch {
 		case t.Effect == "":
 			errs = append(errs, field.Required(p.Child("effect"), "set effect to NoSchedule, PreferNoSchedule or NoExecute"))
@@ -64,13 +64,13 @@ func Taints[T Taint](path *field.Path, name string, taints []T) field.ErrorList 
 	return errs
 }
 
-// StartupTaintRepeats reports startup taints that repeat a taint's key and effect.
-func StartupTaintRepeats[T Taint](path *field.Path, taints, startupTaints []T) field.ErrorList {
+// startupTaintRepeats reports startup taints that repeat a taint's key and effect.
+func startupTaintRepeats[T Taint](path *field.Path, taints, startupTaints []T) field.ErrorList {
 	var errs field.ErrorList
 	for i := range startupTaints {
 		s := startupTaints[i].ToCore()
 		if slices.ContainsFunc(taints, func(t T) bool { c := t.ToCore(); return c.Key == s.Key && c.Effect == s.Effect }) {
-			errs = append(errs, field.Invalid(path.Index(i), s.Key, MsgStartupTaintRepeat))
+			errs = append(errs, field.Invalid(path.Index(i), s.Key, msgStartupTaintRepeat))
 		}
 	}
 	return errs
