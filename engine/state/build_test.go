@@ -525,6 +525,34 @@ func TestBuildPods(t *testing.T) {
 	}
 }
 
+// TestPodsAreSortedByKey checks the order against the keys as strings,
+// with namespaces that are prefixes of each other and characters on both
+// sides of '/'.
+func TestPodsAreSortedByKey(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	namespaces := []string{"a", "a-x", "a.b", "a0", "ab", "b", "default"}
+	names := []string{"p", "p-1", "p.1", "p0", "q"}
+	var objs state.Objects
+	for _, ns := range namespaces {
+		for _, name := range names {
+			objs.Pods = append(objs.Pods, pod(name, func(p *corev1.Pod) { p.Namespace = ns }))
+		}
+	}
+	rng.Shuffle(len(objs.Pods), func(i, j int) { objs.Pods[i], objs.Pods[j] = objs.Pods[j], objs.Pods[i] })
+	snap, err := state.Build(objs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(snap.Pods) != len(namespaces)*len(names) {
+		t.Fatalf("%d pods, want %d", len(snap.Pods), len(namespaces)*len(names))
+	}
+	for i := 1; i < len(snap.Pods); i++ {
+		if a, b := snap.Pods[i-1].Key(), snap.Pods[i].Key(); a >= b {
+			t.Errorf("pod %d %q is not before %q", i-1, a, b)
+		}
+	}
+}
+
 // TestBuildIsDeterministic shuffles the input and expects the same
 // Snapshot.
 func TestBuildIsDeterministic(t *testing.T) {
