@@ -102,6 +102,12 @@ func splitDocuments(file string, data []byte) ([]*document, error) {
 	var err error
 	if looksLikeJSON(data) {
 		raws, err = splitJSON(data)
+		if err != nil {
+			// YAML flow style ({kind: Pod, ...}) looks like JSON too.
+			if yamlRaws, yamlErr := splitYAML(data); yamlErr == nil {
+				raws, err = yamlRaws, nil
+			}
+		}
 	} else {
 		raws, err = splitYAML(data)
 	}

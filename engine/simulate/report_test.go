@@ -85,6 +85,7 @@ func TestParseJSONAndLists(t *testing.T) {
 		{"a JSON stream with a List", stream, []string{"default/a", "x/b"}},
 		{"a JSON array after a comment", array, []string{"default/a"}},
 		{"a YAML List", yamlList, []string{"default/a"}},
+		{"YAML flow style that looks like JSON", "{apiVersion: v1, kind: Pod, metadata: {name: a}, spec: {containers: [{name: c}]}}\n", []string{"default/a"}},
 		{"empty documents are skipped", "---\n# nothing\n---\n" + yamlList + "---\n", []string{"default/a"}},
 	}
 	for _, tt := range tests {
