@@ -57,8 +57,8 @@ func (s *solver) finalizeClaim(n *node) (*Claim, string) {
 	base := p.usage.sub(n.typ.capacity)
 	var opts []InstanceOption
 	var types []*ptype
-	for _, o := range p.offers {
-		if o.zone != n.zone || cts&(1<<o.ct) == 0 || !mask.has(o.t.idx) || !n.used.fits(o.t.alloc) {
+	for _, o := range p.offers[n.zone] {
+		if cts&(1<<o.ct) == 0 || !mask.has(o.t.idx) || !n.used.fits(o.t.alloc) {
 			continue
 		}
 		if !withinLimits(p, base, o.t.capacity) {
@@ -140,8 +140,8 @@ func typeLabel(t *ptype, key, zone string) string {
 	if key == scheduling.LabelTopologyZone {
 		return zone
 	}
-	if v, ok := t.labels[key]; ok {
-		return v
+	if vs := t.it.Requirements.Get(key).Values(); len(vs) == 1 {
+		return vs[0]
 	}
 	return t.it.Name
 }

@@ -162,10 +162,10 @@ func (f *filler) fill(n *node, seed *bucket, dry bool) []take {
 		if dry {
 			n.room = n.room.sub(b.c.req.scale(k))
 			for _, g := range b.c.matches {
-				n.match[g] += int32(k)
+				n.bumpMatch(g, int32(k))
 			}
 			for _, t := range b.c.activeTerms(b.c.anti) {
-				n.carry[t.g] += int32(k)
+				n.bumpCarry(t.g, int32(k))
 			}
 			for range k {
 				n.ports = append(n.ports, b.c.ports...)
@@ -366,21 +366,17 @@ func (f *filler) decide(seed *bucket, cp *compat, zone int, clique bool) *decisi
 		return nil
 	}
 	if clique && f.cliqueNodes {
-		slices.SortFunc(cands, func(a, b cand) int {
+		return f.decideClique(seed, zone, topCandidates(cands, 2*maxCandidates, func(a, b cand) int {
 			return cmp.Or(cmp.Compare(a.price, b.price), cmp.Compare(b.ratio, a.ratio), cmp.Compare(a.t.it.Name, b.t.it.Name))
-		})
-		return f.decideClique(seed, zone, cands[:min(len(cands), 2*maxCandidates)])
+		}))
 	}
-	slices.SortFunc(cands, func(a, b cand) int {
+	cands = topCandidates(cands, maxCandidates, func(a, b cand) int {
 		return cmp.Or(cmp.Compare(b.ratio, a.ratio), cmp.Compare(a.price, b.price), cmp.Compare(a.t.it.Name, b.t.it.Name))
 	})
-	if len(cands) > maxCandidates {
-		cands = cands[:maxCandidates]
-	}
 	var best *decision
 	bestEff := -1.0
 	for _, c := range cands {
-		n := &node{zone: zone, ct: c.ct, pool: p, room: c.t.alloc, match: map[int]int32{}, carry: map[int]int32{}, claimState: &claimState{typ: c.t}}
+		n := &node{zone: zone, ct: c.ct, pool: p, room: c.t.alloc, claimState: &claimState{typ: c.t}}
 		takes := f.fill(n, seed, true)
 		var v float64
 		for _, tk := range takes {
@@ -393,6 +389,23 @@ func (f *filler) decide(seed *bucket, cp *compat, zone int, clique bool) *decisi
 	return best
 }
 
+// topCandidates returns the k first of cands by order, sorted, keeping
+// only k at a time instead of sorting them all.
+func topCandidates(cands []cand, k int, order func(a, b cand) int) []cand {
+	top := make([]cand, 0, k+1)
+	for _, c := range cands {
+		if len(top) == k && order(c, top[k-1]) >= 0 {
+			continue
+		}
+		i, _ := slices.BinarySearchFunc(top, c, order)
+		top = slices.Insert(top, i, c)
+		if len(top) > k {
+			top = top[:k]
+		}
+	}
+	return top
+}
+
 // decideClique chooses the node for a member of a large clique, which
 // needs a node of its own whatever it costs: the type whose price less the
 // dual value of the other pods it can also take is least, so a member's
@@ -403,7 +416,7 @@ func (f *filler) decideClique(seed *bucket, zone int, cands []cand) *decision {
 	bestNet := math.Inf(1)
 	for _, c := range cands {
 		t, ct, price := c.t, c.ct, c.price
-		n := &node{zone: zone, ct: ct, pool: f.p, room: t.alloc, match: map[int]int32{}, carry: map[int]int32{}, claimState: &claimState{typ: t}}
+		n := &node{zone: zone, ct: ct, pool: f.p, room: t.alloc, claimState: &claimState{typ: t}}
 		var riders float64
 		for _, tk := range f.fill(n, seed, true) {
 			riders += tk.b.val * float64(tk.k)
@@ -437,8 +450,6 @@ func (s *solver) newClaim(p *poolPlan, t *ptype, zone, ct int) *node {
 		name: fmt.Sprintf("%s-%d", p.p.Name, p.next),
 		pool: p, zone: zone, ct: ct,
 		room:       t.alloc,
-		match:      map[int]int32{},
-		carry:      map[int]int32{},
 		claimState: &claimState{typ: t, cts: p.ctMask},
 	}
 	p.usage = p.usage.add(t.capacity)

@@ -40,8 +40,8 @@ type poolPlan struct {
 	zoneMask uint64
 	ctMask   uint8
 	types    []*ptype
-	// offers are every allowed offering, cheapest first.
-	offers  []offer
+	// offers are every allowed offering per zone, cheapest first.
+	offers  [][]offer
 	limits  vec
 	limited [maxDims]bool
 	// usage is the capacity of the pool's nodes, claims included.
@@ -67,7 +67,6 @@ type ptype struct {
 	price []float64
 	// cheapest is the lowest allowed price in the pool.
 	cheapest float64
-	labels   map[string]string
 	zonal    bool
 }
 
@@ -85,7 +84,7 @@ func (s *solver) compilePools() {
 }
 
 func (s *solver) compilePool(i int, sp *state.Pool) *poolPlan {
-	p := &poolPlan{idx: i, p: sp, masks: map[string]bitset{}}
+	p := &poolPlan{idx: i, p: sp, masks: map[string]bitset{}, offers: make([][]offer, len(s.zones))}
 	for _, t := range scheduling.Taints(sp.Taints).WithoutStartupTaints(sp.StartupTaints) {
 		switch t.Effect {
 		case corev1.TaintEffectPreferNoSchedule:
@@ -120,16 +119,18 @@ func (s *solver) compilePool(i int, sp *state.Pool) *poolPlan {
 		for z := range s.zones {
 			for ct := range numCT {
 				if price := t.price[z*numCT+ct]; price > 0 {
-					p.offers = append(p.offers, offer{t: t, zone: z, ct: ct, price: price})
+					p.offers[z] = append(p.offers[z], offer{t: t, zone: z, ct: ct, price: price})
 					p.zoneMask |= 1 << z
 					p.ctMask |= 1 << ct
 				}
 			}
 		}
 	}
-	slices.SortStableFunc(p.offers, func(a, b offer) int {
-		return cmp.Or(cmp.Compare(a.price, b.price), cmp.Compare(a.t.it.Name, b.t.it.Name), cmp.Compare(a.zone, b.zone), cmp.Compare(a.ct, b.ct))
-	})
+	for _, offers := range p.offers {
+		slices.SortStableFunc(offers, func(a, b offer) int {
+			return cmp.Or(cmp.Compare(a.price, b.price), cmp.Compare(a.t.it.Name, b.t.it.Name), cmp.Compare(a.ct, b.ct))
+		})
+	}
 	for name, q := range sp.Limits {
 		if d, ok := s.dims.index[name]; ok {
 			p.limits[d], p.limited[d] = amount(d, q), true
@@ -147,9 +148,6 @@ func (s *solver) compilePool(i int, sp *state.Pool) *poolPlan {
 func (s *solver) compileType(p *poolPlan, t *ptype) {
 	t.capacity = s.dims.vec(t.it.Capacity)
 	alloc := s.dims.vec(t.it.Allocatable)
-	t.labels = t.it.Requirements.Labels()
-	delete(t.labels, scheduling.LabelTopologyZone)
-	delete(t.labels, scheduling.LabelCapacityType)
 	var over, sure vec
 	if len(s.daemons) > 0 {
 		reqs := p.p.Requirements.Intersection(t.it.Requirements)

@@ -140,7 +140,7 @@ func (s *solver) compileNodes(pending map[string]bool) {
 	}
 	byName := map[string]*node{}
 	for _, sn := range s.snap.Nodes {
-		n := &node{name: sn.Name, zone: -1, ct: ctIndex(sn.CapacityType), labels: sn.Labels, match: map[int]int32{}, carry: map[int]int32{}}
+		n := &node{name: sn.Name, zone: -1, ct: ctIndex(sn.CapacityType), labels: sn.Labels}
 		if z, ok := s.zoneIdx[sn.Zone]; ok && sn.Zone != "" {
 			n.zone = z
 		}
@@ -243,8 +243,24 @@ func (s *solver) countExisting(n *node, p *state.Pod) {
 	}
 }
 
+// bumpMatch and bumpCarry change a node's per-group counts, allocating
+// the map on first use: most nodes never need one.
+func (n *node) bumpMatch(g int, k int32) {
+	if n.match == nil {
+		n.match = map[int]int32{}
+	}
+	n.match[g] += k
+}
+
+func (n *node) bumpCarry(g int, k int32) {
+	if n.carry == nil {
+		n.carry = map[int]int32{}
+	}
+	n.carry[g] += k
+}
+
 func (s *solver) addCount(n *node, g *group, k int32) {
-	n.match[g.id] += k
+	n.bumpMatch(g.id, k)
 	s.totals[g.id] += k
 	if g.key != scheduling.LabelHostname {
 		if d := s.domain(n, g.key); d != "" {
@@ -254,7 +270,7 @@ func (s *solver) addCount(n *node, g *group, k int32) {
 }
 
 func (s *solver) addCarry(n *node, g *group, k int32) {
-	n.carry[g.id] += k
+	n.bumpCarry(g.id, k)
 	if g.key != scheduling.LabelHostname {
 		if d := s.domain(n, g.key); d != "" {
 			s.carriers[g.id][d] += k
