@@ -156,6 +156,12 @@ func TestBadInput(t *testing.T) {
 			want: []string{"w.json: Pod default/p: spec.containers[0].resources.requests.memory: quantities must match"},
 		},
 		{
+			name: "malformed JSON, with its line",
+			file: "w.json",
+			data: "# comment\n{\"apiVersion\": \"v1\",\n \"kind\": \"Pod\" \"metadata\": {}}\n",
+			want: []string{"w.json: line 3: reading JSON: invalid character"},
+		},
+		{
 			name: "an invalid Provisioner",
 			data: header + "---\napiVersion: tenon.dev/v1alpha5\nkind: Provisioner\nmetadata: {name: p}\nspec: {providerRef: {name: default}, weight: 0}\n",
 			want: []string{"w.yaml: Provisioner p: spec.weight"},

@@ -159,6 +159,7 @@ func looksLikeJSON(data []byte) bool {
 // splitJSON reads a stream of JSON values; arrays stand for their elements.
 // Leading `#` comment lines are allowed.
 func splitJSON(data []byte) ([][]byte, error) {
+	full := data
 	for {
 		data = bytes.TrimLeft(data, " \t\r\n")
 		if len(data) == 0 || data[0] != '#' {
@@ -177,6 +178,12 @@ func splitJSON(data []byte) ([][]byte, error) {
 		if err := dec.Decode(&raw); errors.Is(err, io.EOF) {
 			return out, nil
 		} else if err != nil {
+			var syntax *json.SyntaxError
+			if errors.As(err, &syntax) {
+				skipped := len(full) - len(data)
+				line := 1 + bytes.Count(full[:skipped+int(syntax.Offset)], []byte("\n"))
+				return nil, fmt.Errorf("line %d: reading JSON: %w", line, err)
+			}
 			return nil, fmt.Errorf("reading JSON: %w", err)
 		}
 		if raw[0] == '[' {
