@@ -1,7 +1,6 @@
 package packing
 
 import (
-	"cmp"
 	"math"
 	"slices"
 )
@@ -15,25 +14,35 @@ import (
 // duality). The prices are improved by coordinate ascent, type by type,
 // over a few directions per type; every step keeps them dual feasible.
 func assignmentBound(items []demandItem, cols []column, minNodes int64, ndims int, seed []float64) float64 {
+	b, _ := assignmentValues(items, cols, minNodes, ndims, seed)
+	return b
+}
+
+// assignmentValues is assignmentBound with the value π_i it gives one pod
+// of each item: what the pod costs at least wherever it goes.
+func assignmentValues(items []demandItem, cols []column, minNodes int64, ndims int, seed []float64) (float64, []float64) {
 	if len(items) == 0 || len(cols) == 0 {
-		return 0
+		return 0, nil
 	}
 	pmin := math.Inf(1)
 	for _, c := range cols {
 		pmin = min(pmin, c.price)
 	}
 	best := 0.0
+	var values []float64
 	mus := []float64{0}
 	if minNodes > 0 {
 		mus = append(mus, 0.5*pmin, 0.9*pmin, 0.99*pmin)
 	}
 	for _, mu := range mus {
-		best = max(best, assignmentBoundAt(items, cols, minNodes, ndims, seed, mu))
+		if b, v := assignmentBoundAt(items, cols, minNodes, ndims, seed, mu); b > best || values == nil {
+			best, values = b, v
+		}
 	}
-	return best
+	return best, values
 }
 
-func assignmentBoundAt(items []demandItem, cols []column, minNodes int64, ndims int, seed []float64, mu float64) float64 {
+func assignmentBoundAt(items []demandItem, cols []column, minNodes int64, ndims int, seed []float64, mu float64) (float64, []float64) {
 	nT, nI := len(cols), len(items)
 	dirs := directions(ndims, seed)
 	// val[t][i] under the current direction of t; +Inf where i does not fit t.
@@ -124,18 +133,21 @@ func assignmentBoundAt(items []demandItem, cols []column, minNodes int64, ndims 
 		}
 	}
 	var sum float64
+	values := make([]float64, nI)
 	for i, it := range items {
 		if math.IsInf(m1[i], 1) {
 			// A class no type fits: no node set exists; bound nothing.
-			return 0
+			return 0, values
 		}
-		sum += float64(it.count) * max(m1[i], 0)
+		values[i] = max(m1[i], 0)
+		sum += float64(it.count) * values[i]
 	}
-	return (sum + mu*float64(minNodes)) * (1 - 1e-9)
+	return (sum + mu*float64(minNodes)) * (1 - 1e-9), values
 }
 
-// directions are the price directions tried per type: the seed first, each
-// resource alone, and mixes of cpu and memory.
+// directions are the price directions tried per type: the seed first,
+// each resource alone, and a grid over the simplex of the demanded
+// resources (each scaled by its seed price, so the grid is even in value).
 func directions(ndims int, seed []float64) [][]float64 {
 	var out [][]float64
 	s := make([]float64, ndims)
@@ -146,15 +158,34 @@ func directions(ndims int, seed []float64) [][]float64 {
 		v[d] = 1
 		out = append(out, v)
 	}
-	if ndims > dimMemory && len(seed) > dimMemory && seed[dimCPU] > 0 && seed[dimMemory] > 0 {
-		for _, a := range []float64{0.2, 0.35, 0.5, 0.65, 0.8} {
-			v := make([]float64, ndims)
-			v[dimCPU] = a * seed[dimCPU] * 2
-			v[dimMemory] = (1 - a) * seed[dimMemory] * 2
-			out = append(out, v)
+	var dims []int
+	for d := range ndims {
+		if seed[d] > 0 && len(dims) < 4 {
+			dims = append(dims, d)
 		}
 	}
-	return slices.CompactFunc(out, func(a, b []float64) bool { return slices.Equal(a, b) })
+	steps := 8
+	if len(dims) > 3 {
+		steps = 5
+	}
+	var rec func(i, left int, w []int)
+	rec = func(i, left int, w []int) {
+		if i == len(dims)-1 {
+			w[i] = left
+			v := make([]float64, ndims)
+			for k, d := range dims {
+				v[d] = float64(w[k]) / float64(steps) * seed[d]
+			}
+			out = append(out, v)
+			return
+		}
+		for x := 0; x <= left; x++ {
+			w[i] = x
+			rec(i+1, left-x, w)
+		}
+	}
+	if len(dims) > 1 {
+		rec(0, steps, make([]int, len(dims)))
+	}
+	return out
 }
-
-var _ = cmp.Compare[int]

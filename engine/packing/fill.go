@@ -106,9 +106,28 @@ func (f *filler) refreshDuals() {
 	for i, t := range f.p.types {
 		cols[i] = column{alloc: t.alloc, price: t.cheapest}
 	}
-	f.pr = newPricer(items, cols, len(f.s.dims.names))
+	ndims := len(f.s.dims.names)
+	f.pr = newPricer(items, cols, ndims)
+	// A pod is worth what it costs at least wherever it goes: the
+	// assignment bound's value, which knows that a small pod has cheap
+	// homes a large one lacks. The LP duals seed it.
+	seed := make([]float64, ndims)
+	for d := range ndims {
+		seed[d] = f.pr.pod(unit(d))
+	}
+	var values []float64
+	if f.s.opts.podValues {
+		_, values = assignmentValues(items, cols, 0, ndims, seed)
+	}
+	k := 0
 	for _, b := range f.active {
 		b.val = f.pr.pod(b.c.req)
+		if b.left() > 0 {
+			if values != nil && values[k] > 0 {
+				b.val = values[k]
+			}
+			k++
+		}
 	}
 	f.valAt = f.remValue()
 	clear(f.cache)

@@ -1,6 +1,7 @@
 package packing
 
 import (
+	"fmt"
 	"math"
 	"slices"
 )
@@ -306,7 +307,11 @@ func lowerBound(items []demandItem, cols []column, minNodes int64, ndims int) fl
 	if seed[dimCPU] == 0 && seed[dimMemory] == 0 {
 		seed[dimCPU], seed[dimMemory] = 1e-3, 1e-9
 	}
-	return max(l.bound(y), fractionalBound(total, cols, ndims), assignmentBound(items, cols, minNodes, ndims, seed))
+	ab := assignmentBound(items, cols, minNodes, ndims, seed)
+	if debugBounds {
+		fmt.Printf("bounds lp=%.3f frac=%.3f assign=%.3f\n", l.bound(y), fractionalBound(total, cols, ndims), ab)
+	}
+	return max(l.bound(y), fractionalBound(total, cols, ndims), ab)
 }
 
 // pricer values pods and nodes with an LP's dual prices: a pod is worth
@@ -364,3 +369,5 @@ func (p *pricer) node(alloc vec) float64 {
 	}
 	return sum
 }
+
+var debugBounds = true

@@ -9,10 +9,11 @@ type Option func(*options)
 
 type options struct {
 	maxOptions int
+	podValues  bool
 }
 
 func newOptions(opts []Option) options {
-	o := options{maxOptions: DefaultMaxOptions}
+	o := options{maxOptions: DefaultMaxOptions, podValues: true}
 	for _, opt := range opts {
 		opt(&o)
 	}
