@@ -131,7 +131,7 @@ func TestBadInput(t *testing.T) {
 		{
 			name: "a duplicate key",
 			data: header + pool + strings.Replace(deployment("1"), "replicas: 2", "replicas: 2\n  replicas: 3", 1),
-			want: []string{"w.yaml", "already set in map"},
+			want: []string{"w.yaml: yaml: unmarshal errors:\n  line 29: key \"replicas\" already set in map"},
 		},
 		{
 			name: "a NodePool naming a NodeClass that does not exist",
@@ -154,6 +154,11 @@ func TestBadInput(t *testing.T) {
 			data: `[{"apiVersion":"tenon.dev/v1","kind":"NodeClass","metadata":{"name":"default"},"spec":{"kwok":{}}},
 {"apiVersion":"v1","kind":"Pod","metadata":{"name":"p"},"spec":{"containers":[{"name":"c","resources":{"requests":{"memory":"1Gx"}}}]}}]`,
 			want: []string{"w.json: Pod default/p: spec.containers[0].resources.requests.memory: quantities must match"},
+		},
+		{
+			name: "a YAML syntax error, with its line in the file",
+			data: header + pool + "---\napiVersion: v1\nkind: Pod\nmetadata: {name: [}\n",
+			want: []string{"w.yaml: yaml: line 25: did not find expected node content"},
 		},
 		{
 			name: "malformed JSON, with its line",

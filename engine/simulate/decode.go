@@ -1,7 +1,6 @@
 package simulate
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -10,10 +9,10 @@ import (
 	"reflect"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
-	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	kjson "sigs.k8s.io/json"
 	"sigs.k8s.io/yaml"
 )
@@ -201,27 +200,62 @@ func splitJSON(data []byte) ([][]byte, error) {
 }
 
 // splitYAML splits on `---` lines and converts each document to JSON,
-// rejecting duplicate keys.
+// rejecting duplicate keys. YAML errors give line numbers in the file, not
+// in the document.
 func splitYAML(data []byte) ([][]byte, error) {
-	r := utilyaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(data)))
 	var out [][]byte
-	for n := 1; ; n++ {
-		doc, err := r.Read()
-		if errors.Is(err, io.EOF) {
-			return out, nil
-		}
+	docStart, docLine, line := 0, 1, 1
+	flush := func(end int) error {
+		raw, err := yaml.YAMLToJSONStrict(data[docStart:end])
 		if err != nil {
-			return nil, fmt.Errorf("reading YAML document %d: %w", n, err)
+			return errors.New(shiftLines(err.Error(), docLine-1))
 		}
-		raw, err := yaml.YAMLToJSONStrict(doc)
-		if err != nil {
-			return nil, fmt.Errorf("YAML document %d: %w", n, err)
+		if t := bytes.TrimSpace(raw); len(t) > 0 && !bytes.Equal(t, []byte("null")) {
+			out = append(out, raw)
 		}
-		if t := bytes.TrimSpace(raw); len(t) == 0 || bytes.Equal(t, []byte("null")) {
-			continue
-		}
-		out = append(out, raw)
+		return nil
 	}
+	for off := 0; off < len(data); line++ {
+		next := len(data)
+		if i := bytes.IndexByte(data[off:], '\n'); i >= 0 {
+			next = off + i + 1
+		}
+		if isSeparator(data[off:next]) {
+			if err := flush(off); err != nil {
+				return nil, err
+			}
+			docStart, docLine = next, line+1
+		}
+		off = next
+	}
+	if err := flush(len(data)); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// isSeparator reports whether a line is a YAML document separator: `---`
+// followed by nothing but spaces or a comment.
+func isSeparator(line []byte) bool {
+	rest, ok := bytes.CutPrefix(line, []byte("---"))
+	if !ok {
+		return false
+	}
+	rest = bytes.TrimSpace(rest)
+	return len(rest) == 0 || rest[0] == '#'
+}
+
+var yamlLine = regexp.MustCompile(`line (\d+)`)
+
+// shiftLines adds offset to every "line N" in a YAML error message.
+func shiftLines(msg string, offset int) string {
+	return yamlLine.ReplaceAllStringFunc(msg, func(m string) string {
+		n, err := strconv.Atoi(strings.TrimPrefix(m, "line "))
+		if err != nil {
+			return m
+		}
+		return fmt.Sprintf("line %d", n+offset)
+	})
 }
 
 // decodeStrict decodes d into v as the API server would: field names
