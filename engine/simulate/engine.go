@@ -81,18 +81,23 @@ func existingNodes(snap *state.Snapshot, r *packing.Result, podByKey map[string]
 	for _, p := range r.Placements {
 		placed[p.Node] = append(placed[p.Node], p.Pod)
 	}
+	// Requests already bound, per receiving node, in one pass over the pods.
+	used := map[string]corev1.ResourceList{}
+	for name := range placed {
+		used[name] = corev1.ResourceList{}
+	}
+	for _, p := range snap.Pods {
+		if u, ok := used[p.NodeName]; ok && p.NodeName != "" {
+			addInto(u, p.Requests)
+		}
+	}
 	var out []ReportNode
 	for _, n := range snap.Nodes {
 		pods, ok := placed[n.Name]
 		if !ok {
 			continue
 		}
-		used := corev1.ResourceList{}
-		for _, p := range snap.Pods {
-			if p.NodeName == n.Name {
-				addInto(used, p.Requests)
-			}
-		}
+		used := used[n.Name]
 		for _, key := range pods {
 			if p := podByKey[key]; p != nil {
 				addInto(used, p.Requests)
