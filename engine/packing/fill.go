@@ -205,6 +205,7 @@ func (f *filler) fill(n *node, seed *bucket, dry bool) []take {
 	}
 	put(seed, (k+1)/2)
 	alloc := n.typ.alloc
+	price := n.typ.price[n.zone*numCT+n.ct]
 	for {
 		var best *bucket
 		var bestK int64
@@ -218,7 +219,7 @@ func (f *filler) fill(n *node, seed *bucket, dry bool) []take {
 			if k <= 0 {
 				continue
 			}
-			if score := align(b.c.req, n.room, alloc); score > bestScore {
+			if score := align(b.c.req, n.room, alloc) * worth(b, alloc, price, s.opts.worth); score > bestScore {
 				best, bestK, bestScore = b, k, score
 			}
 		}
@@ -227,6 +228,26 @@ func (f *filler) fill(n *node, seed *bucket, dry bool) []take {
 		}
 		put(best, (bestK+1)/2)
 	}
+}
+
+// worth is how well a pod pays for the share of the node it takes: its
+// value over the node's price times its dominant share, capped at 1 so
+// that among pods that pay their way the best fit wins, raised to the
+// strategy's exponent.
+func worth(b *bucket, alloc vec, price, exponent float64) float64 {
+	if exponent == 0 {
+		return 1
+	}
+	share := 0.0
+	for d := range maxDims {
+		if alloc[d] > 0 && b.c.req[d] > 0 {
+			share = max(share, float64(b.c.req[d])/float64(alloc[d]))
+		}
+	}
+	if share <= 0 || price <= 0 {
+		return 1
+	}
+	return math.Pow(min(1, b.val/(price*share)), exponent)
 }
 
 // align scores how well req uses the room a node has left: the dot product

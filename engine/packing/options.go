@@ -10,10 +10,14 @@ type Option func(*options)
 type options struct {
 	maxOptions int
 	podValues  bool
+	// strategy selects one fill strategy by index; -1 tries them all.
+	strategy int
+	// worth is the chosen strategy's exponent.
+	worth float64
 }
 
 func newOptions(opts []Option) options {
-	o := options{maxOptions: DefaultMaxOptions, podValues: true}
+	o := options{maxOptions: DefaultMaxOptions, podValues: true, strategy: -1}
 	for _, opt := range opts {
 		opt(&o)
 	}
@@ -27,4 +31,15 @@ func newOptions(opts []Option) options {
 // DefaultMaxOptions); minValues may still require more.
 func WithMaxOptions(n int) Option {
 	return func(o *options) { o.maxOptions = n }
+}
+
+// WithStrategy makes Solve use only fill strategy i (0, 1 or 2) instead of
+// trying each and keeping the cheapest result: faster, for callers that
+// care more about time than cost. Out-of-range values are ignored.
+func WithStrategy(i int) Option {
+	return func(o *options) {
+		if i >= 0 && i < len(strategies()) {
+			o.strategy = i
+		}
+	}
 }

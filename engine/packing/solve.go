@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"sync"
 
 	"github.com/tenonhq/terraform-provider-tenon/engine/state"
 )
@@ -14,12 +15,52 @@ import (
 // Solve places pods (pending pods of snap) on snap's existing nodes and
 // in-flight claims first, then on new claims chosen for cost, and explains
 // every pod it cannot place. The result is deterministic for a given input.
+//
+// It packs the batch with a few fill strategies at once (see strategies)
+// and returns the cheapest result among those that place the most pods.
 func Solve(ctx context.Context, snap *state.Snapshot, pods []*state.Pod, opts ...Option) (*Result, error) {
 	if snap == nil {
 		return nil, errors.New("solving: nil snapshot")
 	}
-	s := newSolver(ctx, snap, newOptions(opts))
+	o := newOptions(opts)
 	pods = sortedUnique(pods)
+	ws := strategies()
+	if o.strategy >= 0 {
+		ws = ws[o.strategy : o.strategy+1]
+	}
+	results := make([]*Result, len(ws))
+	errs := make([]error, len(ws))
+	var wg sync.WaitGroup
+	for i, w := range ws {
+		wg.Go(func() {
+			so := o
+			so.worth = w
+			results[i], errs[i] = solveOnce(ctx, snap, pods, so)
+		})
+	}
+	wg.Wait()
+	var best *Result
+	for i, r := range results {
+		if errs[i] != nil {
+			return nil, errs[i]
+		}
+		if best == nil || len(r.Unschedulable) < len(best.Unschedulable) ||
+			(len(r.Unschedulable) == len(best.Unschedulable) && r.CostPerHour < best.CostPerHour-1e-9) {
+			best = r
+		}
+	}
+	return best, nil
+}
+
+// strategies are the exponents of a pod's worth in the fill score (see
+// worth): none packs purely by fit; higher exponents keep pods that have
+// cheaper homes off expensive nodes. No single one wins on every
+// workload, so Solve tries each.
+func strategies() []float64 { return []float64{0, 0.5, 1} }
+
+// solveOnce is one packing of the batch with one strategy.
+func solveOnce(ctx context.Context, snap *state.Snapshot, pods []*state.Pod, o options) (*Result, error) {
+	s := newSolver(ctx, snap, o)
 	pending := make(map[string]bool, len(pods))
 	for _, p := range pods {
 		pending[p.Key()] = true
