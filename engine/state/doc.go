@@ -1,9 +1,12 @@
 // Package state describes a cluster as plain values: the Snapshot that the
 // packing and consolidation engines decide on. The agent builds one from its
 // informers, `tenon simulate` from scenario files and the Terraform provider
-// from a plan, all through the one converter in this package, so the engine
-// sees the same shape wherever it runs.
+// from a plan, all through the one converter in this package, Build, so the
+// engine sees the same shape wherever it runs.
 //
 // A Snapshot holds no clients and no pointers into caches: everything is a
-// copy, safe to read from several goroutines and to keep.
+// copy, safe to read from several goroutines and to keep. It is read-only:
+// pods whose specs share memory in the input (a workload's replicas) share
+// their converted labels, requests and constraints, so writing to one pod's
+// maps would change its siblings.
 package state
