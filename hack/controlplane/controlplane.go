@@ -300,6 +300,7 @@ func (c *ControlPlane) startKWOK(ctx context.Context) error {
 		"--manage-all-nodes=false",
 		"--manage-nodes-with-annotation-selector="+KWOKNodeAnnotation+"=fake",
 		"--node-ip=127.0.0.1",
+		"--cidr=10.244.0.0/16", // pod IPs, apart from the service range
 		"--server-address=127.0.0.1:"+strconv.Itoa(port),
 	)
 	if err != nil {

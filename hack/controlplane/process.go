@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -133,6 +134,15 @@ func StopPIDFiles(ctx context.Context, dir string, grace time.Duration) error {
 	if err != nil {
 		return err
 	}
+	// The last started first: an API server whose etcd is gone takes long to stop.
+	order := []string{KWOK, Scheduler, ControllerManager, APIServer, Etcd}
+	rank := func(f string) int {
+		if i := slices.Index(order, strings.TrimSuffix(filepath.Base(f), ".pid")); i >= 0 {
+			return i
+		}
+		return -1
+	}
+	slices.SortStableFunc(files, func(a, b string) int { return rank(a) - rank(b) })
 	var errs []error
 	for _, f := range files {
 		if err := stopPIDFile(ctx, f, grace); err != nil {
