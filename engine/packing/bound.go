@@ -14,13 +14,24 @@ import (
 // duality). The prices are improved by coordinate ascent, type by type,
 // over a few directions per type; every step keeps them dual feasible.
 func assignmentBound(items []demandItem, cols []column, minNodes int64, ndims int, seed []float64) float64 {
-	b, _ := assignmentValues(items, cols, minNodes, ndims, seed)
+	b, _ := assignmentValues(items, cols, minNodes, ndims, seed, fullEffort)
 	return b
 }
 
+// effort is how hard the coordinate ascent of the assignment bound tries:
+// grid steps per price direction and passes over the types.
+type effort struct{ steps, passes int }
+
+var (
+	// fullEffort is for the reported bound.
+	fullEffort = effort{steps: 8, passes: 3}
+	// quickEffort is for valuing pods while packing, many times per solve.
+	quickEffort = effort{steps: 4, passes: 1}
+)
+
 // assignmentValues is assignmentBound with the value π_i it gives one pod
 // of each item: what the pod costs at least wherever it goes.
-func assignmentValues(items []demandItem, cols []column, minNodes int64, ndims int, seed []float64) (float64, []float64) {
+func assignmentValues(items []demandItem, cols []column, minNodes int64, ndims int, seed []float64, e effort) (float64, []float64) {
 	if len(items) == 0 || len(cols) == 0 {
 		return 0, nil
 	}
@@ -35,16 +46,16 @@ func assignmentValues(items []demandItem, cols []column, minNodes int64, ndims i
 		mus = append(mus, 0.5*pmin, 0.9*pmin, 0.99*pmin)
 	}
 	for _, mu := range mus {
-		if b, v := assignmentBoundAt(items, cols, minNodes, ndims, seed, mu); b > best || values == nil {
+		if b, v := assignmentBoundAt(items, cols, minNodes, ndims, seed, mu, e); b > best || values == nil {
 			best, values = b, v
 		}
 	}
 	return best, values
 }
 
-func assignmentBoundAt(items []demandItem, cols []column, minNodes int64, ndims int, seed []float64, mu float64) (float64, []float64) {
+func assignmentBoundAt(items []demandItem, cols []column, minNodes int64, ndims int, seed []float64, mu float64, e effort) (float64, []float64) {
 	nT, nI := len(cols), len(items)
-	dirs := directions(ndims, seed)
+	dirs := directions(ndims, seed, e.steps)
 	// val[t][i] under the current direction of t; +Inf where i does not fit t.
 	cur := make([]int, nT)
 	fits := make([][]bool, nT)
@@ -95,7 +106,7 @@ func assignmentBoundAt(items []demandItem, cols []column, minNodes int64, ndims 
 	recompute()
 	// Only types that are some class's cheapest or runner-up can raise the
 	// bound by changing direction; the rest keep the seed direction.
-	for range 3 {
+	for range e.passes {
 		touched := map[int]bool{}
 		for i := range nI {
 			if arg[i] >= 0 {
@@ -148,7 +159,7 @@ func assignmentBoundAt(items []demandItem, cols []column, minNodes int64, ndims 
 // directions are the price directions tried per type: the seed first,
 // each resource alone, and a grid over the simplex of the demanded
 // resources (each scaled by its seed price, so the grid is even in value).
-func directions(ndims int, seed []float64) [][]float64 {
+func directions(ndims int, seed []float64, steps int) [][]float64 {
 	var out [][]float64
 	s := make([]float64, ndims)
 	copy(s, seed)
@@ -164,9 +175,8 @@ func directions(ndims int, seed []float64) [][]float64 {
 			dims = append(dims, d)
 		}
 	}
-	steps := 8
 	if len(dims) > 3 {
-		steps = 5
+		steps = max(2, steps*5/8)
 	}
 	var rec func(i, left int, w []int)
 	rec = func(i, left int, w []int) {

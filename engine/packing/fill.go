@@ -117,7 +117,7 @@ func (f *filler) refreshDuals() {
 	}
 	var values []float64
 	if f.s.opts.podValues {
-		_, values = assignmentValues(items, cols, 0, ndims, seed)
+		_, values = assignmentValues(items, cols, 0, ndims, seed, quickEffort)
 	}
 	k := 0
 	for _, b := range f.active {
@@ -406,7 +406,7 @@ func (f *filler) decide(seed *bucket, cp *compat, zone int, clique bool) *decisi
 		return nil
 	}
 	if clique && f.cliqueNodes {
-		return f.decideClique(seed, zone, topCandidates(cands, 2*maxCandidates, func(a, b cand) int {
+		return f.decideClique(seed, zone, topCandidates(cands, maxCandidates, func(a, b cand) int {
 			return cmp.Or(cmp.Compare(a.price, b.price), cmp.Compare(b.ratio, a.ratio), cmp.Compare(a.t.it.Name, b.t.it.Name))
 		}))
 	}

@@ -370,4 +370,4 @@ func (p *pricer) node(alloc vec) float64 {
 	return sum
 }
 
-var debugBounds = true
+var debugBounds = false
