@@ -29,26 +29,30 @@ func Solve(ctx context.Context, snap *state.Snapshot, pods []*state.Pod, opts ..
 		ws = ws[o.strategy : o.strategy+1]
 	}
 	results := make([]*Result, len(ws))
+	solvers := make([]*solver, len(ws))
 	errs := make([]error, len(ws))
 	var wg sync.WaitGroup
 	for i, w := range ws {
 		wg.Go(func() {
 			so := o
 			so.worth = w
-			results[i], errs[i] = solveOnce(ctx, snap, pods, so)
+			solvers[i], results[i], errs[i] = solveOnce(ctx, snap, pods, so)
 		})
 	}
 	wg.Wait()
 	var best *Result
+	var bestSolver *solver
 	for i, r := range results {
 		if errs[i] != nil {
 			return nil, errs[i]
 		}
 		if best == nil || len(r.Unschedulable) < len(best.Unschedulable) ||
 			(len(r.Unschedulable) == len(best.Unschedulable) && r.CostPerHour < best.CostPerHour-1e-9) {
-			best = r
+			best, bestSolver = r, solvers[i]
 		}
 	}
+	// The bound is computed once, for the result returned.
+	best.LowerBoundPerHour = bestSolver.lowerBound()
 	return best, nil
 }
 
@@ -59,14 +63,14 @@ func Solve(ctx context.Context, snap *state.Snapshot, pods []*state.Pod, opts ..
 func strategies() []float64 { return []float64{0, 0.5, 1} }
 
 // solveOnce is one packing of the batch with one strategy.
-func solveOnce(ctx context.Context, snap *state.Snapshot, pods []*state.Pod, o options) (*Result, error) {
+func solveOnce(ctx context.Context, snap *state.Snapshot, pods []*state.Pod, o options) (*solver, *Result, error) {
 	s := newSolver(ctx, snap, o)
 	pending := make(map[string]bool, len(pods))
 	for _, p := range pods {
 		pending[p.Key()] = true
 	}
 	if err := s.classify(pods); err != nil {
-		return nil, fmt.Errorf("solving: %w", err)
+		return nil, nil, fmt.Errorf("solving: %w", err)
 	}
 	s.internExistingTerms(pending)
 	s.compileZones()
@@ -79,7 +83,7 @@ func solveOnce(ctx context.Context, snap *state.Snapshot, pods []*state.Pod, o o
 	s.compileNodes(pending)
 	left, pinFailed, err := s.rounds()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	repaired := map[*state.Pod]string{}
 	for range 4 {
@@ -118,8 +122,7 @@ func solveOnce(ctx context.Context, snap *state.Snapshot, pods []*state.Pod, o o
 	for _, c := range claims {
 		res.CostPerHour += c.Chosen().PricePerHour
 	}
-	res.LowerBoundPerHour = s.lowerBound()
-	return res, nil
+	return s, res, nil
 }
 
 func sortedUnique(pods []*state.Pod) []*state.Pod {
