@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -166,53 +168,133 @@ func checkNode(t *testing.T, s *Scenario, snap *state.Snapshot, n *ReportNode, p
 	return price
 }
 
-// checkSpread checks zonal DoNotSchedule spread (max - min over the
-// scenario's three zones within maxSkew) and required hostname
-// anti-affinity (no two matching pods on one node).
-func checkSpread(t *testing.T, pending map[string]*state.Pod, nodeOf map[string]*ReportNode) {
+// errorReporter is the part of testing.T the checks use, so a test can
+// check the checks.
+type errorReporter interface {
+	Helper()
+	Errorf(format string, args ...any)
+}
+
+// checkSpread applies the benchmark judge's topology rules to the
+// placement: DoNotSchedule spread on zone (over the scenario's three zones,
+// empty ones counting 0) and hostname (over every node of the result),
+// required anti-affinity, and required affinity (every domain with pods
+// carrying a term also holds a matching pod without it, except at most one
+// domain whose own pods of the term match the selector: the first-pod
+// rule).
+func checkSpread(t errorReporter, pending map[string]*state.Pod, nodeOf map[string]*ReportNode) {
 	t.Helper()
-	type group struct {
+	domain := func(key string, n *ReportNode) string {
+		if key == scheduling.LabelTopologyZone {
+			return n.Zone
+		}
+		return n.Name
+	}
+	type spread struct {
 		sel     labels.Selector
+		key     string
 		maxSkew int32
 	}
-	groups := map[string]group{}
+	spreads := map[string]spread{}
 	for _, p := range pending {
 		for _, c := range p.TopologySpread {
-			if c.TopologyKey == scheduling.LabelTopologyZone && c.WhenUnsatisfiable == corev1.DoNotSchedule {
+			if c.WhenUnsatisfiable == corev1.DoNotSchedule {
 				sel, _ := metav1.LabelSelectorAsSelector(c.LabelSelector)
-				groups[sel.String()] = group{sel: sel, maxSkew: c.MaxSkew}
+				spreads[fmt.Sprintf("%s %s %d", sel, c.TopologyKey, c.MaxSkew)] = spread{sel: sel, key: c.TopologyKey, maxSkew: c.MaxSkew}
 			}
 		}
 	}
-	for name, g := range groups {
-		counts := map[string]int{"us-east-1a": 0, "us-east-1b": 0, "us-east-1c": 0}
+	for name, sp := range spreads {
+		counts := map[string]int{}
+		if sp.key == scheduling.LabelTopologyZone {
+			for _, z := range []string{"us-east-1a", "us-east-1b", "us-east-1c"} {
+				counts[z] = 0
+			}
+		} else {
+			for _, n := range nodeOf {
+				counts[n.Name] += 0
+			}
+		}
 		for key, p := range pending {
-			if n := nodeOf[key]; n != nil && g.sel.Matches(labels.Set(p.Labels)) {
-				counts[n.Zone]++
+			if n := nodeOf[key]; n != nil && sp.sel.Matches(labels.Set(p.Labels)) {
+				counts[domain(sp.key, n)]++
 			}
 		}
 		lo, hi := math.MaxInt, 0
 		for _, c := range counts {
 			lo, hi = min(lo, c), max(hi, c)
 		}
-		if int32(hi-lo) > g.maxSkew {
-			t.Errorf("zonal spread %s: counts %v exceed maxSkew %d", name, counts, g.maxSkew)
+		if int32(hi-lo) > sp.maxSkew {
+			t.Errorf("spread %s: max %d - min %d exceeds maxSkew", name, hi, lo)
 		}
 	}
+	type term struct {
+		sel labels.Selector
+		key string
+	}
+	affinity := map[string]term{}
+	carries := map[string]map[string]bool{} // term -> pods carrying it
 	for key, p := range pending {
-		if p.Affinity == nil || p.Affinity.PodAntiAffinity == nil {
+		if p.Affinity == nil {
 			continue
 		}
-		for _, term := range p.Affinity.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution {
-			if term.TopologyKey != scheduling.LabelHostname {
-				continue
-			}
-			sel, _ := metav1.LabelSelectorAsSelector(term.LabelSelector)
-			for _, other := range nodeOf[key].Pods {
-				if other != key && sel.Matches(labels.Set(pending[other].Labels)) {
-					t.Errorf("pod %s shares node %s with %s, against its anti-affinity", key, nodeOf[key].Name, other)
+		if pa := p.Affinity.PodAntiAffinity; pa != nil {
+			for _, tm := range pa.RequiredDuringSchedulingIgnoredDuringExecution {
+				sel, _ := metav1.LabelSelectorAsSelector(tm.LabelSelector)
+				for other, op := range pending {
+					if other != key && nodeOf[key] != nil && nodeOf[other] != nil && sel.Matches(labels.Set(op.Labels)) &&
+						domain(tm.TopologyKey, nodeOf[key]) == domain(tm.TopologyKey, nodeOf[other]) {
+						t.Errorf("pod %s shares %s %s with %s, against its anti-affinity", key, tm.TopologyKey, domain(tm.TopologyKey, nodeOf[key]), other)
+					}
 				}
 			}
+		}
+		if pa := p.Affinity.PodAffinity; pa != nil {
+			for _, tm := range pa.RequiredDuringSchedulingIgnoredDuringExecution {
+				sel, _ := metav1.LabelSelectorAsSelector(tm.LabelSelector)
+				id := sel.String() + " " + tm.TopologyKey
+				affinity[id] = term{sel: sel, key: tm.TopologyKey}
+				if carries[id] == nil {
+					carries[id] = map[string]bool{}
+				}
+				carries[id][key] = true
+			}
+		}
+	}
+	for id, tm := range affinity {
+		satisfied, selfOnly := map[string]bool{}, map[string]bool{}
+		for key := range carries[id] {
+			if n := nodeOf[key]; n != nil {
+				satisfied[domain(tm.key, n)] = false
+			}
+		}
+		for key, p := range pending {
+			n := nodeOf[key]
+			if n == nil || !tm.sel.Matches(labels.Set(p.Labels)) {
+				continue
+			}
+			d := domain(tm.key, n)
+			if _, ok := satisfied[d]; !ok {
+				continue
+			}
+			if carries[id][key] {
+				selfOnly[d] = true
+			} else {
+				satisfied[d] = true
+			}
+		}
+		exceptions := 0
+		for d, ok := range satisfied {
+			if ok {
+				continue
+			}
+			if !selfOnly[d] {
+				t.Errorf("affinity %s: domain %s holds pods of the term and no pod they select", id, d)
+			}
+			exceptions++
+		}
+		if exceptions > 1 {
+			t.Errorf("affinity %s: %d domains rely on the first-pod rule; at most one may", id, exceptions)
 		}
 	}
 }
@@ -247,6 +329,76 @@ func TestSimulateExistingNodes(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			if !tt.ok {
 				t.Errorf("report: %s", stdout.String())
+			}
+		})
+	}
+}
+
+// collector records what a check reports.
+type collector struct{ errs []string }
+
+func (c *collector) Helper() {}
+
+func (c *collector) Errorf(format string, args ...any) {
+	c.errs = append(c.errs, fmt.Sprintf(format, args...))
+}
+
+// TestCheckSpreadCatchesViolations makes sure the independent checks above
+// can fail: each case breaks one rule.
+func TestCheckSpreadCatchesViolations(t *testing.T) {
+	newPod := func(name, app string, mutate func(*corev1.PodSpec)) *state.Pod {
+		spec := &corev1.PodSpec{}
+		if mutate != nil {
+			mutate(spec)
+		}
+		return &state.Pod{Namespace: "default", Name: name, Labels: map[string]string{"app": app},
+			Affinity: spec.Affinity, TopologySpread: spec.TopologySpreadConstraints}
+	}
+	sel := &metav1.LabelSelector{MatchLabels: map[string]string{"app": "a"}}
+	zoneSpread := func(s *corev1.PodSpec) {
+		s.TopologySpreadConstraints = []corev1.TopologySpreadConstraint{{MaxSkew: 1, TopologyKey: scheduling.LabelTopologyZone, WhenUnsatisfiable: corev1.DoNotSchedule, LabelSelector: sel}}
+	}
+	hostSpread := func(s *corev1.PodSpec) {
+		s.TopologySpreadConstraints = []corev1.TopologySpreadConstraint{{MaxSkew: 1, TopologyKey: scheduling.LabelHostname, WhenUnsatisfiable: corev1.DoNotSchedule, LabelSelector: sel}}
+	}
+	antiHost := func(s *corev1.PodSpec) {
+		s.Affinity = &corev1.Affinity{PodAntiAffinity: &corev1.PodAntiAffinity{RequiredDuringSchedulingIgnoredDuringExecution: []corev1.PodAffinityTerm{{LabelSelector: sel, TopologyKey: scheduling.LabelHostname}}}}
+	}
+	affZone := func(s *corev1.PodSpec) {
+		s.Affinity = &corev1.Affinity{PodAffinity: &corev1.PodAffinity{RequiredDuringSchedulingIgnoredDuringExecution: []corev1.PodAffinityTerm{{LabelSelector: sel, TopologyKey: scheduling.LabelTopologyZone}}}}
+	}
+	n1 := &ReportNode{Name: "n1", Zone: "us-east-1a"}
+	n2 := &ReportNode{Name: "n2", Zone: "us-east-1a"}
+	n3 := &ReportNode{Name: "n3", Zone: "us-east-1b"}
+	n4 := &ReportNode{Name: "n4", Zone: "us-east-1c"}
+	tests := []struct {
+		name   string
+		pods   []*state.Pod
+		nodeOf []*ReportNode
+		want   string
+	}{
+		{"zone spread holds", []*state.Pod{newPod("a-0", "a", zoneSpread), newPod("a-1", "a", zoneSpread), newPod("a-2", "a", zoneSpread)}, []*ReportNode{n1, n3, n4}, ""},
+		{"zone spread broken", []*state.Pod{newPod("a-0", "a", zoneSpread), newPod("a-1", "a", zoneSpread)}, []*ReportNode{n1, n2}, "exceeds maxSkew"},
+		{"hostname spread counts empty nodes", []*state.Pod{newPod("a-0", "a", hostSpread), newPod("a-1", "a", hostSpread), newPod("b-0", "b", nil)}, []*ReportNode{n1, n1, n2}, "exceeds maxSkew"},
+		{"anti-affinity broken", []*state.Pod{newPod("a-0", "a", antiHost), newPod("a-1", "a", antiHost)}, []*ReportNode{n1, n1}, "against its anti-affinity"},
+		{"anti-affinity holds", []*state.Pod{newPod("a-0", "a", antiHost), newPod("a-1", "a", antiHost)}, []*ReportNode{n1, n2}, ""},
+		{"self-affinity in one zone holds", []*state.Pod{newPod("a-0", "a", affZone), newPod("a-1", "a", affZone)}, []*ReportNode{n1, n2}, ""},
+		{"self-affinity split over zones", []*state.Pod{newPod("a-0", "a", affZone), newPod("a-1", "a", affZone)}, []*ReportNode{n1, n3}, "at most one may"},
+		{"affinity to pods elsewhere", []*state.Pod{newPod("x-0", "x", affZone), newPod("a-0", "a", nil)}, []*ReportNode{n1, n3}, "no pod they select"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			pending := map[string]*state.Pod{}
+			nodeOf := map[string]*ReportNode{}
+			for i, p := range tt.pods {
+				pending[p.Key()] = p
+				nodeOf[p.Key()] = tt.nodeOf[i]
+			}
+			var c collector
+			checkSpread(&c, pending, nodeOf)
+			got := strings.Join(c.errs, "\n")
+			if tt.want == "" && got != "" || tt.want != "" && !strings.Contains(got, tt.want) {
+				t.Errorf("errors %q, want %q", got, tt.want)
 			}
 		})
 	}
