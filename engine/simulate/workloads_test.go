@@ -22,11 +22,10 @@ import (
 
 // TestSimulateWorkloadsJSON runs `tenon simulate -o json --check` in
 // process on a sample of the reference workloads (example-features for its
-// daemonsets) and validates the JSON on
-// its own terms, as the benchmark's judge does: every pod exactly once, no
-// node over-committed against the catalog's allocatable (daemonsets
-// included), every offering real and allowed, zonal spread and hostname
-// anti-affinity held, and a summary consistent with the nodes.
+// daemonsets) and validates the JSON on its own terms, as the benchmark's
+// judge does: every pod exactly once, no node over-committed against the
+// catalog's allocatable (daemonsets included), every offering real and
+// allowed, the topology rules held, and a summary consistent with the nodes.
 func TestSimulateWorkloadsJSON(t *testing.T) {
 	requirePacking(t)
 	for _, name := range []string{"w1", "w3", "diverse-1k", "example-features"} {
