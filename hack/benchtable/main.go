@@ -16,6 +16,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"text/tabwriter"
@@ -41,7 +43,9 @@ func main() {
 		fmt.Fprintln(os.Stderr, "usage: benchtable [-tenon bin/tenon] [-repeat 5] FILE...")
 		os.Exit(2)
 	}
-	if err := run(os.Stdout, *tenon, *repeat, flag.Args()); err != nil {
+	files := flag.Args()
+	slices.SortStableFunc(files, naturalCompare)
+	if err := run(os.Stdout, *tenon, *repeat, files); err != nil {
 		fmt.Fprintf(os.Stderr, "benchtable: %v\n", err)
 		os.Exit(1)
 	}
@@ -87,4 +91,33 @@ func measure(tenon string, repeat int, file string) (string, error) {
 	name := strings.TrimSuffix(filepath.Base(file), filepath.Ext(file))
 	return fmt.Sprintf("%s\t%d\t%d\t%d\t%.4f\t%.4f\t%s\t%.6f\t%s\t%s\t",
 		name, s.Pods, s.NewNodes, s.Unschedulable, s.CostPerHour, s.LowerBoundPerHour, ratio, s.SolveSeconds, rate, rss), nil
+}
+
+// naturalCompare orders names with numbers in them by value, so the
+// diverse-1k, diverse-5k, diverse-20k series reads in size order.
+func naturalCompare(a, b string) int {
+	for a != "" && b != "" {
+		ra, restA := leadingRun(a)
+		rb, restB := leadingRun(b)
+		na, errA := strconv.Atoi(ra)
+		nb, errB := strconv.Atoi(rb)
+		switch {
+		case errA == nil && errB == nil && na != nb:
+			return na - nb
+		case ra != rb:
+			return strings.Compare(ra, rb)
+		}
+		a, b = restA, restB
+	}
+	return len(a) - len(b)
+}
+
+// leadingRun splits off s's leading run of digits or of non-digits.
+func leadingRun(s string) (string, string) {
+	digit := func(c byte) bool { return c >= '0' && c <= '9' }
+	i := 1
+	for i < len(s) && digit(s[i]) == digit(s[0]) {
+		i++
+	}
+	return s[:i], s[i:]
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -65,5 +66,14 @@ func TestRun(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+func TestNaturalCompare(t *testing.T) {
+	files := []string{"w2.yaml", "diverse-20k.yaml", "w1-spot.yaml", "diverse-5k.yaml", "w1.yaml", "diverse-1k.yaml"}
+	slices.SortStableFunc(files, naturalCompare)
+	want := []string{"diverse-1k.yaml", "diverse-5k.yaml", "diverse-20k.yaml", "w1-spot.yaml", "w1.yaml", "w2.yaml"}
+	if !slices.Equal(files, want) {
+		t.Errorf("order = %v, want %v", files, want)
 	}
 }
