@@ -23,6 +23,8 @@ type filler struct {
 	active []*bucket
 	pr     *pricer
 	valAt  float64
+	// cols are the pool's types as LP columns.
+	cols   []column
 	cache  map[string]*decision
 	failed map[*bucket]bool
 	// cliqueNodes sizes a large clique's nodes by their members (see
@@ -102,11 +104,14 @@ func (f *filler) refreshDuals() {
 			items = append(items, demandItem{req: b.c.req, count: b.left()})
 		}
 	}
-	cols := make([]column, len(f.p.types))
-	for i, t := range f.p.types {
-		cols[i] = column{alloc: t.alloc, price: t.cheapest}
-	}
 	ndims := len(f.s.dims.names)
+	if f.cols == nil {
+		f.cols = make([]column, len(f.p.types))
+		for i, t := range f.p.types {
+			f.cols[i] = column{alloc: t.alloc, price: t.cheapest}
+		}
+	}
+	cols := f.cols
 	f.pr = newPricer(items, cols, ndims)
 	// A pod is worth what it costs at least wherever it goes: the
 	// assignment bound's value, which knows that a small pod has cheap

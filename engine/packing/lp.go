@@ -111,9 +111,6 @@ func (l *lp) thresholds(items []demandItem, d int) []int64 {
 				n++
 			}
 		}
-		if n == len(l.cols) {
-			break
-		}
 		if n != prev {
 			out = append(out, sizes[i])
 			prev = n
@@ -307,7 +304,7 @@ func lowerBound(items []demandItem, cols []column, minNodes int64, ndims int) fl
 	if seed[dimCPU] == 0 && seed[dimMemory] == 0 {
 		seed[dimCPU], seed[dimMemory] = 1e-3, 1e-9
 	}
-	ab := assignmentBound(items, cols, minNodes, ndims, seed)
+	ab := assignmentBound(items, paretoColumns(cols, ndims), minNodes, ndims, seed)
 	if debugBounds {
 		fmt.Printf("bounds lp=%.3f frac=%.3f assign=%.3f\n", l.bound(y), fractionalBound(total, cols, ndims), ab)
 	}
@@ -371,3 +368,49 @@ func (p *pricer) node(alloc vec) float64 {
 }
 
 var debugBounds = false
+
+// paretoColumns drops the columns another column dominates (at least as
+// much of every resource for no more money). Any LP solution can swap a
+// dominated column for its dominator at no extra cost, so the optimum and
+// every bound derived from the smaller LP stay valid for the full one.
+func paretoColumns(cols []column, ndims int) []column {
+	sorted := slices.Clone(cols)
+	slices.SortStableFunc(sorted, func(a, b column) int {
+		if a.price != b.price {
+			if a.price < b.price {
+				return -1
+			}
+			return 1
+		}
+		// Larger first on a tie, so the dominator is kept.
+		for d := range ndims {
+			if a.alloc[d] != b.alloc[d] {
+				if a.alloc[d] > b.alloc[d] {
+					return -1
+				}
+				return 1
+			}
+		}
+		return 0
+	})
+	var kept []column
+next:
+	for _, c := range sorted {
+		for _, k := range kept {
+			if dominates(k.alloc, c.alloc, ndims) {
+				continue next
+			}
+		}
+		kept = append(kept, c)
+	}
+	return kept
+}
+
+func dominates(a, b vec, ndims int) bool {
+	for d := range ndims {
+		if a[d] < b[d] {
+			return false
+		}
+	}
+	return true
+}
