@@ -23,10 +23,11 @@ type filler struct {
 	active []*bucket
 	pr     *pricer
 	valAt  float64
-	// cols are the pool's types as LP columns.
-	cols   []column
-	cache  map[string]*decision
-	failed map[*bucket]bool
+	// cols are the pool's types as LP columns, undominated those no other
+	// type beats on every resource and price.
+	cols, undominated []column
+	cache             map[string]*decision
+	failed            map[*bucket]bool
 	// cliqueNodes sizes a large clique's nodes by their members (see
 	// decideClique) instead of by efficiency.
 	cliqueNodes bool
@@ -110,9 +111,10 @@ func (f *filler) refreshDuals() {
 		for i, t := range f.p.types {
 			f.cols[i] = column{alloc: t.alloc, price: t.cheapest}
 		}
+		f.undominated = paretoColumns(f.cols, ndims)
 	}
 	cols := f.cols
-	f.pr = newPricer(items, cols, ndims)
+	f.pr = newPricer(items, cols, f.undominated, ndims)
 	// A pod is worth what it costs at least wherever it goes: the
 	// assignment bound's value, which knows that a small pod has cheap
 	// homes a large one lacks. The LP duals seed it.

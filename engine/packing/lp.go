@@ -47,7 +47,14 @@ type lp struct {
 const maxThresholds = 6
 
 func newLP(items []demandItem, cols []column, minNodes int64, ndims int) *lp {
-	l := &lp{cols: cols}
+	return newLPOver(items, cols, cols, minNodes, ndims)
+}
+
+// newLPOver builds the LP's rows from the thresholds all the columns
+// show, but keeps only cols as columns: with cols the undominated ones the
+// optimum is the same and the solve much smaller.
+func newLPOver(items []demandItem, all, cols []column, minNodes int64, ndims int) *lp {
+	l := &lp{cols: all}
 	var total vec
 	for _, it := range items {
 		total = total.add(it.req.scale(it.count))
@@ -75,6 +82,7 @@ func newLP(items []demandItem, cols []column, minNodes int64, ndims int) *lp {
 	if minNodes > 0 {
 		l.rows = append(l.rows, lpRow{d: -1, demand: float64(minNodes)})
 	}
+	l.cols = cols
 	l.a = make([][]float64, len(l.rows))
 	for i, r := range l.rows {
 		l.a[i] = make([]float64, len(cols))
@@ -318,8 +326,10 @@ type pricer struct {
 	y    []float64
 }
 
-func newPricer(items []demandItem, cols []column, ndims int) *pricer {
-	l := newLP(items, cols, 0, ndims)
+// newPricer prices the demand with the LP over all columns' thresholds,
+// solved over the undominated ones.
+func newPricer(items []demandItem, cols, undominated []column, ndims int) *pricer {
+	l := newLPOver(items, cols, undominated, 0, ndims)
 	y := l.feasible(l.solve())
 	if y == nil {
 		// Fall back to the cheapest price per unit of each resource.
