@@ -107,7 +107,7 @@ func TestBuildPools(t *testing.T) {
 			},
 			check: func(t *testing.T, pools []*state.Pool) {
 				p := pools[0]
-				if p.Name != "general" || p.Kind != state.PoolKindNodePool || p.NodeClass != "default" {
+				if p.Name != "general" || p.Kind != state.PoolKindNodePool || p.NodeClass != "default" || p.Class == nil || p.Class.Spec.KWOK == nil {
 					t.Errorf("pool = %s %s class %s", p.Kind, p.Name, p.NodeClass)
 				}
 				if p.Labels["team"] != "a" || p.Labels[scheduling.LabelNodePool] != "general" {
@@ -179,6 +179,9 @@ func TestBuildPools(t *testing.T) {
 				p := pools[0]
 				if p.NodeClass != "inline" || len(p.InstanceTypes) == 0 || p.TemplateHash == "" {
 					t.Errorf("pool %s: class %q, %d instance types, hash %q", p.Name, p.NodeClass, len(p.InstanceTypes), p.TemplateHash)
+				}
+				if p.Class == nil || p.Class.Spec.AWS == nil || p.Class.Spec.AWS.InstanceProfile != "nodes" || p.Class.Spec.AWS.AMIFamily != v1.AMIFamilyAL2023 {
+					t.Errorf("class = %+v, want the converted, defaulted aws class", p.Class)
 				}
 			},
 		},

@@ -151,6 +151,7 @@ func (b *builder) pool(src poolSource, classes map[string]*v1.NodeClass) (*Pool,
 	}
 	if class != nil {
 		pool.NodeClass = class.Name
+		pool.Class = class
 	}
 	if d, ok := tmpl.Spec.ExpireAfter.Duration(); ok {
 		pool.ExpireAfter = &d

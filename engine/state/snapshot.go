@@ -7,6 +7,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/util/intstr"
 
+	v1 "github.com/tenonhq/terraform-provider-tenon/engine/api/v1"
 	"github.com/tenonhq/terraform-provider-tenon/engine/catalog"
 	"github.com/tenonhq/terraform-provider-tenon/engine/scheduling"
 )
@@ -38,6 +39,10 @@ type Pool struct {
 	Weight int32
 	// NodeClass names the NodeClass the pool's nodes are launched with.
 	NodeClass string
+	// Class is that NodeClass with its defaults applied (for a Provisioner
+	// with an inline provider, the class it converts to); nil when it does
+	// not exist. Read-only.
+	Class *v1.NodeClass
 	// Labels are put on every node of the pool (template labels plus
 	// tenon.dev/nodepool).
 	Labels map[string]string
