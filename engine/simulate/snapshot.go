@@ -37,8 +37,8 @@ func (s *Scenario) snapshotAndPending() (*snapshotAndPods, error) {
 func (s *Scenario) InstanceTypes() []*catalog.InstanceType { return s.instanceTypes }
 
 // poolInstanceTypes is the state.InstanceTypesFunc of a scenario: every pool
-// whose node class exists may launch any offered type; the engine narrows
-// them by the pool's requirements.
+// whose node class exists may launch any offered type, as its kubelet
+// settings size it; the engine narrows them by the pool's requirements.
 func (s *Scenario) poolInstanceTypes(pool *v1.NodePool, class *v1.NodeClass) ([]*catalog.InstanceType, error) {
 	if class == nil {
 		name := ""
@@ -47,7 +47,11 @@ func (s *Scenario) poolInstanceTypes(pool *v1.NodePool, class *v1.NodeClass) ([]
 		}
 		return nil, fmt.Errorf("NodeClass %q not found; add a NodeClass document (spec: {kwok: {}} is enough to simulate)", name)
 	}
-	return s.instanceTypes, nil
+	k, err := kubeletFor(pool, class)
+	if err != nil {
+		return nil, err
+	}
+	return withKubelet(s.instanceTypes, k)
 }
 
 // nameFiles prefixes each converter error with the file its object came
