@@ -9,6 +9,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/tenonhq/terraform-provider-tenon/engine/catalog"
 	"github.com/tenonhq/terraform-provider-tenon/engine/packing"
 	"github.com/tenonhq/terraform-provider-tenon/engine/state"
 )
@@ -51,7 +52,7 @@ func newReport(s *Scenario, snap *state.Snapshot, pending []*state.Pod, r *packi
 			Name: c.Name, NodePool: c.Pool, InstanceType: o.InstanceType, Zone: o.Zone, CapacityType: o.CapacityType,
 			PricePerHour: round(o.PricePerHour), Pods: sortedCopy(c.Pods), Options: len(c.Options),
 		}
-		if it, ok := s.Catalog.Get(o.InstanceType); ok {
+		if it := poolType(snap, c.Pool, o.InstanceType); it != nil {
 			n.CPUUtilization = share(c.Requests, it.Allocatable, corev1.ResourceCPU)
 			n.MemoryUtilization = share(c.Requests, it.Allocatable, corev1.ResourceMemory)
 		}
@@ -72,6 +73,23 @@ func newReport(s *Scenario, snap *state.Snapshot, pending []*state.Pod, r *packi
 		SolveRuns:         []float64{},
 	}
 	return rep
+}
+
+// poolType finds an instance type as a pool offers it (kubelet settings
+// applied), or nil.
+func poolType(snap *state.Snapshot, pool, name string) *catalog.InstanceType {
+	for _, p := range snap.Pools {
+		if p.Name != pool {
+			continue
+		}
+		i, ok := slices.BinarySearchFunc(p.InstanceTypes, name, func(it *catalog.InstanceType, name string) int {
+			return strings.Compare(it.Name, name)
+		})
+		if ok {
+			return p.InstanceTypes[i]
+		}
+	}
+	return nil
 }
 
 // existingNodes lists the existing nodes that receive pending pods, by
