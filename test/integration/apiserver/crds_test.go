@@ -494,7 +494,7 @@ func printerColumns(crd apiextensionsv1.CustomResourceDefinition) []string {
 
 func kubectl(t *testing.T, args ...string) string {
 	t.Helper()
-	c := cp
+	c := suite.Require(t)
 	out, err := exec.Command(c.Kubectl(), append([]string{"--kubeconfig", c.Kubeconfig}, args...)...).CombinedOutput()
 	if err != nil {
 		t.Fatalf("kubectl %s: %v\n%s", strings.Join(args, " "), err, out)

@@ -27,16 +27,17 @@ import (
 	"github.com/tenonhq/terraform-provider-tenon/hack/controlplane"
 )
 
-var cp *controlplane.ControlPlane
+// suite is etcd and kube-apiserver, started by the first test that needs them.
+var suite = controlplane.NewSuite(controlplane.Options{})
 
 func TestMain(m *testing.M) {
-	os.Exit(controlplane.Main(m, controlplane.Options{}, &cp))
+	os.Exit(suite.Main(m))
 }
 
 // restConfig is the admin configuration for the control plane, or a skip under -short.
 func restConfig(t *testing.T) *rest.Config {
 	t.Helper()
-	c := controlplane.Require(t, cp)
+	c := suite.Require(t)
 	cfg, err := clientcmd.BuildConfigFromFlags("", c.Kubeconfig)
 	if err != nil {
 		t.Fatal(err)

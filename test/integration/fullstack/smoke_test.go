@@ -20,17 +20,18 @@ import (
 	"github.com/tenonhq/terraform-provider-tenon/hack/controlplane"
 )
 
-var cp *controlplane.ControlPlane
+// suite is the whole stack, started by the first test that needs it.
+var suite = controlplane.NewSuite(controlplane.Options{ControllerManager: true, Scheduler: true, KWOK: true})
 
 func TestMain(m *testing.M) {
-	os.Exit(controlplane.Main(m, controlplane.Options{ControllerManager: true, Scheduler: true, KWOK: true}, &cp))
+	os.Exit(suite.Main(m))
 }
 
 // TestDeploymentRunsOnAKWOKNode: a Deployment's pods wait Pending while there is no node, a
 // Node handed to KWOK becomes Ready, and the scheduler binds the pods to it, where KWOK runs
 // them.
 func TestDeploymentRunsOnAKWOKNode(t *testing.T) {
-	c := controlplane.Require(t, cp)
+	c := suite.Require(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	cfg, err := clientcmd.BuildConfigFromFlags("", c.Kubeconfig)
