@@ -1,0 +1,98 @@
+package packing
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/tenonhq/terraform-provider-tenon/engine/catalog"
+	"github.com/tenonhq/terraform-provider-tenon/engine/scheduling"
+	"github.com/tenonhq/terraform-provider-tenon/engine/state"
+)
+
+// bruteForceCost is the optimum for unconstrained pods on a pool's types:
+// every partition of the pods into nodes, each node the cheapest type that
+// holds its group.
+func bruteForceCost(types []*catalog.InstanceType, ps []*state.Pod) float64 {
+	groupCost := func(group []*state.Pod) float64 {
+		best := math.Inf(1)
+		for _, it := range types {
+			if !holds(it.Allocatable, group) {
+				continue
+			}
+			// The test pool allows on-demand only.
+			for _, o := range it.Offerings {
+				if o.CapacityType == scheduling.CapacityTypeOnDemand {
+					best = min(best, o.PricePerHour)
+				}
+			}
+		}
+		return best
+	}
+	best := math.Inf(1)
+	var rec func(i int, groups [][]*state.Pod)
+	rec = func(i int, groups [][]*state.Pod) {
+		if i == len(ps) {
+			var sum float64
+			for _, g := range groups {
+				sum += groupCost(g)
+			}
+			best = min(best, sum)
+			return
+		}
+		for k := range groups {
+			groups[k] = append(groups[k], ps[i])
+			rec(i+1, groups)
+			groups[k] = groups[k][:len(groups[k])-1]
+		}
+		rec(i+1, append(groups, []*state.Pod{ps[i]}))
+	}
+	rec(0, nil)
+	return best
+}
+
+func holds(alloc corev1.ResourceList, group []*state.Pod) bool {
+	var cpu, mem int64
+	for _, p := range group {
+		cpu += p.Requests.Cpu().MilliValue()
+		mem += p.Requests.Memory().Value()
+	}
+	return cpu <= alloc.Cpu().MilliValue() && mem <= alloc.Memory().Value() && int64(len(group)) <= alloc.Pods().Value()
+}
+
+// TestLowerBoundBruteForce checks the bound never exceeds the true optimum
+// on tiny instances, and Solve's cost is never below it.
+func TestLowerBoundBruteForce(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 5))
+	optimal, cases := 0, 0
+	var worst float64
+	for i := range 200 {
+		p := pool("default")
+		p.InstanceTypes = randomTypes(rng, 8)
+		var ps []*state.Pod
+		for j := range 1 + rng.IntN(5) {
+			ps = append(ps, pod(fmt.Sprintf("p%d", j), pick(rng, []string{"100m", "500m", "1", "2", "4"}), pick(rng, []string{"128Mi", "1Gi", "4Gi", "8Gi"})))
+		}
+		snap := snapshot(poolsOf(p), nil, nil)
+		r := mustSolve(t, snap, ps)
+		if len(r.Unschedulable) > 0 {
+			continue
+		}
+		opt := bruteForceCost(p.InstanceTypes, ps)
+		if r.LowerBoundPerHour > opt*(1+1e-9) {
+			t.Errorf("case %d: lower bound %.5f above the optimum %.5f", i, r.LowerBoundPerHour, opt)
+		}
+		if r.CostPerHour < opt*(1-1e-9) {
+			t.Errorf("case %d: cost %.5f below the optimum %.5f: the brute force is wrong", i, r.CostPerHour, opt)
+		}
+		cases++
+		if r.CostPerHour <= opt*(1+1e-9) {
+			optimal++
+		}
+		worst = max(worst, r.CostPerHour/opt)
+	}
+	t.Logf("Solve optimal in %d of %d tiny cases; worst cost/optimum %.3f", optimal, cases, worst)
+}
