@@ -61,7 +61,9 @@ func TestCheckFindsViolations(t *testing.T) {
 	}{
 		{"missing pod", func(r *Result) { r.Placements = r.Placements[:1] }, "neither placed nor listed"},
 		{"wrong price", func(r *Result) { r.Claims[0].Options[0].PricePerHour *= 2 }, "no available offering"},
-		{"overcommit", func(r *Result) { r.Claims[0].Options[0] = InstanceOption{InstanceType: "t3a.nano", Zone: "us-east-1a", CapacityType: "on-demand", PricePerHour: 0.0047} }, "exceeds allocatable"},
+		{"overcommit", func(r *Result) {
+			r.Claims[0].Options[0] = InstanceOption{InstanceType: "t3a.nano", Zone: "us-east-1a", CapacityType: "on-demand", PricePerHour: 0.0047}
+		}, "exceeds allocatable"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
