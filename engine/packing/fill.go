@@ -124,7 +124,7 @@ func (f *filler) refreshDuals() {
 	}
 	var values []float64
 	if f.s.opts.podValues {
-		_, values = assignmentValues(items, cols, 0, ndims, seed, quickEffort)
+		_, values = assignmentValues(items, f.undominated, 0, ndims, seed, quickEffort)
 	}
 	k := 0
 	for _, b := range f.active {

@@ -31,6 +31,9 @@ func (s *solver) repairSpreads(out map[*state.Pod]string) {
 			}
 		}
 	}
+	if len(skews) == 0 {
+		return
+	}
 	nodes := map[string]*node{}
 	for _, n := range append(slices.Clone(s.nodes), s.claims...) {
 		nodes[n.name] = n
@@ -150,10 +153,6 @@ func (s *solver) unplace(p *state.Pod, n *node) {
 // not carry the term, except one zone started by a self-matching carrier;
 // carriers elsewhere are taken back.
 func (s *solver) repairAffinity(out map[*state.Pod]string) {
-	nodes := map[string]*node{}
-	for _, n := range append(slices.Clone(s.nodes), s.claims...) {
-		nodes[n.name] = n
-	}
 	terms := map[int]bool{}
 	for _, c := range s.classes {
 		for _, t := range c.affinity {
@@ -161,6 +160,13 @@ func (s *solver) repairAffinity(out map[*state.Pod]string) {
 				terms[t.g] = true
 			}
 		}
+	}
+	if len(terms) == 0 {
+		return
+	}
+	nodes := map[string]*node{}
+	for _, n := range append(slices.Clone(s.nodes), s.claims...) {
+		nodes[n.name] = n
 	}
 	pods := make([]*state.Pod, 0, len(s.podClass))
 	for p := range s.podClass {
