@@ -4,6 +4,38 @@
 // cannot be placed. It also reports a proven lower bound on the cost of the
 // new nodes, and Check validates any Result against its Snapshot.
 //
+// How Solve works:
+//
+//   - Compile once: resources become a fixed vector; identical pods become
+//     one class; each pool's allowed types get their allocatable less the
+//     daemonsets that would run there, and their offerings by price.
+//   - Pins: zone and capacity-type spread, zonal affinity and zonal
+//     anti-affinity are settled up front by water-filling each group over
+//     its domains, so what remains per node (resources, hostname
+//     (anti-)affinity and spread, host ports, taints) is checked while
+//     packing. Pods that a failed neighbour would leave unbalanced are taken
+//     back at the end (repair.go), so every result keeps the hard rules.
+//   - Existing nodes and in-flight claims are filled first, hardest pods
+//     first, then by size.
+//   - New claims are opened pool by pool (weight order) node by node: the
+//     hardest remaining bucket seeds a claim, whose type is the one whose
+//     simulated fill packs the most value per dollar, value being what the
+//     pods cost at least anywhere (dual prices of the lower-bound LPs); the
+//     fill then takes the pods that best use what room is left, and the
+//     pattern is repeated while the pods last. Members of a large
+//     hostname anti-affinity clique get the node whose price less the value
+//     of the pods riding along is least. Each claim is finally shrunk to the
+//     cheapest offering that holds it, with a price-ordered option list.
+//   - Three fill strategies run concurrently and the cheapest result wins.
+//   - Preferences (preferred affinities, ScheduleAnyway, PreferNoSchedule)
+//     are honoured as if required, and dropped only for pods that could not
+//     be placed otherwise.
+//
+// The lower bound is the best of the per-resource fractional bound, an LP
+// over node types with size-threshold rows, and an assignment LP in which a
+// pod's whole request must go to one type it fits; every one is a
+// dual-feasible point, so a true bound whatever the rounding.
+//
 // The package is pure: values in, values out, deterministic for a given input
 // and bounded by the caller's context.
 package packing
