@@ -28,6 +28,12 @@ func Solve(ctx context.Context, snap *state.Snapshot, pods []*state.Pod, opts ..
 	if o.strategy >= 0 {
 		ws = ws[o.strategy : o.strategy+1]
 	}
+	// The pools' instance types are compiled once and shared read-only.
+	shared := newSolver(ctx, snap, o)
+	if err := shared.internDims(pods); err != nil {
+		return nil, fmt.Errorf("solving: %w", err)
+	}
+	shared.compileShared()
 	results := make([]*Result, len(ws))
 	solvers := make([]*solver, len(ws))
 	errs := make([]error, len(ws))
@@ -36,7 +42,7 @@ func Solve(ctx context.Context, snap *state.Snapshot, pods []*state.Pod, opts ..
 		wg.Go(func() {
 			so := o
 			so.worth = w
-			solvers[i], results[i], errs[i] = solveOnce(ctx, snap, pods, so)
+			solvers[i], results[i], errs[i] = solveOnce(ctx, snap, pods, so, shared)
 		})
 	}
 	wg.Wait()
@@ -62,8 +68,31 @@ func Solve(ctx context.Context, snap *state.Snapshot, pods []*state.Pod, opts ..
 // workload, so Solve tries each.
 func strategies() []float64 { return []float64{0, 0.5, 1} }
 
+// compileShared compiles zones, daemonsets and pools, sorted by weight.
+func (s *solver) compileShared() {
+	s.compileZones()
+	s.daemons = compileDaemons(s.snap.DaemonSets, s.dims)
+	s.compilePools()
+	slices.SortStableFunc(s.pools, func(a, b *poolPlan) int {
+		return cmp.Or(cmp.Compare(b.p.Weight, a.p.Weight), cmp.Compare(a.p.Name, b.p.Name))
+	})
+}
+
+// share takes the compiled zones, daemonsets and pools of another solver
+// whose dimensions are the same, with fresh per-solve pool state.
+func (s *solver) share(from *solver) {
+	s.zones, s.zoneIdx, s.daemons = from.zones, from.zoneIdx, from.daemons
+	s.pools = make([]*poolPlan, len(from.pools))
+	for i, p := range from.pools {
+		c := *p
+		c.masks = map[string]bitset{}
+		c.usage, c.next = vec{}, 0
+		s.pools[i] = &c
+	}
+}
+
 // solveOnce is one packing of the batch with one strategy.
-func solveOnce(ctx context.Context, snap *state.Snapshot, pods []*state.Pod, o options) (*solver, *Result, error) {
+func solveOnce(ctx context.Context, snap *state.Snapshot, pods []*state.Pod, o options, shared *solver) (*solver, *Result, error) {
 	s := newSolver(ctx, snap, o)
 	pending := make(map[string]bool, len(pods))
 	for _, p := range pods {
@@ -73,12 +102,7 @@ func solveOnce(ctx context.Context, snap *state.Snapshot, pods []*state.Pod, o o
 		return nil, nil, fmt.Errorf("solving: %w", err)
 	}
 	s.internExistingTerms(pending)
-	s.compileZones()
-	s.daemons = compileDaemons(snap.DaemonSets, s.dims)
-	s.compilePools()
-	slices.SortStableFunc(s.pools, func(a, b *poolPlan) int {
-		return cmp.Or(cmp.Compare(b.p.Weight, a.p.Weight), cmp.Compare(a.p.Name, b.p.Name))
-	})
+	s.share(shared)
 	s.matchClasses()
 	s.compileNodes(pending)
 	left, pinFailed, err := s.rounds()

@@ -301,12 +301,9 @@ func (s *solver) domainCarry(n *node, g *group) int32 {
 	return s.carriers[g.id][d]
 }
 
-// classify groups pending pods into classes, in the order of their first
-// pod.
-func (s *solver) classify(pods []*state.Pod) error {
-	byKey := map[string]*class{}
-	var b strings.Builder
-	kc := &keyCache{affinity: map[*corev1.Affinity]string{}, spread: map[*corev1.TopologySpreadConstraint]string{}}
+// internDims interns the resources the pods and daemonsets request, in an
+// order that depends only on them.
+func (s *solver) internDims(pods []*state.Pod) error {
 	for _, p := range pods {
 		if err := s.dims.intern(p.Requests); err != nil {
 			return err
@@ -318,6 +315,18 @@ func (s *solver) classify(pods []*state.Pod) error {
 				return err
 			}
 		}
+	}
+	return nil
+}
+
+// classify groups pending pods into classes, in the order of their first
+// pod.
+func (s *solver) classify(pods []*state.Pod) error {
+	byKey := map[string]*class{}
+	var b strings.Builder
+	kc := &keyCache{affinity: map[*corev1.Affinity]string{}, spread: map[*corev1.TopologySpreadConstraint]string{}}
+	if err := s.internDims(pods); err != nil {
+		return err
 	}
 	for _, p := range pods {
 		classKey(&b, kc, p)
