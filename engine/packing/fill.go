@@ -28,6 +28,10 @@ type filler struct {
 	cols, undominated []column
 	cache             map[string]*decision
 	failed            map[*bucket]bool
+	// minReq is, per resource, the smallest request among the active
+	// buckets when last compacted (a lower bound since): a node with less
+	// room than that in some resource can take nothing more.
+	minReq vec
 	// cliqueNodes sizes a large clique's nodes by their members (see
 	// decideClique) instead of by efficiency.
 	cliqueNodes bool
@@ -70,9 +74,17 @@ func (s *solver) fillPool(p *poolPlan, buckets []*bucket) error {
 	}
 }
 
-// compact drops empty buckets.
+// compact drops empty buckets and refreshes the smallest request left.
 func (f *filler) compact() {
 	f.active = slices.DeleteFunc(f.active, func(b *bucket) bool { return b.left() == 0 })
+	for d := range maxDims {
+		f.minReq[d] = math.MaxInt64
+	}
+	for _, b := range f.active {
+		for d := range maxDims {
+			f.minReq[d] = min(f.minReq[d], b.c.req[d])
+		}
+	}
 }
 
 func (f *filler) seed() *bucket {
@@ -214,6 +226,9 @@ func (f *filler) fill(n *node, seed *bucket, dry bool) []take {
 	alloc := n.typ.alloc
 	price := n.typ.price[n.zone*numCT+n.ct]
 	for {
+		if !f.minReq.fits(n.room) {
+			return takes
+		}
 		var best *bucket
 		var bestK int64
 		bestScore := -1.0
