@@ -9,6 +9,9 @@ import (
 	"slices"
 	"sync"
 
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/tenonhq/terraform-provider-tenon/engine/scheduling"
 	"github.com/tenonhq/terraform-provider-tenon/engine/state"
 )
 
@@ -16,7 +19,7 @@ import (
 // in-flight claims first, then on new claims chosen for cost, and explains
 // every pod it cannot place. The result is deterministic for a given input.
 //
-// It packs the batch with a few fill strategies at once (see strategies)
+// It packs the batch with two fill strategies at once (see strategiesFor)
 // and returns the cheapest result among those that place the most pods.
 func Solve(ctx context.Context, snap *state.Snapshot, pods []*state.Pod, opts ...Option) (*Result, error) {
 	if snap == nil {
@@ -24,9 +27,9 @@ func Solve(ctx context.Context, snap *state.Snapshot, pods []*state.Pod, opts ..
 	}
 	o := newOptions(opts)
 	pods = sortedUnique(pods)
-	ws := strategies()
+	ws := strategiesFor(pods)
 	if o.strategy >= 0 {
-		ws = ws[o.strategy : o.strategy+1]
+		ws = strategies()[o.strategy : o.strategy+1]
 	}
 	// The pools' instance types are compiled once and shared read-only.
 	shared := newSolver(ctx, snap, o)
@@ -65,8 +68,50 @@ func Solve(ctx context.Context, snap *state.Snapshot, pods []*state.Pod, opts ..
 // strategies are the exponents of a pod's worth in the fill score (see
 // worth): none packs purely by fit; higher exponents keep pods that have
 // cheaper homes off expensive nodes. No single one wins on every
-// workload, so Solve tries each.
+// workload, so Solve tries more than one.
 func strategies() []float64 { return []float64{0, 0.5, 1} }
+
+// strategiesFor picks two strategies to run side by side, one per core:
+// with a large hostname anti-affinity clique the stronger worth exponents,
+// which keep small pods off the members' nodes, else the milder ones.
+func strategiesFor(pods []*state.Pod) []float64 {
+	all := strategies()
+	if hasLargeClique(pods) {
+		return all[1:]
+	}
+	return all[:2]
+}
+
+// hasLargeClique reports whether at least minSharedClique pods carry the
+// same required hostname anti-affinity term and match it themselves.
+func hasLargeClique(pods []*state.Pod) bool {
+	members := map[string]int{}
+	sigs := map[*corev1.PodAntiAffinity][]string{}
+	for _, p := range pods {
+		if p.Affinity == nil || p.Affinity.PodAntiAffinity == nil {
+			continue
+		}
+		a := p.Affinity.PodAntiAffinity
+		list, ok := sigs[a]
+		if !ok {
+			for _, t := range a.RequiredDuringSchedulingIgnoredDuringExecution {
+				if topologyKey(t.TopologyKey) != scheduling.LabelHostname {
+					continue
+				}
+				if sel, err := termSelector(t, p.Namespace, p.Labels); err == nil && sel.matches(p.Namespace, p.Labels) {
+					list = append(list, sel.String())
+				}
+			}
+			sigs[a] = list
+		}
+		for _, sig := range list {
+			if members[sig]++; members[sig] >= minSharedClique {
+				return true
+			}
+		}
+	}
+	return false
+}
 
 // compileShared compiles zones, daemonsets and pools, sorted by weight.
 func (s *solver) compileShared() {
