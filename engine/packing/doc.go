@@ -26,7 +26,8 @@
 //     hostname anti-affinity clique get the node whose price less the value
 //     of the pods riding along is least. Each claim is finally shrunk to the
 //     cheapest offering that holds it, with a price-ordered option list.
-//   - Three fill strategies run concurrently and the cheapest result wins.
+//   - Two fill strategies run concurrently, a core each, and the cheapest
+//     result wins (WithStrategy picks one for callers short of CPU).
 //   - Preferences (preferred affinities, ScheduleAnyway, PreferNoSchedule)
 //     are honoured as if required, and dropped only for pods that could not
 //     be placed otherwise.
