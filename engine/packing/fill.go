@@ -340,18 +340,26 @@ func (f *filler) isClique(c *class) bool {
 
 // minSharedClique is the clique size from which each member's node is
 // chosen by its member (decideClique): with few members, choosing by
-// efficiency and filling greedily is cheaper.
-const minSharedClique = 50
+// efficiency and filling greedily is usually cheaper. A strategy with
+// eager cliques uses minEagerClique instead.
+const (
+	minSharedClique = 50
+	minEagerClique  = 10
+)
 
 // bigClique reports whether some hostname anti-affinity group among the
-// buckets has at least minSharedClique pending members.
+// buckets has at least minSharedClique (or minEagerClique) pending members.
 func (s *solver) bigClique(buckets []*bucket) bool {
+	least := int64(minSharedClique)
+	if s.opts.eagerCliques {
+		least = minEagerClique
+	}
 	members := map[int]int64{}
 	for _, b := range buckets {
 		for _, t := range b.c.activeTerms(b.c.anti) {
 			if isHostname(s.groups.list[t.g].key) && b.c.matchesGroup(t.g) {
 				members[t.g] += b.left()
-				if members[t.g] >= minSharedClique {
+				if members[t.g] >= least {
 					return true
 				}
 			}

@@ -14,6 +14,9 @@ type options struct {
 	strategy int
 	// worth is the chosen strategy's exponent.
 	worth float64
+	// eagerCliques gives clique members their own sized nodes from
+	// minEagerClique members on.
+	eagerCliques bool
 }
 
 func newOptions(opts []Option) options {

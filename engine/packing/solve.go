@@ -29,7 +29,7 @@ func Solve(ctx context.Context, snap *state.Snapshot, pods []*state.Pod, opts ..
 	pods = sortedUnique(pods)
 	ws := strategiesFor(pods)
 	if o.strategy >= 0 {
-		ws = strategies()[o.strategy : o.strategy+1]
+		ws = []strategy{{worth: strategies()[o.strategy]}}
 	}
 	// The pools' instance types are compiled once and shared read-only.
 	shared := newSolver(ctx, snap, o)
@@ -44,7 +44,8 @@ func Solve(ctx context.Context, snap *state.Snapshot, pods []*state.Pod, opts ..
 	for i, w := range ws {
 		wg.Go(func() {
 			so := o
-			so.worth = w
+			so.worth = w.worth
+			so.eagerCliques = w.eagerCliques
 			solvers[i], results[i], errs[i] = solveOnce(ctx, snap, pods, so, shared)
 		})
 	}
@@ -74,18 +75,31 @@ func strategies() []float64 { return []float64{0, 0.5, 1} }
 // strategiesFor picks two strategies to run side by side, one per core:
 // with a large hostname anti-affinity clique the stronger worth exponents,
 // which keep small pods off the members' nodes, else the milder ones.
-func strategiesFor(pods []*state.Pod) []float64 {
+// With a smaller clique the second strategy sizes the members' nodes by
+// their members too, which wins when a few nodes each hold one.
+func strategiesFor(pods []*state.Pod) []strategy {
 	all := strategies()
-	if hasLargeClique(pods) {
-		return all[1:]
+	switch size := largestClique(pods); {
+	case size >= minSharedClique:
+		return []strategy{{worth: all[1]}, {worth: all[2]}}
+	case size >= minEagerClique:
+		return []strategy{{worth: all[0]}, {worth: all[2], eagerCliques: true}}
+	default:
+		return []strategy{{worth: all[0]}, {worth: all[1]}}
 	}
-	return all[:2]
 }
 
-// hasLargeClique reports whether at least minSharedClique pods carry the
-// same required hostname anti-affinity term and match it themselves.
-func hasLargeClique(pods []*state.Pod) bool {
+// strategy is one way to fill claims.
+type strategy struct {
+	worth        float64
+	eagerCliques bool
+}
+
+// largestClique is the most pods that carry the same required hostname
+// anti-affinity term and match it themselves.
+func largestClique(pods []*state.Pod) int {
 	members := map[string]int{}
+	largest := 0
 	sigs := map[*corev1.PodAntiAffinity][]string{}
 	for _, p := range pods {
 		if p.Affinity == nil || p.Affinity.PodAntiAffinity == nil {
@@ -105,12 +119,11 @@ func hasLargeClique(pods []*state.Pod) bool {
 			sigs[a] = list
 		}
 		for _, sig := range list {
-			if members[sig]++; members[sig] >= minSharedClique {
-				return true
-			}
+			members[sig]++
+			largest = max(largest, members[sig])
 		}
 	}
-	return false
+	return largest
 }
 
 // compileShared compiles zones, daemonsets and pools, sorted by weight.
