@@ -133,6 +133,9 @@ func TestProperties(t *testing.T) {
 		var opts []Option
 		if i%10 != 0 {
 			opts = append(opts, WithStrategy(i%len(strategies())))
+			if i%2 == 1 {
+				opts = append(opts, func(o *options) { o.eagerCliques = true })
+			}
 		}
 		r, err := Solve(t.Context(), snap, pending, opts...)
 		if err != nil {

@@ -29,7 +29,7 @@ func Solve(ctx context.Context, snap *state.Snapshot, pods []*state.Pod, opts ..
 	pods = sortedUnique(pods)
 	ws := strategiesFor(pods)
 	if o.strategy >= 0 {
-		ws = []strategy{{worth: strategies()[o.strategy]}}
+		ws = []strategy{{worth: strategies()[o.strategy], eagerCliques: o.eagerCliques}}
 	}
 	// The pools' instance types are compiled once and shared read-only.
 	shared := newSolver(ctx, snap, o)
