@@ -28,6 +28,8 @@ type filler struct {
 	cols, undominated []column
 	cache             map[string]*decision
 	failed            map[*bucket]bool
+	// scratch is reused for each decision's candidates.
+	scratch []cand
 	// minReq is, per resource, the smallest request among the active
 	// buckets when last compacted (a lower bound since): a node with less
 	// room than that in some resource can take nothing more.
@@ -420,7 +422,7 @@ type cand struct {
 // most value per dollar.
 func (f *filler) decide(seed *bucket, cp *compat, zone int, clique bool) *decision {
 	p := f.p
-	var cands []cand
+	cands := f.scratch[:0]
 	cts := seed.cts & cp.ctMask
 	for _, t := range p.types {
 		if !cp.mask.has(t.idx) || !seed.c.req.fits(t.alloc) || !p.withinLimits(t.capacity) {
@@ -432,6 +434,7 @@ func (f *filler) decide(seed *bucket, cp *compat, zone int, clique bool) *decisi
 		}
 		cands = append(cands, cand{t: t, ct: ct, price: price, ratio: f.pr.node(t.alloc) / price})
 	}
+	f.scratch = cands
 	if len(cands) == 0 {
 		return nil
 	}
