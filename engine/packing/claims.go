@@ -46,10 +46,17 @@ func (s *solver) finalizeClaim(n *node) (*Claim, string) {
 	if reqs == nil {
 		reqs = scheduling.Requirements{}
 	}
+	seen := map[*compat]bool{}
 	for _, c := range n.classes {
 		cp := s.compat(c, p)
+		if seen[cp] {
+			continue
+		}
+		seen[cp] = true
 		mask = mask.and(cp.mask)
-		reqs = reqs.Intersection(cp.term)
+		if len(cp.term) > 0 {
+			reqs = reqs.Intersection(cp.term)
+		}
 	}
 	reqs.Add(scheduling.In(scheduling.LabelTopologyZone, s.zones[n.zone]))
 	cts := n.cts & p.ctMask
