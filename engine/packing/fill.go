@@ -439,9 +439,19 @@ func (f *filler) decide(seed *bucket, cp *compat, zone int, clique bool) *decisi
 		return nil
 	}
 	if clique && f.cliqueNodes {
-		return f.decideClique(seed, zone, topCandidates(cands, maxCandidates, func(a, b cand) int {
+		// The cheapest types that hold the member and, for the few members
+		// of a small clique, the most efficient ones too, which may carry
+		// enough riders to pay for their size (too slow to simulate for
+		// thousands of members).
+		cheap := topCandidates(cands, maxCandidates, func(a, b cand) int {
 			return cmp.Or(cmp.Compare(a.price, b.price), cmp.Compare(b.ratio, a.ratio), cmp.Compare(a.t.it.Name, b.t.it.Name))
-		}))
+		})
+		if f.s.opts.eagerCliques {
+			cheap = append(cheap, topCandidates(cands, maxCandidates/2, func(a, b cand) int {
+				return cmp.Or(cmp.Compare(b.ratio, a.ratio), cmp.Compare(a.price, b.price), cmp.Compare(a.t.it.Name, b.t.it.Name))
+			})...)
+		}
+		return f.decideClique(seed, zone, cheap)
 	}
 	cands = topCandidates(cands, maxCandidates, func(a, b cand) int {
 		return cmp.Or(cmp.Compare(b.ratio, a.ratio), cmp.Compare(a.price, b.price), cmp.Compare(a.t.it.Name, b.t.it.Name))
