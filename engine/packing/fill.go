@@ -10,7 +10,7 @@ import (
 )
 
 // maxCandidates bounds the instance types a claim decision simulates.
-const maxCandidates = 8
+const maxCandidates = 16
 
 // staleFactor is how far the remaining demand's value may fall before a
 // cached claim decision is recomputed.
