@@ -231,11 +231,19 @@ func TestExistingNodesFirst(t *testing.T) {
 	n := existingNode("n1", def, "m5.2xlarge", "us-east-1a")
 	cordoned := existingNode("n2", def, "m5.2xlarge", "us-east-1a")
 	cordoned.Unschedulable = true
+	taken := existingNode("default-1", def, "m5.large", "us-east-1a")
+	taken.Unschedulable = true
 	runCases(t, []constraintCase{
 		{name: "fills existing node", snap: snapshot(poolsOf(def), []*state.Node{n}, nil), pods: pods(3, "p", "1", "1Gi"), placed: []string{"p-0", "p-1", "p-2"},
 			check: func(t *testing.T, r *Result) {
 				if len(r.Claims) != 0 {
 					t.Errorf("%d claims, want none", len(r.Claims))
+				}
+			}},
+		{name: "claim names skip existing names", snap: snapshot(poolsOf(def), []*state.Node{taken}, nil), pods: pods(1, "p", "1", "1Gi"), placed: []string{"p-0"},
+			check: func(t *testing.T, r *Result) {
+				if len(r.Claims) != 1 || r.Claims[0].Name != "default-2" {
+					t.Errorf("claims %v, want one named default-2", r.Claims)
 				}
 			}},
 		{name: "skips cordoned node", snap: snapshot(poolsOf(def), []*state.Node{cordoned}, nil), pods: pods(1, "p", "1", "1Gi"), placed: []string{"p-0"},

@@ -529,8 +529,15 @@ func cheapestCT(t *ptype, zone int, cts uint8) (int, float64) {
 // newClaim opens an empty claim.
 func (s *solver) newClaim(p *poolPlan, t *ptype, zone, ct int) *node {
 	p.next++
+	name := fmt.Sprintf("%s-%d", p.p.Name, p.next)
+	// Names of existing nodes and claims are skipped, so a claim never
+	// shadows one.
+	for s.nodeNames[name] {
+		p.next++
+		name = fmt.Sprintf("%s-%d", p.p.Name, p.next)
+	}
 	n := &node{
-		name: fmt.Sprintf("%s-%d", p.p.Name, p.next),
+		name: name,
 		pool: p, zone: zone, ct: ct,
 		room:       t.alloc,
 		claimState: &claimState{typ: t, cts: p.ctMask},

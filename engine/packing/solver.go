@@ -24,8 +24,10 @@ type solver struct {
 	classes []*class
 	pools   []*poolPlan
 	// nodes are the existing nodes and in-flight claims that can take pods.
-	nodes  []*node
-	claims []*node
+	nodes []*node
+	// nodeNames are the names of every node and in-flight claim.
+	nodeNames map[string]bool
+	claims    []*node
 	// counts and carriers are, per group, the pods matching it and the
 	// pods carrying an anti-affinity term on it, per domain value.
 	counts   []map[string]int32
@@ -165,6 +167,7 @@ func (s *solver) compileNodes(pending map[string]bool) {
 			p.usage = p.usage.add(s.nodeCapacity(p, sn))
 		}
 		byName[sn.Name] = n
+		s.nodeNames[sn.Name] = true
 		if !sn.Unschedulable && !sn.MarkedForDeletion {
 			s.nodes = append(s.nodes, n)
 		}
