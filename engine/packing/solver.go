@@ -77,15 +77,16 @@ type claimState struct {
 
 func newSolver(ctx context.Context, snap *state.Snapshot, opts options) *solver {
 	return &solver{
-		ctx:      ctx,
-		opts:     opts,
-		snap:     snap,
-		dims:     newDims(),
-		zoneIdx:  map[string]int{},
-		groups:   groups{bySig: map[string]int{}},
-		placed:   map[string]string{},
-		podClass: map[*state.Pod]*class{},
-		reasons:  map[string]string{},
+		ctx:       ctx,
+		opts:      opts,
+		snap:      snap,
+		dims:      newDims(),
+		zoneIdx:   map[string]int{},
+		groups:    groups{bySig: map[string]int{}},
+		placed:    map[string]string{},
+		podClass:  map[*state.Pod]*class{},
+		reasons:   map[string]string{},
+		nodeNames: map[string]bool{},
 	}
 }
 
