@@ -32,8 +32,12 @@ type class struct {
 	affinity    []podTerm
 	// matches are the groups whose selector selects this class's pods.
 	matches []int
-	// relaxed is set on the copy of a class whose preferences were dropped.
+	// relaxed is set on the copy of a class whose preferences were all
+	// dropped, PreferNoSchedule taints included.
 	relaxed bool
+	// derived is set on every relaxed copy, whose pods its original
+	// also lists.
+	derived bool
 	// invalid explains a constraint that could not be parsed.
 	invalid string
 }
@@ -273,15 +277,27 @@ func (c *class) hasSoft() bool {
 	return !c.relaxed
 }
 
-// relax returns a copy of c without its preferences.
+// relax returns a copy of c with one more preference dropped, in
+// Karpenter's order: preferred pod affinity, preferred pod anti-affinity,
+// preferred node affinity terms one at a time from the lowest weight,
+// ScheduleAnyway spreads, and last the PreferNoSchedule taints.
 func (c *class) relax(id int) *class {
 	r := *c
 	r.id = id
-	r.relaxed = true
-	r.preferred = nil
-	r.spreads = slices.DeleteFunc(slices.Clone(c.spreads), func(s spread) bool { return s.soft })
-	r.anti = slices.DeleteFunc(slices.Clone(c.anti), func(t podTerm) bool { return t.soft })
-	r.affinity = slices.DeleteFunc(slices.Clone(c.affinity), func(t podTerm) bool { return t.soft })
+	r.derived = true
 	r.pods = nil
+	soft := func(t podTerm) bool { return t.soft }
+	switch {
+	case slices.ContainsFunc(c.affinity, soft):
+		r.affinity = slices.DeleteFunc(slices.Clone(c.affinity), soft)
+	case slices.ContainsFunc(c.anti, soft):
+		r.anti = slices.DeleteFunc(slices.Clone(c.anti), soft)
+	case len(c.preferred) > 0:
+		r.preferred = c.preferred[:len(c.preferred)-1]
+	case slices.ContainsFunc(c.spreads, func(s spread) bool { return s.soft }):
+		r.spreads = slices.DeleteFunc(slices.Clone(c.spreads), func(s spread) bool { return s.soft })
+	default:
+		r.relaxed = true
+	}
 	return &r
 }

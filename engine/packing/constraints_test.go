@@ -153,6 +153,13 @@ func TestNodeSelectorAndAffinity(t *testing.T) {
 				}
 			}},
 		{name: "impossible preference relaxed", snap: def, pods: one(pod("a", "1", "1Gi", preferNode(10, scheduling.LabelTopologyZone, "us-west-2a"))), placed: []string{"a"}},
+		{name: "preferences relaxed one at a time, lowest weight first", snap: def,
+			pods: one(pod("a", "1", "1Gi", preferNode(10, scheduling.LabelTopologyZone, "us-east-1c"), preferNode(1, scheduling.LabelInstanceFamily, "no-such-family"))), placed: []string{"a"},
+			check: func(t *testing.T, r *Result) {
+				if z := r.Claims[0].Chosen().Zone; z != "us-east-1c" {
+					t.Errorf("zone %s: the heavier preference should have been kept", z)
+				}
+			}},
 	})
 }
 

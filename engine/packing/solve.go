@@ -214,33 +214,46 @@ func sortedUnique(pods []*state.Pod) []*state.Pod {
 	return slices.CompactFunc(out, func(a, b *state.Pod) bool { return a.Key() == b.Key() })
 }
 
+// maxRounds bounds the placement rounds: two, then one per preference
+// relaxed (five kinds, node affinity terms one by one).
+const maxRounds = 12
+
 // rounds places the classes: once as they are, once more for pods whose
-// affinity targets the first round placed, then with preferences relaxed.
+// affinity targets the first round placed, then relaxing preferences one
+// at a time.
 // It returns the pods left per (final) class and the pods whose pins failed.
 func (s *solver) rounds() (map[*class][]*state.Pod, map[*state.Pod]string, error) {
 	classes := s.classes
 	var failed map[*state.Pod]string
-	for round := range 3 {
+	// Round 0 places everything; round 1 retries for pods whose affinity
+	// targets round 0 placed; later rounds relax one preference at a time
+	// for the pods still left, until none has a preference left.
+	for round := 0; round < maxRounds; round++ {
 		left, f, err := s.round(classes)
 		if err != nil {
 			return nil, nil, err
 		}
 		failed = f
 		classes = classes[:0:0]
+		relaxed := false
 		for _, c := range sortedClasses(left) {
 			if len(left[c]) == 0 {
 				continue
 			}
 			next := *c
-			if round == 1 && c.hasSoft() {
+			if round >= 1 && c.hasSoft() {
 				next = *c.relax(len(s.classes))
 				s.classes = append(s.classes, &next)
+				relaxed = true
 			}
 			next.pods = left[c]
 			classes = append(classes, &next)
 		}
 		if len(classes) == 0 {
 			return nil, nil, nil
+		}
+		if round >= 1 && !relaxed {
+			break
 		}
 	}
 	left := map[*class][]*state.Pod{}
@@ -374,7 +387,7 @@ func (s *solver) lowerBound() float64 {
 	var items []demandItem
 	var owners []*class
 	for _, c := range s.classes {
-		if c.relaxed {
+		if c.derived {
 			continue
 		}
 		var k int64
