@@ -29,8 +29,8 @@
 //   - Two fill strategies run concurrently, a core each, and the cheapest
 //     result wins (WithStrategy picks one for callers short of CPU).
 //   - Preferences (preferred affinities, ScheduleAnyway, PreferNoSchedule)
-//     are honoured as if required, and dropped only for pods that could not
-//     be placed otherwise.
+//     are honoured as if required, and dropped one at a time, in
+//     Karpenter's order, only for pods that could not be placed otherwise.
 //
 // The lower bound is the best of the per-resource fractional bound, an LP
 // over node types with size-threshold rows, and an assignment LP in which a
