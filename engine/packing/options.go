@@ -36,7 +36,7 @@ func WithMaxOptions(n int) Option {
 	return func(o *options) { o.maxOptions = n }
 }
 
-// WithStrategy makes Solve use only fill strategy i (0, 1 or 2) instead of
+// WithStrategy makes Solve use only fill strategy i (0 to 3) instead of
 // trying each and keeping the cheapest result: faster, for callers that
 // care more about time than cost. Out-of-range values are ignored.
 func WithStrategy(i int) Option {
