@@ -27,16 +27,20 @@ func Solve(ctx context.Context, snap *state.Snapshot, pods []*state.Pod, opts ..
 	}
 	o := newOptions(opts)
 	pods = sortedUnique(pods)
-	ws := strategiesFor(pods)
-	if o.strategy >= 0 {
-		ws = []strategy{{worth: strategies()[o.strategy], eagerCliques: o.eagerCliques}}
-	}
 	// The pools' instance types are compiled once and shared read-only.
 	shared := newSolver(ctx, snap, o)
 	if err := shared.internDims(pods); err != nil {
 		return nil, fmt.Errorf("solving: %w", err)
 	}
 	shared.compileShared()
+	spot := false
+	for _, p := range shared.pools {
+		spot = spot || p.ctMask&(1<<ctSpot) != 0
+	}
+	ws := strategiesFor(pods, spot)
+	if o.strategy >= 0 {
+		ws = []strategy{{worth: strategies()[o.strategy], eagerCliques: o.eagerCliques}}
+	}
 	results := make([]*Result, len(ws))
 	solvers := make([]*solver, len(ws))
 	errs := make([]error, len(ws))
@@ -70,22 +74,27 @@ func Solve(ctx context.Context, snap *state.Snapshot, pods []*state.Pod, opts ..
 // worth): none packs purely by fit; higher exponents keep pods that have
 // cheaper homes off expensive nodes. No single one wins on every
 // workload, so Solve tries more than one.
-func strategies() []float64 { return []float64{0, 0.5, 1, 1.5} }
+func strategies() []float64 { return []float64{0, 0.5, 1, 0.25} }
 
 // strategiesFor picks two strategies to run side by side, one per core:
-// with a large hostname anti-affinity clique the stronger worth exponents
-// (1 and 1.5: on diverse-20k 1.5 costs 0.6% less than 0.5 and 1, and
-// neither 0.5 nor 2 wins on all of diverse-1k/5k/20k), which keep small
-// pods off the members' nodes, else the milder ones.
+// with a large hostname anti-affinity clique the stronger worth exponents,
+// which keep small pods off the members' nodes, else the milder ones.
+// (1.5 instead of 0.5 costs 0.6% less on diverse-20k but solves it about
+// a third slower, its fill opening more claims.)
 // With a smaller clique the second strategy sizes the members' nodes by
-// their members too, which wins when a few nodes each hold one.
-func strategiesFor(pods []*state.Pod) []strategy {
+// their members too, which wins when a few nodes each hold one. With no
+// clique and spot allowed, the second exponent is milder still (0.25):
+// spot's uneven discounts make a pod's dual value a poorer guide (w1-spot
+// 1.064 -> 1.038 over 0.5, w2-spot unchanged: 0 wins there).
+func strategiesFor(pods []*state.Pod, spot bool) []strategy {
 	all := strategies()
 	switch size := largestClique(pods); {
 	case size >= minSharedClique:
-		return []strategy{{worth: all[2]}, {worth: all[3]}}
+		return []strategy{{worth: all[1]}, {worth: all[2]}}
 	case size >= minEagerClique:
 		return []strategy{{worth: all[0]}, {worth: all[2], eagerCliques: true}}
+	case spot:
+		return []strategy{{worth: all[0]}, {worth: all[3]}}
 	default:
 		return []strategy{{worth: all[0]}, {worth: all[1]}}
 	}
