@@ -1,8 +1,6 @@
 package v1alpha5_test
 
 import (
-	"sort"
-	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -11,6 +9,7 @@ import (
 
 	"github.com/tenonhq/terraform-provider-tenon/engine/api/crds"
 	"github.com/tenonhq/terraform-provider-tenon/engine/api/crdtest"
+	"github.com/tenonhq/terraform-provider-tenon/engine/api/v1/v1test"
 	"github.com/tenonhq/terraform-provider-tenon/engine/api/v1alpha5"
 	"github.com/tenonhq/terraform-provider-tenon/engine/scheduling"
 )
@@ -28,21 +27,7 @@ func TestRestrictedLabelsAgreeWithScheduling(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	keys := scheduling.WellKnownLabels().UnsortedList()
-	for k := range scheduling.WellKnownLabels() {
-		if name, ok := strings.CutPrefix(k, "tenon.dev/"); ok {
-			keys = append(keys, "karpenter.k8s.aws/"+name, "karpenter.sh/"+name)
-		}
-	}
-	keys = append(keys,
-		"team", "example.com/team", "kubernetes.io/team", "a.kubernetes.io/b", "evilkubernetes.io/b",
-		"node.kubernetes.io/role", "x.node.kubernetes.io/y", "node-restriction.kubernetes.io/z",
-		"k8s.io/a", "x.k8s.io/a", "kops.k8s.io/instancegroup", "a.kops.k8s.io/b", "tenon.dev/team", "x.tenon.dev/a",
-		"karpenter.sh/provisioner-name", "karpenter.k8s.aws/instance-encryption-in-transit-supported",
-		"karpenter.k8s.aws/instance-pods", "karpenter.k8s.aws/ec2nodeclass", "beta.kubernetes.io/arch",
-		"failure-domain.beta.kubernetes.io/zone",
-	)
-	sort.Strings(keys)
+	keys := v1test.SampleLabelKeys()
 	for _, k := range keys {
 		restricted := scheduling.IsRestrictedLabel(k) != nil
 		t.Run(k, func(t *testing.T) {
