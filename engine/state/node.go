@@ -92,6 +92,7 @@ func ConvertNode(n *corev1.Node, claim *v1.NodeClaim, types map[string]*catalog.
 	if claim != nil {
 		node.Claim = claim.Name
 		node.TemplateHash = claim.Annotations[v1.AnnotationNodePoolHash]
+		node.LastPodEventTime = claim.Status.LastPodEventTime.Time
 		if node.Pool == "" {
 			node.Pool = claim.Labels[v1.LabelNodePool]
 		}
@@ -132,6 +133,7 @@ func ConvertInFlightClaim(c *v1.NodeClaim, types map[string]*catalog.InstanceTyp
 		MarkedForDeletion: c.DeletionTimestamp != nil,
 		CreatedAt:         c.CreationTimestamp.Time,
 		TemplateHash:      c.Annotations[v1.AnnotationNodePoolHash],
+		LastPodEventTime:  c.Status.LastPodEventTime.Time,
 	}
 	if node.Pool == "" {
 		node.Pool = reqs.Labels()[scheduling.LabelNodePool]

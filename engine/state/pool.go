@@ -145,6 +145,8 @@ func (b *builder) pool(src poolSource, classes map[string]*v1.NodeClass) (*Pool,
 		StartupTaints: coreTaints(tmpl.Spec.StartupTaints),
 		Limits:        np.Spec.Limits.DeepCopy(),
 		Disruption:    disruption(np.Spec.Disruption),
+		// Provisioners have no such switch: their pools keep bare pods.
+		DisruptBarePods: src.kind == PoolKindNodePool && np.Annotations[AnnotationDisruptBarePods] == "true",
 	}
 	if np.Spec.Weight != nil {
 		pool.Weight = *np.Spec.Weight

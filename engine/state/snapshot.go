@@ -70,7 +70,16 @@ type Pool struct {
 	// TemplateHash identifies the pool template (and node class) nodes are
 	// launched from; a node whose hash differs has drifted.
 	TemplateHash string
+	// DisruptBarePods is set when the pool's NodePool carries the annotation
+	// tenon.dev/disrupt-bare-pods: "true": pods without a controller then
+	// do not block voluntary disruption of its nodes (they are evicted and
+	// not recreated).
+	DisruptBarePods bool
 }
+
+// AnnotationDisruptBarePods on a NodePool ("true") lets consolidation and
+// drift disrupt nodes that run pods without a controller.
+const AnnotationDisruptBarePods = "tenon.dev/disrupt-bare-pods"
 
 // Disruption is when and how much a pool's nodes may be disrupted.
 type Disruption struct {
@@ -131,6 +140,9 @@ type Node struct {
 	CreatedAt time.Time
 	// TemplateHash is the pool template hash the node was launched with.
 	TemplateHash string
+	// LastPodEventTime is when a pod was last bound to or removed from the
+	// node, from its NodeClaim's status; zero when unknown.
+	LastPodEventTime time.Time
 }
 
 // Pod is a pod reduced to what scheduling needs.
