@@ -34,13 +34,13 @@ type Call struct {
 type Provider struct {
 	types []*catalog.InstanceType
 
-	mu          sync.Mutex
-	instances   map[string]*v1.NodeClaim
-	nextErr     map[string]error
-	shortage    map[cloud.Offering]bool
-	drift       map[string]cloud.DriftReason
-	latency     time.Duration
-	calls       []Call
+	mu        sync.Mutex
+	instances map[string]*v1.NodeClaim
+	nextErr   map[string]error
+	shortage  map[cloud.Offering]bool
+	drift     map[string]cloud.DriftReason
+	latency   time.Duration
+	calls     []Call
 }
 
 var _ cloud.CloudProvider = (*Provider)(nil)
