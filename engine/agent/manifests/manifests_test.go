@@ -1,0 +1,430 @@
+package manifests_test
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/tenonhq/terraform-provider-tenon/engine/agent/manifests"
+	"github.com/tenonhq/terraform-provider-tenon/engine/api/crds"
+)
+
+var update = flag.Bool("update", false, "rewrite examples/local/agent.yaml from the code")
+
+// localOptions are the options of the golden file examples/local/agent.yaml.
+func localOptions() manifests.Options {
+	return manifests.Options{Cloud: manifests.CloudKWOK, ClusterName: "local"}
+}
+
+func objects(t *testing.T, opts manifests.Options) []client.Object {
+	t.Helper()
+	objs, err := manifests.Objects(opts)
+	if err != nil {
+		t.Fatalf("Objects: %v", err)
+	}
+	return objs
+}
+
+func find[T client.Object](t *testing.T, objs []client.Object) T {
+	t.Helper()
+	for _, o := range objs {
+		if v, ok := o.(T); ok {
+			return v
+		}
+	}
+	var zero T
+	t.Fatalf("no %T among the objects", zero)
+	return zero
+}
+
+func TestObjectsOrderAndKinds(t *testing.T) {
+	objs := objects(t, localOptions())
+	var kinds []string
+	for _, o := range objs {
+		gvk := o.GetObjectKind().GroupVersionKind()
+		if gvk.Kind == "" || gvk.Version == "" {
+			t.Errorf("%T %s has no apiVersion/kind", o, o.GetName())
+		}
+		kinds = append(kinds, gvk.Kind)
+	}
+	want := []string{"Namespace"}
+	for range crds.Names() {
+		want = append(want, "CustomResourceDefinition")
+	}
+	want = append(want, "ServiceAccount", "ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding", "Deployment", "PodDisruptionBudget")
+	if !slices.Equal(kinds, want) {
+		t.Fatalf("kinds in order:\n got %v\nwant %v", kinds, want)
+	}
+	for _, o := range objs {
+		_, namespaced := map[string]bool{"ServiceAccount": true, "Role": true, "RoleBinding": true, "Deployment": true, "PodDisruptionBudget": true}[o.GetObjectKind().GroupVersionKind().Kind]
+		if namespaced && o.GetNamespace() != manifests.DefaultNamespace {
+			t.Errorf("%s %s is in namespace %q, want %q", o.GetObjectKind().GroupVersionKind().Kind, o.GetName(), o.GetNamespace(), manifests.DefaultNamespace)
+		}
+		if !namespaced && o.GetNamespace() != "" {
+			t.Errorf("cluster-scoped %s %s has namespace %q", o.GetObjectKind().GroupVersionKind().Kind, o.GetName(), o.GetNamespace())
+		}
+	}
+}
+
+func TestOptionsDefaultsAndOverrides(t *testing.T) {
+	cases := []struct {
+		name  string
+		opts  manifests.Options
+		check func(t *testing.T, objs []client.Object)
+	}{
+		{
+			name: "defaults",
+			opts: localOptions(),
+			check: func(t *testing.T, objs []client.Object) {
+				d := find[*appsv1.Deployment](t, objs)
+				if got := *d.Spec.Replicas; got != manifests.DefaultReplicas {
+					t.Errorf("replicas %d, want %d", got, manifests.DefaultReplicas)
+				}
+				c := d.Spec.Template.Spec.Containers[0]
+				if c.Image != manifests.DefaultImage {
+					t.Errorf("image %q, want %q", c.Image, manifests.DefaultImage)
+				}
+				wantArgs := []string{"agent", "--cloud=kwok", "--cluster-name=local", "--metrics-addr=:8080", "--health-addr=:8081",
+					"--leader-elect=true", "--batch-idle=1s", "--batch-max=10s", "--log-level=info", "--log-format=json"}
+				if !slices.Equal(c.Args, wantArgs) {
+					t.Errorf("args\n got %q\nwant %q", c.Args, wantArgs)
+				}
+				if got := c.Resources.Requests.Cpu().String(); got != "250m" {
+					t.Errorf("cpu request %s, want 250m", got)
+				}
+				if sa := find[*corev1.ServiceAccount](t, objs); len(sa.Annotations) != 0 {
+					t.Errorf("service account annotations %v, want none", sa.Annotations)
+				}
+			},
+		},
+		{
+			name: "aws with IRSA, settings and extra args",
+			opts: manifests.Options{
+				Namespace: "autoscaling", Image: "example.com/tenon:v1.2.3", Replicas: 3, Cloud: manifests.CloudAWS, ClusterName: "prod",
+				ImagePullPolicy:           corev1.PullIfNotPresent,
+				ServiceAccountAnnotations: map[string]string{"eks.amazonaws.com/role-arn": "arn:aws:iam::123456789012:role/tenon"},
+				Settings: manifests.Settings{BatchIdle: 2 * time.Second, BatchMax: 20 * time.Second, LogLevel: "debug", LogFormat: "text",
+					InterruptionQueue: "prod-tenon", Region: "eu-west-1", Zones: []string{"eu-west-1a", "eu-west-1b"}},
+				Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("1")}},
+				Args:      []string{"--extra=1"},
+			},
+			check: func(t *testing.T, objs []client.Object) {
+				d := find[*appsv1.Deployment](t, objs)
+				if d.Namespace != "autoscaling" || *d.Spec.Replicas != 3 {
+					t.Errorf("deployment %s/%s with %d replicas, want autoscaling/tenon with 3", d.Namespace, d.Name, *d.Spec.Replicas)
+				}
+				c := d.Spec.Template.Spec.Containers[0]
+				if c.Image != "example.com/tenon:v1.2.3" || c.ImagePullPolicy != corev1.PullIfNotPresent {
+					t.Errorf("image %q pull %q", c.Image, c.ImagePullPolicy)
+				}
+				wantArgs := []string{"agent", "--cloud=aws", "--cluster-name=prod", "--metrics-addr=:8080", "--health-addr=:8081",
+					"--leader-elect=true", "--batch-idle=2s", "--batch-max=20s", "--log-level=debug", "--log-format=text",
+					"--region=eu-west-1", "--zones=eu-west-1a,eu-west-1b", "--interruption-queue=prod-tenon", "--extra=1"}
+				if !slices.Equal(c.Args, wantArgs) {
+					t.Errorf("args\n got %q\nwant %q", c.Args, wantArgs)
+				}
+				if got := c.Resources.Requests.Cpu().String(); got != "1" || c.Resources.Limits != nil {
+					t.Errorf("resources %v, want exactly the given ones", c.Resources)
+				}
+				sa := find[*corev1.ServiceAccount](t, objs)
+				if sa.Annotations["eks.amazonaws.com/role-arn"] != "arn:aws:iam::123456789012:role/tenon" {
+					t.Errorf("service account annotations %v", sa.Annotations)
+				}
+				crb := find[*rbacv1.ClusterRoleBinding](t, objs)
+				if crb.Name != "tenon:autoscaling" || crb.Subjects[0].Namespace != "autoscaling" {
+					t.Errorf("cluster role binding %s binds %v", crb.Name, crb.Subjects)
+				}
+				for _, o := range objs {
+					if ns, ok := o.(*corev1.Namespace); ok && ns.Name != "autoscaling" {
+						t.Errorf("namespace %s, want autoscaling", ns.Name)
+					}
+				}
+			},
+		},
+		{
+			name: "kwok launch delay",
+			opts: manifests.Options{Cloud: manifests.CloudKWOK, ClusterName: "local", Settings: manifests.Settings{KWOKLaunchDelay: 3 * time.Second}},
+			check: func(t *testing.T, objs []client.Object) {
+				args := find[*appsv1.Deployment](t, objs).Spec.Template.Spec.Containers[0].Args
+				if !slices.Contains(args, "--kwok-launch-delay=3s") {
+					t.Errorf("args %q lack --kwok-launch-delay=3s", args)
+				}
+			},
+		},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.check(t, objects(t, tc.opts))
+		})
+	}
+}
+
+func TestDefaultedDoesNotShareCallerSlicesOrMaps(t *testing.T) {
+	ann := map[string]string{"a.example.com/x": "1"}
+	opts := manifests.Options{Cloud: manifests.CloudAWS, ClusterName: "c", ServiceAccountAnnotations: ann}
+	sa := find[*corev1.ServiceAccount](t, objects(t, opts))
+	sa.Annotations["b.example.com/y"] = "2"
+	if len(ann) != 1 {
+		t.Fatalf("changing a built object changed the caller's map: %v", ann)
+	}
+}
+
+func TestValidateNamesTheFieldAndTheFix(t *testing.T) {
+	cases := []struct {
+		name string
+		opts manifests.Options
+		want []string
+	}{
+		{"no cloud", manifests.Options{ClusterName: "c"}, []string{`cloud "": must be one of aws, kwok`}},
+		{"unknown cloud", manifests.Options{Cloud: "gcp", ClusterName: "c"}, []string{`cloud "gcp"`}},
+		{"no cluster name", manifests.Options{Cloud: "aws"}, []string{"cluster name: required"}},
+		{"bad cluster name", manifests.Options{Cloud: "aws", ClusterName: "Prod_1"}, []string{`cluster name "Prod_1"`}},
+		{"bad namespace", manifests.Options{Cloud: "aws", ClusterName: "c", Namespace: "Tenon"}, []string{`namespace "Tenon"`}},
+		{"negative replicas", manifests.Options{Cloud: "aws", ClusterName: "c", Replicas: -1}, []string{"replicas -1: must be at least 1"}},
+		{"image with space", manifests.Options{Cloud: "aws", ClusterName: "c", Image: "a b"}, []string{`image "a b"`}},
+		{"pull policy", manifests.Options{Cloud: "aws", ClusterName: "c", ImagePullPolicy: "Sometimes"}, []string{`image pull policy "Sometimes"`}},
+		{"batch idle above max", manifests.Options{Cloud: "aws", ClusterName: "c", Settings: manifests.Settings{BatchIdle: time.Minute, BatchMax: time.Second}},
+			[]string{"batch idle 1m0s: must not exceed batch max 1s"}},
+		{"negative batch", manifests.Options{Cloud: "aws", ClusterName: "c", Settings: manifests.Settings{BatchIdle: -time.Second}},
+			[]string{"batch idle -1s: must be positive"}},
+		{"log level", manifests.Options{Cloud: "aws", ClusterName: "c", Settings: manifests.Settings{LogLevel: "trace"}}, []string{`log level "trace": must be one of debug, info, warn, error`}},
+		{"log format", manifests.Options{Cloud: "aws", ClusterName: "c", Settings: manifests.Settings{LogFormat: "xml"}}, []string{`log format "xml": must be one of json, text`}},
+		{"interruption queue on kwok", manifests.Options{Cloud: "kwok", ClusterName: "c", Settings: manifests.Settings{InterruptionQueue: "q"}},
+			[]string{"only the aws cloud reads an interruption queue"}},
+		{"launch delay on aws", manifests.Options{Cloud: "aws", ClusterName: "c", Settings: manifests.Settings{KWOKLaunchDelay: time.Second}},
+			[]string{"only the kwok cloud simulates boot time"}},
+		{"bad zone", manifests.Options{Cloud: "aws", ClusterName: "c", Settings: manifests.Settings{Zones: []string{"a,b"}}}, []string{`zones[0] "a,b"`}},
+		{"annotation key", manifests.Options{Cloud: "aws", ClusterName: "c", ServiceAccountAnnotations: map[string]string{"not a key": "v"}},
+			[]string{`service account annotation "not a key"`}},
+		{"annotation value", manifests.Options{Cloud: "aws", ClusterName: "c", ServiceAccountAnnotations: map[string]string{"eks.amazonaws.com/role-arn": ""}},
+			[]string{"the value is empty"}},
+		{"positional arg", manifests.Options{Cloud: "aws", ClusterName: "c", Args: []string{"simulate"}}, []string{`args[0] "simulate": must be a flag`}},
+		{"every problem at once", manifests.Options{Cloud: "x", Namespace: "X"}, []string{`cloud "x"`, "cluster name: required", `namespace "X"`}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := manifests.Objects(tc.opts)
+			if err == nil {
+				t.Fatal("Objects accepted invalid options")
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q does not say %q", err, w)
+				}
+			}
+			if _, err := manifests.AgentArgs(tc.opts); err == nil {
+				t.Error("AgentArgs accepted invalid options")
+			}
+		})
+	}
+}
+
+// TestRBACIsLeastPrivilege checks the rules against the Permissions table and the properties
+// least privilege needs: no wildcards, no Secrets, Leases only in the agent's namespace, and
+// creating Nodes only for the kwok cloud.
+func TestRBACIsLeastPrivilege(t *testing.T) {
+	for _, cloud := range manifests.Clouds {
+		t.Run(cloud, func(t *testing.T) {
+			objs := objects(t, manifests.Options{Cloud: cloud, ClusterName: "c"})
+			cr := find[*rbacv1.ClusterRole](t, objs)
+			r := find[*rbacv1.Role](t, objs)
+			allowed := func(rules []rbacv1.PolicyRule, group, res, verb string) bool {
+				for _, rule := range rules {
+					if slices.Contains(rule.APIGroups, group) && slices.Contains(rule.Resources, res) && slices.Contains(rule.Verbs, verb) {
+						return true
+					}
+				}
+				return false
+			}
+			for _, rules := range [][]rbacv1.PolicyRule{cr.Rules, r.Rules} {
+				for _, rule := range rules {
+					for _, list := range [][]string{rule.APIGroups, rule.Resources, rule.Verbs} {
+						if slices.Contains(list, "*") {
+							t.Errorf("rule %v has a wildcard", rule)
+						}
+					}
+					if slices.Contains(rule.Resources, "secrets") || slices.Contains(rule.Resources, "configmaps") {
+						t.Errorf("rule %v grants secrets or configmaps", rule)
+					}
+					if len(rule.ResourceNames) > 0 || len(rule.NonResourceURLs) > 0 {
+						t.Errorf("rule %v has resource names or URLs the table does not say", rule)
+					}
+				}
+			}
+			// Every verb of the table, and nothing more, is granted.
+			var granted, listed int
+			for _, rule := range cr.Rules {
+				granted += len(rule.Verbs)
+			}
+			for _, rule := range r.Rules {
+				granted += len(rule.Verbs)
+			}
+			for _, p := range manifests.PermissionsFor(cloud) {
+				rules := cr.Rules
+				if p.Namespaced {
+					rules = r.Rules
+				}
+				for _, v := range p.Verbs {
+					listed++
+					if !allowed(rules, p.Group, p.Resource, v) {
+						t.Errorf("%s %s %s is in the table but not granted", p.Group, p.Resource, v)
+					}
+				}
+				if p.Why == "" {
+					t.Errorf("%s %s has no reason", p.Group, p.Resource)
+				}
+			}
+			if granted != listed {
+				t.Errorf("the rules grant %d verbs, the table lists %d", granted, listed)
+			}
+			if allowed(cr.Rules, "coordination.k8s.io", "leases", "get") {
+				t.Error("the ClusterRole grants leases; they belong in the namespaced Role")
+			}
+			if !allowed(r.Rules, "coordination.k8s.io", "leases", "update") {
+				t.Error("the Role does not grant leases update, which leader election needs")
+			}
+			if got, want := allowed(cr.Rules, "", "nodes", "create"), cloud == manifests.CloudKWOK; got != want {
+				t.Errorf("nodes create granted = %v, want %v for cloud %s", got, want, cloud)
+			}
+		})
+	}
+}
+
+func TestDeploymentIsHardenedAndHighlyAvailable(t *testing.T) {
+	objs := objects(t, localOptions())
+	d := find[*appsv1.Deployment](t, objs)
+	spec := d.Spec.Template.Spec
+	if spec.ServiceAccountName != manifests.Name || spec.PriorityClassName != "system-cluster-critical" {
+		t.Errorf("service account %q, priority class %q", spec.ServiceAccountName, spec.PriorityClassName)
+	}
+	if !selects(d.Spec.Selector.MatchLabels, d.Spec.Template.Labels) {
+		t.Errorf("selector %v does not select the template's labels %v", d.Spec.Selector.MatchLabels, d.Spec.Template.Labels)
+	}
+	anti := spec.Affinity.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution
+	if len(anti) != 1 || anti[0].TopologyKey != corev1.LabelHostname || !selects(anti[0].LabelSelector.MatchLabels, d.Spec.Template.Labels) {
+		t.Errorf("pod anti-affinity %v, want one required term on %s selecting the agent", anti, corev1.LabelHostname)
+	}
+	node := spec.Affinity.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms
+	if len(node) != 1 || node[0].MatchExpressions[0].Key != manifests.PoolLabel || node[0].MatchExpressions[0].Operator != corev1.NodeSelectorOpDoesNotExist {
+		t.Errorf("node affinity %v, want %s DoesNotExist (never on a node the agent launched)", node, manifests.PoolLabel)
+	}
+	if tsc := spec.TopologySpreadConstraints; len(tsc) != 1 || tsc[0].TopologyKey != corev1.LabelTopologyZone {
+		t.Errorf("topology spread %v, want one over zones", tsc)
+	}
+	if psc := spec.SecurityContext; psc == nil || !*psc.RunAsNonRoot || psc.SeccompProfile.Type != corev1.SeccompProfileTypeRuntimeDefault {
+		t.Errorf("pod security context %v", psc)
+	}
+	c := spec.Containers[0]
+	sc := c.SecurityContext
+	if !*sc.RunAsNonRoot || !*sc.ReadOnlyRootFilesystem || *sc.AllowPrivilegeEscalation || *sc.Privileged || !slices.Equal(sc.Capabilities.Drop, []corev1.Capability{"ALL"}) {
+		t.Errorf("container security context %+v", sc)
+	}
+	ports := map[string]int32{}
+	for _, p := range c.Ports {
+		ports[p.Name] = p.ContainerPort
+	}
+	if ports["metrics"] != manifests.MetricsPort || ports["health"] != manifests.HealthPort {
+		t.Errorf("ports %v", ports)
+	}
+	if c.LivenessProbe.HTTPGet.Path != "/healthz" || c.ReadinessProbe.HTTPGet.Path != "/readyz" ||
+		c.LivenessProbe.HTTPGet.Port.StrVal != "health" || c.ReadinessProbe.HTTPGet.Port.StrVal != "health" {
+		t.Errorf("probes %v %v, want /healthz and /readyz on the health port", c.LivenessProbe.HTTPGet, c.ReadinessProbe.HTTPGet)
+	}
+	if c.Resources.Requests.Cpu().IsZero() || c.Resources.Requests.Memory().IsZero() {
+		t.Errorf("resources %v: want cpu and memory requests", c.Resources)
+	}
+	pdb := find[*policyv1.PodDisruptionBudget](t, objs)
+	if pdb.Spec.MaxUnavailable == nil || pdb.Spec.MaxUnavailable.IntValue() != 1 || !selects(pdb.Spec.Selector.MatchLabels, d.Spec.Template.Labels) {
+		t.Errorf("PDB %v, want maxUnavailable 1 selecting the agent", pdb.Spec)
+	}
+}
+
+func selects(selector, labels map[string]string) bool {
+	if len(selector) == 0 {
+		return false
+	}
+	for k, v := range selector {
+		if labels[k] != v {
+			return false
+		}
+	}
+	return true
+}
+
+// TestGoldenAgentYAML keeps examples/local/agent.yaml equal to what the code builds; run
+// `go test ./engine/agent/manifests -run Golden -update` after changing the code.
+func TestGoldenAgentYAML(t *testing.T) {
+	got, err := manifests.YAML(objects(t, localOptions()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	header := []byte("# Generated by `go test ./engine/agent/manifests -run Golden -update` from engine/agent/manifests\n" +
+		"# (cloud kwok, cluster name local, every other option at its default); do not edit.\n" +
+		"# `make demo` runs the agent container's binary and arguments as a local process instead of\n" +
+		"# applying the Deployment: the image is not pulled on a local cluster.\n")
+	got = append(header, got...)
+	path := filepath.Join("..", "..", "..", "examples", "local", "agent.yaml")
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run with -update to write it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Fatalf("%s is stale: run `go test ./engine/agent/manifests -run Golden -update`", path)
+	}
+}
+
+func TestYAMLIsStableAndRoundTrips(t *testing.T) {
+	objs := objects(t, localOptions())
+	a, err := manifests.YAML(objs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := manifests.YAML(objects(t, localOptions()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(a, b) {
+		t.Fatal("two renderings of the same options differ")
+	}
+	if bytes.Contains(a, []byte("creationTimestamp: null")) || regexp.MustCompile(`(?m)^status:`).Match(a) {
+		t.Error("the YAML carries creationTimestamp: null or a status")
+	}
+	dec := utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader(a), 4096)
+	var n int
+	for {
+		var u unstructured.Unstructured
+		if err := dec.Decode(&u.Object); err != nil {
+			break
+		}
+		if u.Object == nil {
+			continue
+		}
+		if u.GetKind() != objs[n].GetObjectKind().GroupVersionKind().Kind || u.GetName() != objs[n].GetName() {
+			t.Errorf("document %d is %s %s, want %s %s", n, u.GetKind(), u.GetName(), objs[n].GetObjectKind().GroupVersionKind().Kind, objs[n].GetName())
+		}
+		n++
+	}
+	if n != len(objs) {
+		t.Fatalf("decoded %d documents, want %d", n, len(objs))
+	}
+}

@@ -1,0 +1,125 @@
+package manifests
+
+import (
+	"slices"
+
+	rbacv1 "k8s.io/api/rbac/v1"
+)
+
+// Permission is one resource the agent uses, the verbs it needs on it, and why.
+type Permission struct {
+	// Group is the API group; "" is the core group.
+	Group string
+	// Resource is the plural resource name, with a subresource after a slash (pods/eviction).
+	Resource string
+	// Verbs are exactly the verbs the agent's code calls.
+	Verbs []string
+	// Why says which part of the agent needs them.
+	Why string
+	// Cloud, when set, limits the permission to agents of that cloud.
+	Cloud string
+	// Namespaced puts the permission in a Role in the agent's namespace instead of the
+	// ClusterRole.
+	Namespaced bool
+}
+
+// Permissions is the agent's least privilege: exactly the verbs it calls, each with the reason.
+// The ClusterRole and the Role are built from this table and nothing else; the integration test
+// checks each verb with a SubjectAccessReview as the agent's ServiceAccount, and that verbs
+// outside the table (reading Secrets, deleting pods, ...) are denied.
+//
+//	core pods                      get list watch     provisioning watches unschedulable pods; termination and
+//	                                                  disruption list the pods on a node to drain it
+//	core pods/eviction             create             termination evicts through the Eviction API, so PDBs hold
+//	core nodes                     get list watch     the Snapshot, registration matches nodes to claims by provider ID
+//	core nodes                     patch update       taint tenon.dev/disrupted, labels, finalizer tenon.dev/termination
+//	core nodes                     delete             termination removes the Node after the instance is gone
+//	core nodes                     create             kwok only: the KWOK cloud provider launches a node by creating it
+//	core events                    create patch       events on pods, nodes, claims and pools (patch aggregates repeats)
+//	events.k8s.io events           create patch       the same through the events/v1 API controller-runtime's recorder uses
+//	apps daemonsets                list watch         daemonset overhead on every candidate node
+//	policy poddisruptionbudgets    list watch         the disruption budget of pods evicted or consolidated
+//	tenon.dev nodeclaims           get list watch create update patch delete
+//	                                                  the agent owns claims: created before the cloud call, deleted to terminate
+//	tenon.dev nodeclaims/status    update patch       Launched, Registered, Initialized, Consolidatable, Drifted, Expired
+//	tenon.dev nodepools            get list watch     the policy
+//	tenon.dev nodepools/status     update patch       status.resources, node counts, conditions
+//	tenon.dev provisioners         get list watch     the v1alpha5 policy, normalised like NodePools
+//	tenon.dev provisioners/status  update patch       as for nodepools
+//	tenon.dev nodeclasses          get list watch     how nodes are launched
+//	tenon.dev nodeclasses/status   update patch       resolved subnets, security groups, AMIs, readiness
+//	coordination.k8s.io leases     get create update  (Role, agent namespace) leader election on one Lease
+//
+// Nothing else: no Secrets, no ConfigMaps, no writes to pods, no cluster-wide Leases.
+var Permissions = []Permission{
+	{Group: "", Resource: "pods", Verbs: []string{"get", "list", "watch"},
+		Why: "provisioning watches unschedulable pods; termination and disruption list a node's pods to drain it"},
+	{Group: "", Resource: "pods/eviction", Verbs: []string{"create"},
+		Why: "termination evicts pods through the Eviction API so that PodDisruptionBudgets hold"},
+	{Group: "", Resource: "nodes", Verbs: []string{"get", "list", "watch", "patch", "update", "delete"},
+		Why: "the Snapshot and registration read nodes; termination taints them, manages the tenon.dev/termination finalizer and deletes them"},
+	{Group: "", Resource: "nodes", Verbs: []string{"create"}, Cloud: CloudKWOK,
+		Why: "the KWOK cloud provider launches a node by creating the Node object"},
+	{Group: "", Resource: "events", Verbs: []string{"create", "patch"},
+		Why: "events on pods, nodes, claims and pools for every decision (patch aggregates repeats)"},
+	{Group: "events.k8s.io", Resource: "events", Verbs: []string{"create", "patch"},
+		Why: "the same events through the events/v1 API that controller-runtime's recorder uses"},
+	{Group: "apps", Resource: "daemonsets", Verbs: []string{"list", "watch"},
+		Why: "daemonset overhead is counted on every candidate node"},
+	{Group: "policy", Resource: "poddisruptionbudgets", Verbs: []string{"list", "watch"},
+		Why: "disruption and termination respect PodDisruptionBudgets"},
+	{Group: "tenon.dev", Resource: "nodeclaims", Verbs: []string{"get", "list", "watch", "create", "update", "patch", "delete"},
+		Why: "the agent owns NodeClaims: it persists one before each cloud call and deletes it to terminate the node"},
+	{Group: "tenon.dev", Resource: "nodeclaims/status", Verbs: []string{"update", "patch"},
+		Why: "the lifecycle conditions Launched, Registered, Initialized and the disruption conditions"},
+	{Group: "tenon.dev", Resource: "nodepools", Verbs: []string{"get", "list", "watch"},
+		Why: "NodePools are the policy the agent follows"},
+	{Group: "tenon.dev", Resource: "nodepools/status", Verbs: []string{"update", "patch"},
+		Why: "pool status: resources in use, node counts, conditions"},
+	{Group: "tenon.dev", Resource: "provisioners", Verbs: []string{"get", "list", "watch"},
+		Why: "Provisioners (v1alpha5) are policy too, normalised like NodePools"},
+	{Group: "tenon.dev", Resource: "provisioners/status", Verbs: []string{"update", "patch"},
+		Why: "pool status, as for NodePools"},
+	{Group: "tenon.dev", Resource: "nodeclasses", Verbs: []string{"get", "list", "watch"},
+		Why: "NodeClasses say how nodes are launched"},
+	{Group: "tenon.dev", Resource: "nodeclasses/status", Verbs: []string{"update", "patch"},
+		Why: "what the cloud resolved (subnets, security groups, AMIs) and readiness"},
+	{Group: "coordination.k8s.io", Resource: "leases", Verbs: []string{"get", "create", "update"}, Namespaced: true,
+		Why: "leader election holds one Lease in the agent's namespace"},
+}
+
+// PermissionsFor returns the permissions an agent of cloud needs.
+func PermissionsFor(cloud string) []Permission {
+	var out []Permission
+	for _, p := range Permissions {
+		if p.Cloud == "" || p.Cloud == cloud {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// rules turns permissions into policy rules: one rule per group and resource with the union of
+// its verbs, in the table's order, namespaced or cluster-wide as asked.
+func rules(cloud string, namespaced bool) []rbacv1.PolicyRule {
+	var out []rbacv1.PolicyRule
+	index := map[[2]string]int{}
+	for _, p := range PermissionsFor(cloud) {
+		if p.Namespaced != namespaced {
+			continue
+		}
+		key := [2]string{p.Group, p.Resource}
+		i, ok := index[key]
+		if !ok {
+			index[key] = len(out)
+			out = append(out, rbacv1.PolicyRule{APIGroups: []string{p.Group}, Resources: []string{p.Resource}})
+			i = len(out) - 1
+		}
+		for _, v := range p.Verbs {
+			if !slices.Contains(out[i].Verbs, v) {
+				out[i].Verbs = append(out[i].Verbs, v)
+			}
+		}
+	}
+	return out
+}
