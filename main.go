@@ -14,6 +14,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 
+	"github.com/tenonhq/terraform-provider-tenon/engine/convert"
 	"github.com/tenonhq/terraform-provider-tenon/engine/simulate"
 	"github.com/tenonhq/terraform-provider-tenon/provider"
 )
@@ -39,6 +40,7 @@ func commands() []command {
 	return []command{
 		{name: "version", summary: "print the version, commit and Go version", run: runVersion},
 		{name: "simulate", summary: "simulate packing on scenario files (no cluster, no cloud); no -f runs an example", run: simulate.Command},
+		{name: "convert", summary: "convert Karpenter Provisioners, NodePools and EC2NodeClasses to Tenon HCL or YAML", run: convert.Command},
 		{name: "help", summary: "list the subcommands", run: runHelp},
 	}
 }

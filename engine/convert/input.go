@@ -1,0 +1,212 @@
+package convert
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"sigs.k8s.io/yaml"
+)
+
+// Input is one file to convert.
+type Input struct {
+	// Name is what messages call the file: its path, or "<stdin>".
+	Name string
+	// Data is the file's content: multi-document YAML or JSON.
+	Data []byte
+}
+
+// document is one object of an input file, decoded into plain JSON values.
+type document struct {
+	file string
+	// index counts the file's documents from 1, for messages.
+	index      int
+	apiVersion string
+	kind       string
+	name       string
+	raw        map[string]any
+}
+
+// describe names the document in messages: "NodePool default", or
+// "document 3" when it has no kind.
+func (d *document) describe() string {
+	switch {
+	case d.kind == "":
+		return fmt.Sprintf("document %d", d.index)
+	case d.name == "":
+		return fmt.Sprintf("%s (document %d)", d.kind, d.index)
+	}
+	return d.kind + " " + d.name
+}
+
+// splitDocuments splits a file into its YAML (or JSON) documents, skipping
+// empty ones. Duplicate keys are errors, as they are for the API server.
+func splitDocuments(file string, data []byte) ([]*document, error) {
+	var docs []*document
+	index, start, startLine, line := 0, 0, 1, 1
+	flush := func(end int) error {
+		index++
+		raw, err := yaml.YAMLToJSONStrict(data[start:end])
+		if err != nil {
+			return &Error{File: file, Object: fmt.Sprintf("document %d", index), Detail: "malformed YAML: " + shiftLines(err.Error(), startLine-1)}
+		}
+		if t := bytes.TrimSpace(raw); len(t) == 0 || bytes.Equal(t, []byte("null")) {
+			index--
+			return nil
+		}
+		dec := json.NewDecoder(bytes.NewReader(raw))
+		dec.UseNumber()
+		var v any
+		if err := dec.Decode(&v); err != nil {
+			return &Error{File: file, Object: fmt.Sprintf("document %d", index), Detail: "malformed document: " + err.Error()}
+		}
+		m, ok := v.(map[string]any)
+		if !ok {
+			return &Error{File: file, Object: fmt.Sprintf("document %d", index), Detail: "a document must be an object with apiVersion, kind, metadata and spec"}
+		}
+		d := &document{file: file, index: index, raw: m}
+		d.apiVersion, _ = m["apiVersion"].(string)
+		d.kind, _ = m["kind"].(string)
+		if meta, ok := m["metadata"].(map[string]any); ok {
+			d.name, _ = meta["name"].(string)
+		}
+		docs = append(docs, d)
+		return nil
+	}
+	for off := 0; off < len(data); line++ {
+		next := len(data)
+		if i := bytes.IndexByte(data[off:], '\n'); i >= 0 {
+			next = off + i + 1
+		}
+		if isSeparator(data[off:next]) {
+			if err := flush(off); err != nil {
+				return nil, err
+			}
+			start, startLine = next, line+1
+		}
+		off = next
+	}
+	if err := flush(len(data)); err != nil {
+		return nil, err
+	}
+	return docs, nil
+}
+
+// isSeparator reports whether a line is a YAML document separator: `---`
+// followed by nothing but spaces or a comment.
+func isSeparator(line []byte) bool {
+	rest, ok := bytes.CutPrefix(line, []byte("---"))
+	if !ok {
+		return false
+	}
+	rest = bytes.TrimSpace(rest)
+	return len(rest) == 0 || rest[0] == '#'
+}
+
+var yamlLine = regexp.MustCompile(`line (\d+)`)
+
+// shiftLines turns the document-relative line numbers of a YAML error into
+// file line numbers.
+func shiftLines(msg string, offset int) string {
+	return yamlLine.ReplaceAllStringFunc(msg, func(m string) string {
+		n, err := strconv.Atoi(strings.TrimPrefix(m, "line "))
+		if err != nil {
+			return m
+		}
+		return fmt.Sprintf("line %d", n+offset)
+	})
+}
+
+// clusterNamePlaceholders are the spellings Karpenter's documentation uses
+// for the cluster name in manifests meant for envsubst.
+var clusterNamePlaceholders = []string{"${CLUSTER_NAME}", "$CLUSTER_NAME"}
+
+// substitute replaces the cluster-name placeholders in every string (keys
+// included) of v with name, and returns the paths where a placeholder stays
+// because name is empty.
+func substitute(v any, name string, path string, left *[]string) any {
+	switch t := v.(type) {
+	case string:
+		return substituteString(t, name, path, left)
+	case map[string]any:
+		out := make(map[string]any, len(t))
+		for k, e := range t {
+			key := substituteString(k, name, path+"."+k, left)
+			out[key] = substitute(e, name, path+"."+k, left)
+		}
+		return out
+	case []any:
+		out := make([]any, len(t))
+		for i, e := range t {
+			out[i] = substitute(e, name, fmt.Sprintf("%s[%d]", path, i), left)
+		}
+		return out
+	}
+	return v
+}
+
+func substituteString(s, name, path string, left *[]string) string {
+	for _, p := range clusterNamePlaceholders {
+		if !strings.Contains(s, p) {
+			continue
+		}
+		if name == "" {
+			*left = append(*left, strings.TrimPrefix(path, "."))
+			return s
+		}
+		s = strings.ReplaceAll(s, p, name)
+	}
+	return s
+}
+
+// Error is input that cannot be converted: malformed YAML, an unknown kind,
+// a field of the wrong type, or a converted object that fails Tenon's
+// validation. It reads `file: Kind name: field: detail`.
+type Error struct {
+	File   string
+	Object string
+	Field  string
+	Detail string
+}
+
+func (e *Error) Error() string {
+	var sb strings.Builder
+	sb.WriteString(e.File)
+	for _, s := range []string{e.Object, e.Field} {
+		if s != "" {
+			sb.WriteString(": ")
+			sb.WriteString(s)
+		}
+	}
+	sb.WriteString(": ")
+	sb.WriteString(e.Detail)
+	return sb.String()
+}
+
+// Errors is every Error of one conversion.
+type Errors []*Error
+
+func (e Errors) Error() string {
+	msgs := make([]string, len(e))
+	for i, err := range e {
+		msgs[i] = err.Error()
+	}
+	return strings.Join(msgs, "\n")
+}
+
+// asErrors returns err as Errors, for callers that list them.
+func asErrors(err error) Errors {
+	var list Errors
+	if errors.As(err, &list) {
+		return list
+	}
+	var one *Error
+	if errors.As(err, &one) {
+		return Errors{one}
+	}
+	return nil
+}
