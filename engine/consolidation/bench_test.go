@@ -1,0 +1,85 @@
+package consolidation
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+
+	"github.com/tenonhq/terraform-provider-tenon/engine/state"
+)
+
+// Bench clusters are generated once per process: packing 40,000 pods
+// takes a few seconds.
+var (
+	clusterOnce sync.Map // size -> func() *state.Snapshot
+)
+
+func benchCluster(b *testing.B, nodes int) (packed, scaled *state.Snapshot) {
+	b.Helper()
+	v, _ := clusterOnce.LoadOrStore(nodes, sync.OnceValues(func() (*state.Snapshot, *state.Snapshot) {
+		p := packedCluster(b, nodes*20, uint64(nodes))
+		return p, scaledDown(p, 0.5, uint64(nodes))
+	}))
+	return v.(func() (*state.Snapshot, *state.Snapshot))()
+}
+
+// BenchmarkPlan times one Plan over a packed cluster of about 500 or
+// 2,000 nodes (10,000 or 40,000 pods) after half its pods were deleted.
+func BenchmarkPlan(b *testing.B) {
+	for _, nodes := range []int{500, 2000} {
+		b.Run(fmt.Sprintf("nodes=%d", nodes), func(b *testing.B) {
+			_, snap := benchCluster(b, nodes)
+			b.ResetTimer()
+			for b.Loop() {
+				if _, err := Plan(context.Background(), snap, t0, DefaultOptions()); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkUntilStable plans and applies until nothing changes and reports
+// the time to stable, rounds, cost against the lower bound of the pods
+// left (target ≤ 1.08) and evictions against the minimum needed to vacate
+// the removed nodes (target ≤ 1.5).
+func BenchmarkUntilStable(b *testing.B) {
+	for _, nodes := range []int{500, 2000} {
+		b.Run(fmt.Sprintf("nodes=%d", nodes), func(b *testing.B) {
+			_, snap := benchCluster(b, nodes)
+			b.ResetTimer()
+			var run stableRun
+			for b.Loop() {
+				run = untilStable(b, snap, DefaultOptions(), 10)
+			}
+			b.ReportMetric(run.total.Seconds(), "s-to-stable")
+			b.ReportMetric(run.firstPlan.Seconds(), "s-first-plan")
+			b.ReportMetric(float64(run.rounds), "rounds")
+			b.ReportMetric(run.cost/run.lowerBound, "cost/LB")
+			b.ReportMetric(float64(run.evicted)/float64(max(run.minEvictions, 1)), "evictions/min")
+			b.ReportMetric(float64(len(snap.Nodes)), "nodes-before")
+			b.ReportMetric(float64(len(run.final.Nodes)), "nodes-after")
+		})
+	}
+}
+
+// BenchmarkNoChurn plans over a freshly packed cluster (no deletions) and
+// reports the commands it makes: 0 is the target.
+func BenchmarkNoChurn(b *testing.B) {
+	for _, nodes := range []int{500, 2000} {
+		b.Run(fmt.Sprintf("nodes=%d", nodes), func(b *testing.B) {
+			snap, _ := benchCluster(b, nodes)
+			b.ResetTimer()
+			var commands int
+			for b.Loop() {
+				res, err := Plan(context.Background(), snap, t0, DefaultOptions())
+				if err != nil {
+					b.Fatal(err)
+				}
+				commands = len(res.Commands)
+			}
+			b.ReportMetric(float64(commands), "commands")
+		})
+	}
+}

@@ -1,0 +1,24 @@
+package consolidation
+
+import (
+	"context"
+	"testing"
+)
+
+// TestPackedClusterNoChurn: a cluster engine/packing just packed has
+// nothing worth disrupting, so Plan makes no command.
+func TestPackedClusterNoChurn(t *testing.T) {
+	if testing.Short() {
+		t.Skip("packs 10,000 pods; skipped under -short")
+	}
+	for _, seed := range []uint64{500, 7} {
+		snap := packedCluster(t, 10000, seed)
+		res, err := Plan(context.Background(), snap, t0, DefaultOptions())
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range res.Commands {
+			t.Errorf("seed %d: command on a freshly packed cluster: %s %v: %s (%d pods)", seed, c.Reason, c.Nodes, c.Detail, len(c.Moves))
+		}
+	}
+}

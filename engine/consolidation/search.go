@@ -1,0 +1,437 @@
+package consolidation
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	v1 "github.com/tenonhq/terraform-provider-tenon/engine/api/v1"
+	"github.com/tenonhq/terraform-provider-tenon/engine/packing"
+)
+
+// consolidation removes or replaces underutilized nodes of pools with
+// WhenEmptyOrUnderutilized, searching the whole cluster at once:
+//
+//  1. Rank every candidate by the value of its pods per dollar of node
+//     (least first: the most money back per pod evicted), lower-priority
+//     pods and fewer pods first on ties.
+//  2. Admit candidates in that order while the pools' budgets and the
+//     PDBs (summed over the plan) allow.
+//  3. Choose how many of the admitted to remove together: a prefix whose
+//     pods engine/packing places on the remaining nodes first and on new,
+//     cheaper claims after, maximising the saving less MinSavingsPercent
+//     of the removed price (each node must pay for its disruption). A
+//     cost model picks the first prefix size; packing results calibrate
+//     it and a bounded step search refines it.
+//  4. Split the chosen set into commands (nodes sharing a new claim are
+//     one merge), check each against the safety rules, and simulate again
+//     without any it rejects.
+//  5. Local search: try each remaining candidate alone against the
+//     cluster as the chosen commands leave it (delete, or replace with a
+//     strictly cheaper node), within MaxEvaluations and MaxWork.
+type consolidation struct{}
+
+func (consolidation) reason() Reason { return ReasonUnderutilized }
+
+func (consolidation) run(p *planner) error {
+	var cands []*nodeInfo
+	for _, n := range p.nodes() {
+		if why := managed(n); why != "" {
+			p.keep(n.node.Name, why)
+			continue
+		}
+		if len(n.pods) == 0 {
+			continue // emptiness decided
+		}
+		if n.pool.Disruption.ConsolidationPolicy == string(v1.ConsolidationPolicyWhenEmpty) {
+			p.keep(n.node.Name, fmt.Sprintf("nodepool %s consolidates only empty nodes (WhenEmpty)", n.pool.Name))
+			continue
+		}
+		if why := waiting(n, p.now); why != "" {
+			p.keep(n.node.Name, why)
+			continue
+		}
+		if why := voluntaryBlocker(n, p.now); why != "" {
+			p.keep(n.node.Name, why)
+			continue
+		}
+		cands = append(cands, n)
+	}
+	slices.SortStableFunc(cands, func(a, b *nodeInfo) int {
+		return cmp.Or(cmp.Compare(efficiency(a), efficiency(b)), cmp.Compare(a.maxPriority, b.maxPriority),
+			cmp.Compare(len(a.pods), len(b.pods)), strings.Compare(a.node.Name, b.node.Name))
+	})
+	var list, rest []*nodeInfo
+	for _, n := range cands {
+		if ok, err := p.admit(n); err != nil {
+			return err
+		} else if ok {
+			list = append(list, n)
+		} else {
+			rest = append(rest, n)
+		}
+	}
+	k, err := p.choosePrefix(list)
+	if err != nil {
+		return err
+	}
+	for _, n := range list[k:] {
+		p.release(n)
+	}
+	chosen := list[:k]
+	for range 4 {
+		if len(chosen) == 0 {
+			break
+		}
+		r, _, err := p.simulate(chosen)
+		if err != nil {
+			return err
+		}
+		if len(r.Unschedulable) > 0 {
+			// The search only keeps feasible prefixes; a bound hit in
+			// between leaves the last node out.
+			last := chosen[len(chosen)-1]
+			p.release(last)
+			chosen = chosen[:len(chosen)-1]
+			continue
+		}
+		cmds := p.split(chosen, r, ReasonUnderutilized)
+		rejected := map[string]bool{}
+		for _, c := range cmds {
+			if why := p.validate(c); why != "" {
+				for _, n := range c.nodes {
+					rejected[n.node.Name] = true
+					p.keep(n.node.Name, why)
+					p.release(n)
+				}
+			}
+		}
+		if len(rejected) == 0 {
+			if err := p.commit(cmds); err != nil {
+				return err
+			}
+			chosen = nil
+			break
+		}
+		chosen = slices.DeleteFunc(chosen, func(n *nodeInfo) bool { return rejected[n.node.Name] })
+	}
+	for _, n := range chosen {
+		p.release(n)
+		p.keep(n.node.Name, "no cheaper placement: the chosen set kept changing (search bound reached)")
+	}
+	return p.localSearch(append(list[k:], rest...))
+}
+
+// efficiency is the value of a node's pods per dollar of node.
+func efficiency(n *nodeInfo) float64 {
+	if n.price <= 0 {
+		return math.Inf(1)
+	}
+	return n.value / n.price
+}
+
+// admit reserves budget and PDB room for a candidate, or records why not.
+func (p *planner) admit(n *nodeInfo) (bool, error) {
+	why, err := p.budgets.take(n.pool, ReasonUnderutilized)
+	if err != nil {
+		return false, err
+	}
+	if why != "" {
+		p.keep(n.node.Name, why)
+		return false, nil
+	}
+	if why := p.pdbs.take(n.pods); why != "" {
+		p.budgets.give(n.pool)
+		p.keep(n.node.Name, why)
+		return false, nil
+	}
+	// An earlier reason (budget or PDB exhausted at the time) no longer
+	// holds once admitted.
+	delete(p.kept, n.node.Name)
+	return true, nil
+}
+
+func (p *planner) release(n *nodeInfo) {
+	p.budgets.give(n.pool)
+	p.pdbs.give(n.pods)
+}
+
+// prefixEval is one simulation of removing the first k candidates.
+type prefixEval struct {
+	k        int
+	feasible bool
+	// gain is the saving less MinSavingsPercent of the removed price.
+	gain, saving float64
+	// onClaims is the value of the pods packing put on new claims, and
+	// claimCost what those claims cost.
+	onClaims, claimCost float64
+}
+
+// choosePrefix decides how many of the ranked, admitted candidates to
+// remove together (see consolidation).
+func (p *planner) choosePrefix(list []*nodeInfo) (int, error) {
+	n := len(list)
+	if n == 0 {
+		return 0, nil
+	}
+	theta := p.opts.MinSavingsPercent / 100
+	price := make([]float64, n+1)
+	value := make([]float64, n+1)
+	pods := make([]int, n+1)
+	for i, c := range list {
+		price[i+1] = price[i] + c.price*(1-theta) - p.opts.MinSavingsPerPod*float64(len(c.pods))
+		value[i+1] = value[i] + c.value
+		pods[i+1] = pods[i] + len(c.pods)
+	}
+	// Room: what the other nodes could still hold, in value; a node full
+	// at the cluster's efficiency holds price/rho0 of value.
+	const rho0 = 1.1
+	inList := map[string]bool{}
+	for _, c := range list {
+		inList[c.node.Name] = true
+	}
+	var roomOthers float64
+	for _, ni := range p.info {
+		if !inList[ni.node.Name] && !p.removed[ni.node.Name] && !ni.node.MarkedForDeletion && !ni.node.Unschedulable {
+			roomOthers += max(0, ni.price/rho0-ni.value)
+		}
+	}
+	roomAfter := make([]float64, n+1) // room on list[k:]
+	for i := n - 1; i >= 0; i-- {
+		roomAfter[i] = roomAfter[i+1] + max(0, list[i].price/rho0-list[i].value)
+	}
+	rho, eta := rho0, 0.8
+	estimate := func() int {
+		best, bestK := 0.0, 0
+		for k := 1; k <= n; k++ {
+			g := price[k] - rho*max(0, value[k]-eta*(roomOthers+roomAfter[k]))
+			if g > best+1e-12 {
+				best, bestK = g, k
+			}
+		}
+		return bestK
+	}
+	evals := map[int]prefixEval{}
+	eval := func(k int) (prefixEval, bool, error) {
+		if e, ok := evals[k]; ok {
+			return e, true, nil
+		}
+		if k <= 0 || k > n || !p.budgetLeft(pods[k]) {
+			return prefixEval{}, false, nil
+		}
+		r, _, err := p.simulate(list[:k])
+		if err != nil {
+			return prefixEval{}, false, err
+		}
+		e := prefixEval{k: k, feasible: len(r.Unschedulable) == 0}
+		if e.feasible {
+			removed := 0.0
+			for _, c := range list[:k] {
+				removed += c.price
+			}
+			e.saving = removed - r.CostPerHour
+			e.gain = e.saving - theta*removed - p.opts.MinSavingsPerPod*float64(pods[k])
+			e.claimCost = r.CostPerHour
+			e.onClaims = p.claimValue(list[:k], r)
+		}
+		evals[k] = e
+		return e, true, nil
+	}
+	better := func(a, b prefixEval) bool { // a better than b
+		if a.feasible != b.feasible {
+			return a.feasible
+		}
+		return a.gain > b.gain+1e-9
+	}
+	bestOf := func() prefixEval {
+		var best prefixEval
+		for _, k := range slices.Sorted(mapKeys(evals)) {
+			if e := evals[k]; e.feasible && e.gain > 0 && e.saving >= p.opts.MinSavingsPerHour && (best.k == 0 || better(e, best)) {
+				best = e
+			}
+		}
+		return best
+	}
+	if n <= 8 {
+		for k := 1; k <= n; k++ {
+			if _, _, err := eval(k); err != nil {
+				return 0, err
+			}
+		}
+		return bestOf().k, nil
+	}
+	// Model, calibrate on one simulation, then step around the best.
+	k0 := max(estimate(), 1)
+	e0, ok, err := eval(k0)
+	if err != nil || !ok {
+		return 0, err
+	}
+	if e0.feasible && e0.onClaims > 0 {
+		rho = max(e0.claimCost/e0.onClaims, 0.5)
+		if room := roomOthers + roomAfter[k0]; room > 0 {
+			eta = min(max((value[k0]-e0.onClaims)/room, 0.05), 2)
+		}
+		if k1 := max(estimate(), 1); k1 != k0 {
+			if _, _, err := eval(k1); err != nil {
+				return 0, err
+			}
+		}
+	}
+	cur := bestOf()
+	if cur.k == 0 {
+		cur = evals[k0]
+	}
+	step := max(cur.k/8, 1)
+	for step >= 1 {
+		moved := false
+		for _, k := range []int{cur.k + step, cur.k - step} {
+			e, ok, err := eval(k)
+			if err != nil {
+				return 0, err
+			}
+			if ok && better(e, cur) {
+				cur, moved = e, true
+				break
+			}
+		}
+		if !moved {
+			if step == 1 {
+				break
+			}
+			step /= 2
+		}
+		if !p.budgetLeft(0) {
+			break
+		}
+	}
+	return bestOf().k, nil
+}
+
+// claimValue is the value of the pods r put on new claims.
+func (p *planner) claimValue(nodes []*nodeInfo, r *packing.Result) float64 {
+	claims := map[string]bool{}
+	for _, c := range r.Claims {
+		claims[c.Name] = true
+	}
+	dest := map[string]string{}
+	for _, pl := range r.Placements {
+		dest[pl.Pod] = pl.Node
+	}
+	var v float64
+	for _, n := range nodes {
+		for _, pod := range n.pods {
+			if claims[dest[pod.Key()]] {
+				v += p.values.pod(pod, n.pool)
+			}
+		}
+	}
+	return v
+}
+
+// localSearch tries each remaining candidate alone, in rank order,
+// against the cluster as the commands so far leave it.
+func (p *planner) localSearch(rest []*nodeInfo) error {
+	for _, old := range rest {
+		name := old.node.Name
+		n := p.info[name]
+		if n == nil || p.removed[name] {
+			continue
+		}
+		if why := managed(n); why != "" {
+			p.kept[name] = why
+			continue
+		}
+		if !p.budgetLeft(len(n.pods)) {
+			p.keep(name, fmt.Sprintf("no cheaper placement expected: its pods are worth about %.0f%% of its price (not simulated: the search stopped at %d simulations)",
+				efficiency(n)*100, p.evaluations))
+			continue
+		}
+		ok, err := p.admit(n)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			continue
+		}
+		r, _, err := p.simulate([]*nodeInfo{n})
+		if err != nil {
+			return err
+		}
+		if len(r.Unschedulable) > 0 {
+			p.release(n)
+			u := r.Unschedulable[0]
+			p.kept[name] = fmt.Sprintf("no cheaper placement: pod %s fits nowhere else (%s)", u.Pod, u.Reason)
+			continue
+		}
+		cmds := p.split([]*nodeInfo{n}, r, ReasonUnderutilized)
+		if why := p.validate(cmds[0]); why != "" {
+			p.release(n)
+			p.kept[name] = why
+			continue
+		}
+		delete(p.kept, name)
+		if err := p.commit(cmds); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// validate checks a consolidation command against the safety rules and
+// says which one it breaks, or "".
+func (p *planner) validate(c *command) string {
+	before, after := c.CostBeforePerHour, c.CostAfterPerHour
+	saving := before - after
+	if len(c.claims) > 0 && after >= before-1e-9 {
+		if len(c.nodes) == 1 && len(c.Replacements) == 1 && c.Replacements[0].InstanceType == c.nodes[0].node.InstanceType {
+			return fmt.Sprintf("no cheaper placement: a replacement would be %s again at $%s/h", c.Replacements[0].InstanceType, money(after))
+		}
+		return fmt.Sprintf("no cheaper placement: replacements would cost $%s/h against $%s/h", money(after), money(before))
+	}
+	spot := false
+	for _, n := range c.nodes {
+		spot = spot || n.node.CapacityType == v1.CapacityTypeSpot
+	}
+	if spot {
+		for _, cl := range c.claims {
+			if cl.Chosen().CapacityType != v1.CapacityTypeSpot {
+				continue
+			}
+			types := map[string]bool{}
+			for _, o := range cl.Options {
+				if o.CapacityType == v1.CapacityTypeSpot && o.PricePerHour < before {
+					types[o.InstanceType] = true
+				}
+			}
+			if len(types) < p.opts.MinSpotTypes {
+				return fmt.Sprintf("spot-to-spot replacement needs %d cheaper spot instance types; only %d allowed", p.opts.MinSpotTypes, len(types))
+			}
+		}
+	}
+	if saving < p.opts.MinSavingsPerHour-1e-12 || saving < p.opts.MinSavingsPercent/100*before-1e-12 {
+		return fmt.Sprintf("saving $%s/h below threshold ($%s/h and %s%% of $%s/h)", money(saving), money(p.opts.MinSavingsPerHour),
+			strconv.FormatFloat(p.opts.MinSavingsPercent, 'f', -1, 64), money(before))
+	}
+	if perPod := saving / float64(max(len(c.Moves), 1)); perPod < p.opts.MinSavingsPerPod-1e-12 {
+		return fmt.Sprintf("saving $%s/h for %d pods evicted is below the threshold of $%s/h per pod", money(saving), len(c.Moves), money(p.opts.MinSavingsPerPod))
+	}
+	return ""
+}
+
+// money prints dollars with at most four decimals and no trailing zeros.
+func money(x float64) string {
+	return strconv.FormatFloat(math.Round(x*1e4)/1e4, 'f', -1, 64)
+}
+
+func mapKeys[V any](m map[int]V) func(func(int) bool) {
+	return func(yield func(int) bool) {
+		for k := range m {
+			if !yield(k) {
+				return
+			}
+		}
+	}
+}

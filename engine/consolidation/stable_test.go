@@ -1,0 +1,71 @@
+package consolidation
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/tenonhq/terraform-provider-tenon/engine/packing"
+	"github.com/tenonhq/terraform-provider-tenon/engine/state"
+)
+
+// stableRun is the outcome of planning and applying until nothing changes.
+type stableRun struct {
+	rounds, evicted, minEvictions int
+	firstPlan, total              time.Duration
+	cost, lowerBound              float64
+	final                         *state.Snapshot
+}
+
+// untilStable plans and applies up to maxRounds times, the clock moving a
+// minute a round, and measures the result against the lower bound of the
+// workload pods left.
+func untilStable(tb testing.TB, snap *state.Snapshot, opts Options, maxRounds int) stableRun {
+	tb.Helper()
+	var out stableRun
+	cur, now := snap, t0
+	start := time.Now()
+	for out.rounds < maxRounds {
+		t := time.Now()
+		res, err := Plan(context.Background(), cur, now, opts)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		if out.rounds == 0 {
+			out.firstPlan = time.Since(t)
+		}
+		out.rounds++
+		if len(res.Commands) == 0 {
+			break
+		}
+		out.evicted += res.PodsEvicted
+		if cur, err = Apply(cur, res); err != nil {
+			tb.Fatal(err)
+		}
+		now = now.Add(time.Minute)
+	}
+	out.total = time.Since(start)
+	out.final = cur
+	left := map[string]bool{}
+	for _, n := range cur.Nodes {
+		left[n.Name] = true
+		out.cost += n.PricePerHour
+	}
+	var workload []*state.Pod
+	for _, p := range snap.Pods {
+		if p.DaemonSet {
+			continue
+		}
+		workload = append(workload, p)
+		if !left[p.NodeName] {
+			out.minEvictions++
+		}
+	}
+	empty := &state.Snapshot{Pools: snap.Pools, DaemonSets: snap.DaemonSets}
+	r, err := packing.Solve(context.Background(), empty, workload)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	out.lowerBound = r.LowerBoundPerHour
+	return out
+}

@@ -1,0 +1,136 @@
+package consolidation
+
+import (
+	"time"
+
+	"github.com/tenonhq/terraform-provider-tenon/engine/packing"
+)
+
+// Reason is why a command disrupts its nodes. Budgets are per reason
+// (Expired is never limited by budgets).
+type Reason string
+
+// Reasons, in the order the methods run.
+const (
+	ReasonEmpty         Reason = "Empty"
+	ReasonExpired       Reason = "Expired"
+	ReasonDrifted       Reason = "Drifted"
+	ReasonUnderutilized Reason = "Underutilized"
+)
+
+// Result is the plan consolidation made at one instant: the commands to run
+// in order, and for every node of the Snapshot no command touches, why.
+type Result struct {
+	// Commands run in this order: each launches its replacements first,
+	// then evicts the pods and removes the nodes.
+	Commands []Command `json:"commands"`
+	// Kept lists every node of the Snapshot that no command removes, by
+	// name, with why.
+	Kept []Kept `json:"kept"`
+	// CostBeforePerHour is the price of every node of the Snapshot;
+	// CostAfterPerHour the same after the plan (removed nodes gone,
+	// replacements added).
+	CostBeforePerHour float64 `json:"costBeforePerHour"`
+	CostAfterPerHour  float64 `json:"costAfterPerHour"`
+	// PodsEvicted counts the pods the plan moves.
+	PodsEvicted int `json:"podsEvicted"`
+	// Evaluations counts the packing simulations the search ran.
+	Evaluations int `json:"evaluations"`
+
+	// result is the plan as one packing result against the Snapshot less
+	// the removed nodes: every evicted pod placed (or, for expired nodes,
+	// unschedulable) and every replacement a claim. Apply and Validate use it.
+	result  *packing.Result
+	evicted []string
+	removed []string
+	now     time.Time
+}
+
+// Command is one disruption: launch the replacements, move the pods, remove
+// the nodes.
+type Command struct {
+	Reason Reason `json:"reason"`
+	// Nodes are the nodes removed, sorted.
+	Nodes []string `json:"nodes"`
+	// Replacements are the nodes launched first, empty for a deletion.
+	Replacements []Replacement `json:"replacements"`
+	// Moves are the pods evicted and where they go, lowest priority first.
+	Moves []Move `json:"moves"`
+	// CostBeforePerHour is the price of Nodes; CostAfterPerHour the price of
+	// Replacements.
+	CostBeforePerHour float64 `json:"costBeforePerHour"`
+	CostAfterPerHour  float64 `json:"costAfterPerHour"`
+	// Detail says what the command does in words, e.g. "delete: its pods
+	// fit on other nodes" or "replace with 1 cheaper node".
+	Detail string `json:"detail"`
+}
+
+// Replacement is a node a command launches before it evicts.
+type Replacement struct {
+	Name         string  `json:"name"`
+	NodePool     string  `json:"nodePool"`
+	InstanceType string  `json:"instanceType"`
+	Zone         string  `json:"zone"`
+	CapacityType string  `json:"capacityType"`
+	PricePerHour float64 `json:"pricePerHour"`
+	// Options counts the instance-type offerings the claim may launch as.
+	Options int `json:"options"`
+	// Pods are the keys of the pods the replacement receives, sorted.
+	Pods []string `json:"pods"`
+}
+
+// Move is one pod evicted from a node and where it is expected to land.
+type Move struct {
+	Pod  string `json:"pod"`
+	From string `json:"from"`
+	// To is an existing node or a replacement; "" when no node can take
+	// the pod (only for expired nodes, which go regardless).
+	To       string `json:"to"`
+	Priority int32  `json:"priority,omitempty"`
+}
+
+// Kept is a node no command touches, and why.
+type Kept struct {
+	Node   string `json:"node"`
+	Reason string `json:"reason"`
+}
+
+// Options tune Plan. Start from DefaultOptions.
+type Options struct {
+	// MinSavingsPerHour is the least a consolidation command must save,
+	// in $/h, so that tiny gains do not churn pods.
+	MinSavingsPerHour float64
+	// MinSavingsPercent is the least a consolidation command must save as
+	// a percentage of the price of the nodes it removes. The search also
+	// asks every node it adds to a merge to pay for itself by this margin.
+	MinSavingsPercent float64
+	// MinSavingsPerPod is the least a consolidation command must save per
+	// pod it evicts, in $/h: moving 150 pods to save $0.08/h is churn.
+	MinSavingsPerPod float64
+	// MinSpotTypes is how many cheaper spot instance types a spot node's
+	// spot replacement must be allowed, so spot capacity is not chased
+	// into a corner where it is interrupted more (Karpenter's rule: 15).
+	MinSpotTypes int
+	// MaxEvaluations caps the packing simulations per Plan; MaxWork caps
+	// the pods they place in total. Both keep Plan bounded and
+	// deterministic (no wall-clock limit decides anything).
+	MaxEvaluations int
+	MaxWork        int
+	// Packing are the options every simulation passes to packing.Solve.
+	Packing []packing.Option
+}
+
+// DefaultOptions are the options to start from: save at
+// least $0.01/h, 10% and $0.003/h per pod evicted per command, spot-to-spot with 15 cheaper types,
+// and one packing strategy per simulation (a core, not two).
+func DefaultOptions() Options {
+	return Options{
+		MinSavingsPerHour: 0.01,
+		MinSavingsPercent: 10,
+		MinSavingsPerPod:  0.003,
+		MinSpotTypes:      15,
+		MaxEvaluations:    40,
+		MaxWork:           120_000,
+		Packing:           []packing.Option{packing.WithStrategy(0)},
+	}
+}
