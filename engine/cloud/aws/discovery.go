@@ -324,7 +324,9 @@ func (p *Provider) discoverSecurityGroups(ctx context.Context, terms []v1.Securi
 			}
 		}
 	}
-	slices.SortFunc(out, func(a, b ec2types.SecurityGroup) int { return cmp.Compare(aws.ToString(a.GroupId), aws.ToString(b.GroupId)) })
+	slices.SortFunc(out, func(a, b ec2types.SecurityGroup) int {
+		return cmp.Compare(aws.ToString(a.GroupId), aws.ToString(b.GroupId))
+	})
 	return out, nil
 }
 

@@ -62,16 +62,20 @@ func TestDiscovery(t *testing.T) {
 			amis: []string{"ami-custom-new", "ami-custom-arm"}, profile: "node-role",
 		},
 		{
-			name:     "no subnet matches",
-			spec:     func(s *v1.AWSNodeClassSpec) { s.SubnetSelectorTerms = []v1.SubnetSelectorTerm{{Tags: v1.SelectorTags{"nope": "x"}}} },
+			name: "no subnet matches",
+			spec: func(s *v1.AWSNodeClassSpec) {
+				s.SubnetSelectorTerms = []v1.SubnetSelectorTerm{{Tags: v1.SelectorTags{"nope": "x"}}}
+			},
 			groups:   []string{"sg-node"},
 			amis:     []string{"ami-al2023-amd64", "ami-al2023-arm64", "ami-al2023-nvidia"},
 			profile:  "node-role",
 			notReady: "no subnet matches subnetSelectorTerms",
 		},
 		{
-			name:     "an unknown security group ID",
-			spec:     func(s *v1.AWSNodeClassSpec) { s.SecurityGroupSelectorTerms = []v1.SecurityGroupSelectorTerm{{ID: "sg-gone"}} },
+			name: "an unknown security group ID",
+			spec: func(s *v1.AWSNodeClassSpec) {
+				s.SecurityGroupSelectorTerms = []v1.SecurityGroupSelectorTerm{{ID: "sg-gone"}}
+			},
 			subnets:  []string{"subnet-a", "subnet-a2", "subnet-b", "subnet-c"},
 			amis:     []string{"ami-al2023-amd64", "ami-al2023-arm64", "ami-al2023-nvidia"},
 			profile:  "node-role",

@@ -128,11 +128,11 @@ type Provider struct {
 	specs *catalog.Catalog // embedded specs (capacity, allocatable, labels)
 
 	mu          sync.Mutex
-	classes     map[string]*resolved   // by NodeClass name
-	types       *typeView              // instance types and offerings of the region
-	prices      *priceView             // on-demand and spot prices
+	classes     map[string]*resolved         // by NodeClass name
+	types       *typeView                    // instance types and offerings of the region
+	prices      *priceView                   // on-demand and spot prices
 	unavailable map[cloud.Offering]time.Time // insufficient capacity until
-	templates   map[string]time.Time   // launch template name -> last used
+	templates   map[string]time.Time         // launch template name -> last used
 }
 
 var _ cloud.CloudProvider = (*Provider)(nil)
