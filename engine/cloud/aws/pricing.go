@@ -113,7 +113,9 @@ type embeddedPrice struct{ onDemand, spot float64 }
 // its us-east-1 prices as an estimate.
 func (p *Provider) embeddedPrices() (map[string]embeddedPrice, string) {
 	cat, source := p.specs, SourceEmbeddedEstimate
-	if c, err := catalog.New(catalog.WithRegion(p.region)); err == nil {
+	if p.region == p.specs.Region() {
+		source = SourceEmbedded
+	} else if c, err := catalog.New(catalog.WithRegion(p.region)); err == nil {
 		cat, source = c, SourceEmbedded
 	}
 	out := map[string]embeddedPrice{}

@@ -356,6 +356,9 @@ func (f *Fake) CreateFleet(ctx context.Context, in *ec2.CreateFleetInput, _ ...f
 	if token != "" {
 		f.fleetTokens[token] = fleetResult{out: out}
 	}
+	if err := f.lost("CreateFleet"); err != nil {
+		return nil, err
+	}
 	return out, nil
 }
 

@@ -65,6 +65,7 @@ type Fake struct {
 	now           func() time.Time
 	nextErr       map[string][]error
 	throttle      map[string]int
+	lose          map[string]int
 	ice           map[Offering]bool
 	latency       time.Duration
 	calls         []Call
@@ -102,6 +103,7 @@ func (f *Fake) Reset() {
 	}
 	f.nextErr = map[string][]error{}
 	f.throttle = map[string]int{}
+	f.lose = map[string]int{}
 	f.ice = map[Offering]bool{}
 	f.latency = 0
 	f.calls = nil
@@ -134,6 +136,23 @@ func (f *Fake) Throttle(op string, n int) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.throttle[op] = n
+}
+
+// LoseNextResponse makes the next CreateFleet do its work (launch) and then
+// fail with a 500 InternalError, as when a response is lost on the way back.
+func (f *Fake) LoseNextResponse(op string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.lose[op]++
+}
+
+// lost reports (and consumes) a pending LoseNextResponse for op; f.mu held.
+func (f *Fake) lost(op string) error {
+	if f.lose[op] == 0 {
+		return nil
+	}
+	f.lose[op]--
+	return &smithy.GenericAPIError{Code: "InternalError", Message: "We encountered an internal error. Please try again.", Fault: smithy.FaultServer}
 }
 
 // InsufficientCapacity makes CreateFleet report InsufficientInstanceCapacity
