@@ -64,11 +64,13 @@ type planner struct {
 	budgets *budgets
 	pdbs    *pdbs
 	values  *valuer
-	// kept is the first reason recorded for each node left alone.
-	kept     map[string]string
-	removed  map[string]bool
-	fresh    map[string]bool
-	commands []*command
+	// kept is the first reason recorded for each node left alone; soft
+	// the budget or PDB that refused it a place in the search, which a
+	// later admission clears and any kept reason overrides.
+	kept, soft map[string]string
+	removed    map[string]bool
+	fresh      map[string]bool
+	commands   []*command
 	// flat is every command as one packing result against orig less the
 	// removed nodes.
 	flat        packing.Result
@@ -91,7 +93,7 @@ type command struct {
 func newPlanner(ctx context.Context, snap *state.Snapshot, now time.Time, opts Options) *planner {
 	p := &planner{
 		ctx: ctx, now: now, opts: opts, orig: snap, work: snap,
-		pools: map[string]*state.Pool{}, kept: map[string]string{}, removed: map[string]bool{}, fresh: map[string]bool{},
+		pools: map[string]*state.Pool{}, kept: map[string]string{}, soft: map[string]string{}, removed: map[string]bool{}, fresh: map[string]bool{},
 		budgets: newBudgets(snap, now), pdbs: newPDBs(snap),
 	}
 	for _, pool := range snap.Pools {
@@ -368,6 +370,9 @@ func (p *planner) finish() *Result {
 			continue
 		}
 		reason, ok := p.kept[n.Name]
+		if !ok {
+			reason, ok = p.soft[n.Name]
+		}
 		if !ok {
 			reason = "no cheaper placement"
 		}

@@ -140,17 +140,17 @@ func (p *planner) admit(n *nodeInfo) (bool, error) {
 		return false, err
 	}
 	if why != "" {
-		p.keep(n.node.Name, why)
+		p.soft[n.node.Name] = why
 		return false, nil
 	}
 	if why := p.pdbs.take(n.pods); why != "" {
 		p.budgets.give(n.pool)
-		p.keep(n.node.Name, why)
+		p.soft[n.node.Name] = why
 		return false, nil
 	}
-	// An earlier reason (budget or PDB exhausted at the time) no longer
+	// An earlier refusal (budget or PDB exhausted at the time) no longer
 	// holds once admitted.
-	delete(p.kept, n.node.Name)
+	delete(p.soft, n.node.Name)
 	return true, nil
 }
 
@@ -341,7 +341,7 @@ func (p *planner) localSearch(rest []*nodeInfo) error {
 			continue
 		}
 		if why := managed(n); why != "" {
-			p.kept[name] = why
+			p.keep(name, why)
 			continue
 		}
 		if !p.budgetLeft(len(n.pods)) {
@@ -363,16 +363,15 @@ func (p *planner) localSearch(rest []*nodeInfo) error {
 		if len(r.Unschedulable) > 0 {
 			p.release(n)
 			u := r.Unschedulable[0]
-			p.kept[name] = fmt.Sprintf("no cheaper placement: pod %s fits nowhere else (%s)", u.Pod, u.Reason)
+			p.keep(name, fmt.Sprintf("no cheaper placement: pod %s fits nowhere else (%s)", u.Pod, u.Reason))
 			continue
 		}
 		cmds := p.split([]*nodeInfo{n}, r, ReasonUnderutilized)
 		if why := p.validate(cmds[0]); why != "" {
 			p.release(n)
-			p.kept[name] = why
+			p.keep(name, why)
 			continue
 		}
-		delete(p.kept, name)
 		if err := p.commit(cmds); err != nil {
 			return err
 		}
