@@ -106,6 +106,7 @@ func agentArgs(o Options) []string {
 		"--metrics-addr=:" + strconv.Itoa(MetricsPort),
 		"--health-addr=:" + strconv.Itoa(HealthPort),
 		"--leader-elect=true",
+		"--leader-elect-namespace=" + o.Namespace,
 		"--batch-idle=" + s.BatchIdle.String(),
 		"--batch-max=" + s.BatchMax.String(),
 		"--log-level=" + s.LogLevel,

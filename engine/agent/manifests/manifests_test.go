@@ -100,7 +100,7 @@ func TestOptionsDefaultsAndOverrides(t *testing.T) {
 					t.Errorf("image %q, want %q", c.Image, manifests.DefaultImage)
 				}
 				wantArgs := []string{"agent", "--cloud=kwok", "--cluster-name=local", "--metrics-addr=:8080", "--health-addr=:8081",
-					"--leader-elect=true", "--batch-idle=1s", "--batch-max=10s", "--log-level=info", "--log-format=json"}
+					"--leader-elect=true", "--leader-elect-namespace=tenon-system", "--batch-idle=1s", "--batch-max=10s", "--log-level=info", "--log-format=json"}
 				if !slices.Equal(c.Args, wantArgs) {
 					t.Errorf("args\n got %q\nwant %q", c.Args, wantArgs)
 				}
@@ -133,7 +133,7 @@ func TestOptionsDefaultsAndOverrides(t *testing.T) {
 					t.Errorf("image %q pull %q", c.Image, c.ImagePullPolicy)
 				}
 				wantArgs := []string{"agent", "--cloud=aws", "--cluster-name=prod", "--metrics-addr=:8080", "--health-addr=:8081",
-					"--leader-elect=true", "--batch-idle=2s", "--batch-max=20s", "--log-level=debug", "--log-format=text",
+					"--leader-elect=true", "--leader-elect-namespace=autoscaling", "--batch-idle=2s", "--batch-max=20s", "--log-level=debug", "--log-format=text",
 					"--region=eu-west-1", "--zones=eu-west-1a,eu-west-1b", "--interruption-queue=prod-tenon", "--extra=1"}
 				if !slices.Equal(c.Args, wantArgs) {
 					t.Errorf("args\n got %q\nwant %q", c.Args, wantArgs)

@@ -23,67 +23,82 @@ type Permission struct {
 	Namespaced bool
 }
 
-// Permissions is the agent's least privilege: exactly the verbs it calls, each with the reason.
-// The ClusterRole and the Role are built from this table and nothing else; the integration test
-// checks each verb with a SubjectAccessReview as the agent's ServiceAccount, and that verbs
-// outside the table (reading Secrets, deleting pods, ...) are denied.
+// Permissions is the agent's least privilege: exactly the verbs its code calls (engine/agent
+// and engine/cloud/kwok, read as of this table), each with the reason. The ClusterRole and the
+// Role are built from this table and nothing else; the integration test checks each verb with a
+// SubjectAccessReview as the agent's ServiceAccount and that verbs outside the table are denied,
+// and `make demo` runs the agent impersonating that ServiceAccount, so a verb the code needs
+// and the table lacks fails the demo.
 //
-//	core pods                      get list watch     provisioning watches unschedulable pods; termination and
-//	                                                  disruption list the pods on a node to drain it
-//	core pods/eviction             create             termination evicts through the Eviction API, so PDBs hold
-//	core nodes                     get list watch     the Snapshot, registration matches nodes to claims by provider ID
-//	core nodes                     patch update       taint tenon.dev/disrupted, labels, finalizer tenon.dev/termination
-//	core nodes                     delete             termination removes the Node after the instance is gone
-//	core nodes                     create             kwok only: the KWOK cloud provider launches a node by creating it
-//	core events                    create patch       events on pods, nodes, claims and pools (patch aggregates repeats)
-//	events.k8s.io events           create patch       the same through the events/v1 API controller-runtime's recorder uses
-//	apps daemonsets                list watch         daemonset overhead on every candidate node
-//	policy poddisruptionbudgets    list watch         the disruption budget of pods evicted or consolidated
-//	tenon.dev nodeclaims           get list watch create update patch delete
-//	                                                  the agent owns claims: created before the cloud call, deleted to terminate
-//	tenon.dev nodeclaims/status    update patch       Launched, Registered, Initialized, Consolidatable, Drifted, Expired
-//	tenon.dev nodepools            get list watch     the policy
-//	tenon.dev nodepools/status     update patch       status.resources, node counts, conditions
-//	tenon.dev provisioners         get list watch     the v1alpha5 policy, normalised like NodePools
-//	tenon.dev provisioners/status  update patch       as for nodepools
-//	tenon.dev nodeclasses          get list watch     how nodes are launched
-//	tenon.dev nodeclasses/status   update patch       resolved subnets, security groups, AMIs, readiness
-//	coordination.k8s.io leases     get create update  (Role, agent namespace) leader election on one Lease
+// The agent reads through controller-runtime's cache (list and watch); the kwok provider reads
+// and writes Nodes directly (get, list, create, delete). get on pods, NodeClaims and the policy
+// objects is for single reads outside the cache (the manager's API reader).
 //
-// Nothing else: no Secrets, no ConfigMaps, no writes to pods, no cluster-wide Leases.
+//	core pods                        get list watch     provisioning watches unschedulable pods; termination and
+//	                                                    disruption list the pods on a node to drain it
+//	core pods                        delete             termination deletes the pods still on a node once the
+//	                                                    pool's terminationGracePeriod is over
+//	core pods/eviction               create             termination evicts through the Eviction API, so PDBs hold
+//	core nodes                       get list watch     the Snapshot; registration matches nodes to claims by provider ID
+//	core nodes                       patch              taint tenon.dev/disrupted, finalizer tenon.dev/termination,
+//	                                                    startup-taint and label changes
+//	core nodes                       delete             termination removes the Node once the instance is gone
+//	core nodes                       create             kwok only: the KWOK cloud provider launches a node by creating it
+//	core events                      create patch       leader election's events (the legacy recorder; patch
+//	                                                    aggregates repeats)
+//	events.k8s.io events             create patch       the agent's events on pods, nodes, claims and pools
+//	apps daemonsets                  list watch         daemonset overhead on every candidate node
+//	policy poddisruptionbudgets      list watch         the disruption budget of pods evicted or consolidated
+//	tenon.dev nodeclaims             get list watch create update patch delete
+//	                                                    the agent owns claims: created before the cloud call,
+//	                                                    finalizer and condition changes, deleted to terminate
+//	tenon.dev nodeclaims/status      update             Launched, Registered, Initialized, Consolidatable, Drifted, Expired
+//	tenon.dev nodepools              get list watch     the policy
+//	tenon.dev nodepools/status       update             status.resources, node counts, conditions
+//	tenon.dev provisioners           get list watch     the v1alpha5 policy, normalised like NodePools
+//	tenon.dev provisioners/status    update             as for nodepools
+//	tenon.dev nodeclasses            get list watch     how nodes are launched
+//	tenon.dev nodeclasses/status     update             readiness (and, for aws, resolved subnets, security groups, AMIs)
+//	coordination.k8s.io leases       get create update  (Role, agent namespace) leader election on one Lease
+//
+// Nothing else: no Secrets, no ConfigMaps, no pod writes but deletion, no cluster-wide Leases.
+// (The Git pull mode, engine/agent/policysync, is not part of this install yet; it would add
+// writes to the policy objects and a status ConfigMap.)
 var Permissions = []Permission{
 	{Group: "", Resource: "pods", Verbs: []string{"get", "list", "watch"},
 		Why: "provisioning watches unschedulable pods; termination and disruption list a node's pods to drain it"},
+	{Group: "", Resource: "pods", Verbs: []string{"delete"},
+		Why: "termination deletes the pods still on a node once the pool's terminationGracePeriod is over"},
 	{Group: "", Resource: "pods/eviction", Verbs: []string{"create"},
 		Why: "termination evicts pods through the Eviction API so that PodDisruptionBudgets hold"},
-	{Group: "", Resource: "nodes", Verbs: []string{"get", "list", "watch", "patch", "update", "delete"},
-		Why: "the Snapshot and registration read nodes; termination taints them, manages the tenon.dev/termination finalizer and deletes them"},
+	{Group: "", Resource: "nodes", Verbs: []string{"get", "list", "watch", "patch", "delete"},
+		Why: "the Snapshot and registration read nodes; lifecycle and termination patch taints, labels and the tenon.dev/termination finalizer, and delete them"},
 	{Group: "", Resource: "nodes", Verbs: []string{"create"}, Cloud: CloudKWOK,
 		Why: "the KWOK cloud provider launches a node by creating the Node object"},
 	{Group: "", Resource: "events", Verbs: []string{"create", "patch"},
-		Why: "events on pods, nodes, claims and pools for every decision (patch aggregates repeats)"},
+		Why: "leader election records its events through the legacy core recorder (patch aggregates repeats)"},
 	{Group: "events.k8s.io", Resource: "events", Verbs: []string{"create", "patch"},
-		Why: "the same events through the events/v1 API that controller-runtime's recorder uses"},
+		Why: "the agent's events on pods, nodes, claims and pools, through controller-runtime's events/v1 recorder"},
 	{Group: "apps", Resource: "daemonsets", Verbs: []string{"list", "watch"},
 		Why: "daemonset overhead is counted on every candidate node"},
 	{Group: "policy", Resource: "poddisruptionbudgets", Verbs: []string{"list", "watch"},
 		Why: "disruption and termination respect PodDisruptionBudgets"},
 	{Group: "tenon.dev", Resource: "nodeclaims", Verbs: []string{"get", "list", "watch", "create", "update", "patch", "delete"},
-		Why: "the agent owns NodeClaims: it persists one before each cloud call and deletes it to terminate the node"},
-	{Group: "tenon.dev", Resource: "nodeclaims/status", Verbs: []string{"update", "patch"},
+		Why: "the agent owns NodeClaims: it persists one before each cloud call, updates finalizers and conditions, and deletes it to terminate the node"},
+	{Group: "tenon.dev", Resource: "nodeclaims/status", Verbs: []string{"update"},
 		Why: "the lifecycle conditions Launched, Registered, Initialized and the disruption conditions"},
 	{Group: "tenon.dev", Resource: "nodepools", Verbs: []string{"get", "list", "watch"},
 		Why: "NodePools are the policy the agent follows"},
-	{Group: "tenon.dev", Resource: "nodepools/status", Verbs: []string{"update", "patch"},
+	{Group: "tenon.dev", Resource: "nodepools/status", Verbs: []string{"update"},
 		Why: "pool status: resources in use, node counts, conditions"},
 	{Group: "tenon.dev", Resource: "provisioners", Verbs: []string{"get", "list", "watch"},
 		Why: "Provisioners (v1alpha5) are policy too, normalised like NodePools"},
-	{Group: "tenon.dev", Resource: "provisioners/status", Verbs: []string{"update", "patch"},
+	{Group: "tenon.dev", Resource: "provisioners/status", Verbs: []string{"update"},
 		Why: "pool status, as for NodePools"},
 	{Group: "tenon.dev", Resource: "nodeclasses", Verbs: []string{"get", "list", "watch"},
 		Why: "NodeClasses say how nodes are launched"},
-	{Group: "tenon.dev", Resource: "nodeclasses/status", Verbs: []string{"update", "patch"},
-		Why: "what the cloud resolved (subnets, security groups, AMIs) and readiness"},
+	{Group: "tenon.dev", Resource: "nodeclasses/status", Verbs: []string{"update"},
+		Why: "readiness, and for aws what the cloud resolved (subnets, security groups, AMIs)"},
 	{Group: "coordination.k8s.io", Resource: "leases", Verbs: []string{"get", "create", "update"}, Namespaced: true,
 		Why: "leader election holds one Lease in the agent's namespace"},
 }

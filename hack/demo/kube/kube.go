@@ -137,20 +137,19 @@ func established(crd *apiextensionsv1.CustomResourceDefinition) bool {
 	return ok == 2
 }
 
-// NewClient returns a client for the cluster of kubeconfig that knows the built-in types and
-// CRDs; other kinds go through unstructured objects.
-func NewClient(kubeconfig string) (client.Client, *rest.Config, error) {
+// NewClient returns a client for the cluster of kubeconfig that knows the built-in types, CRDs
+// and whatever schemes adds; other kinds go through unstructured objects.
+func NewClient(kubeconfig string, schemes ...func(*runtime.Scheme) error) (client.Client, *rest.Config, error) {
 	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
 	if err != nil {
 		return nil, nil, fmt.Errorf("reading kubeconfig %s: %w", kubeconfig, err)
 	}
 	cfg.QPS, cfg.Burst = 50, 100
 	scheme := runtime.NewScheme()
-	if err := clientgoscheme.AddToScheme(scheme); err != nil {
-		return nil, nil, err
-	}
-	if err := apiextensionsv1.AddToScheme(scheme); err != nil {
-		return nil, nil, err
+	for _, add := range append([]func(*runtime.Scheme) error{clientgoscheme.AddToScheme, apiextensionsv1.AddToScheme}, schemes...) {
+		if err := add(scheme); err != nil {
+			return nil, nil, err
+		}
 	}
 	c, err := client.New(cfg, client.Options{Scheme: scheme})
 	if err != nil {
