@@ -2,6 +2,7 @@ package aws
 
 import (
 	"context"
+	"errors"
 	"io"
 	"log/slog"
 	"sync"
@@ -123,3 +124,24 @@ func claim(name string, reqs ...v1.NodeSelectorRequirementWithMinValues) *v1.Nod
 		},
 	}
 }
+
+type v1AWS = v1.AWSNodeClassSpec
+
+func subnetIDs(ids ...string) []v1.SubnetSelectorTerm {
+	var out []v1.SubnetSelectorTerm
+	for _, id := range ids {
+		out = append(out, v1.SubnetSelectorTerm{ID: id})
+	}
+	return out
+}
+
+func amiIDs(ids ...string) []v1.AMISelectorTerm {
+	var out []v1.AMISelectorTerm
+	for _, id := range ids {
+		out = append(out, v1.AMISelectorTerm{ID: id})
+	}
+	return out
+}
+
+// errDial is what an unreachable endpoint looks like.
+var errDial = errors.New("dial tcp: lookup api.pricing.us-east-1.amazonaws.com: no such host")
