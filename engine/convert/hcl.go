@@ -337,6 +337,9 @@ func tokens(v reflect.Value) hclwrite.Tokens {
 	}
 	switch v.Kind() {
 	case reflect.String:
+		if heredoc, ok := heredocTokens(v.String()); ok {
+			return heredoc
+		}
 		return hclwrite.TokensForValue(cty.StringVal(v.String()))
 	case reflect.Bool:
 		return hclwrite.TokensForValue(cty.BoolVal(v.Bool()))
@@ -381,6 +384,28 @@ func tokens(v reflect.Value) hclwrite.Tokens {
 		return hclwrite.TokensForObject(attrs)
 	}
 	panic(fmt.Sprintf("convert: no HCL rendering for %s; this is always a bug in tenon convert", v.Type()))
+}
+
+// heredocTokens renders a multi-line string ending in a newline (user data)
+// as a heredoc, which reads like the YAML it came from. Template sequences
+// are escaped; strings a heredoc cannot hold exactly (a line that is the
+// delimiter, carriage returns) are left to a quoted string.
+func heredocTokens(s string) (hclwrite.Tokens, bool) {
+	const delim = "EOT"
+	if !strings.HasSuffix(s, "\n") || strings.Count(s, "\n") < 2 || strings.ContainsAny(s, "\r\x00") {
+		return nil, false
+	}
+	for _, line := range strings.Split(strings.TrimSuffix(s, "\n"), "\n") {
+		if strings.TrimSpace(line) == delim {
+			return nil, false
+		}
+	}
+	body := strings.NewReplacer("${", "$${", "%{", "%%{").Replace(s)
+	return hclwrite.Tokens{
+		{Type: hclsyntax.TokenOHeredoc, Bytes: []byte("<<" + delim + "\n")},
+		{Type: hclsyntax.TokenStringLit, Bytes: []byte(body)},
+		{Type: hclsyntax.TokenCHeredoc, Bytes: []byte(delim)},
+	}, true
 }
 
 // objectList renders a list of objects one per line, as terraform fmt

@@ -187,14 +187,17 @@ func taintsV1(in []taint) []v1.Taint {
 var (
 	durationSMH = regexp.MustCompile(`^([0-9]+(s|m|h))+$`)
 	durationHM  = regexp.MustCompile(`^([0-9]+h([0-9]+m)?|[0-9]+m)$`)
+	// zeroUnit finds the empty components Go's Duration.String writes
+	// (720h0m0s), which Kubernetes prints for metav1.Duration fields.
+	zeroUnit = regexp.MustCompile(`[hm]0+[ms]`)
 )
 
 // normalizeDuration rewrites a Go duration Karpenter accepts (such as 1h0m0s
-// or 1.5h) into the s/m/h form Tenon's schema takes (1h, 1h30m); values
-// already in that form, Never, and values that do not parse stay as they
-// are, for validation to judge.
+// or 1.5h) into the shortest form Tenon's schema takes (1h, 1h30m); values
+// already in that form (90s stays 90s), Never, and values that do not parse
+// stay as they are, for validation to judge.
 func normalizeDuration(d string, re *regexp.Regexp) string {
-	if d == "" || d == v1.NeverDuration || re.MatchString(d) {
+	if d == "" || d == v1.NeverDuration || re.MatchString(d) && !zeroUnit.MatchString(d) {
 		return d
 	}
 	parsed, err := time.ParseDuration(d)

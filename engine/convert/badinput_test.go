@@ -1,0 +1,107 @@
+package convert
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+// TestBadInput checks that input which cannot be converted is an error
+// naming the file, the document or object, and the field.
+func TestBadInput(t *testing.T) {
+	pool := func(extra string) string {
+		return `
+apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata: {name: pool}
+spec:
+  template:
+    spec:
+      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
+` + extra
+	}
+	tests := []struct {
+		name string
+		in   string
+		opts Options
+		want []string // substrings of one error
+	}{
+		{"malformed YAML", "apiVersion: karpenter.sh/v1\nkind: [\n", Options{}, []string{"in.yaml: document 1: malformed YAML", "line"}},
+		{"malformed second document", pool("") + "---\nkind: NodePool\n  bad: indent\n", Options{}, []string{"in.yaml: document 2: malformed YAML", "line 11"}},
+		{"not an object", "- a\n- b\n", Options{}, []string{"in.yaml: document 1: a document must be an object"}},
+		{"unknown kind", "apiVersion: karpenter.sh/v1\nkind: NodeClaim\nmetadata: {name: x}\n", Options{}, []string{"in.yaml: NodeClaim x: unknown apiVersion karpenter.sh/v1 and kind NodeClaim", "EC2NodeClass"}},
+		{"unknown apiVersion", "apiVersion: karpenter.sh/v2\nkind: NodePool\nmetadata: {name: x}\n", Options{}, []string{"NodePool x: unknown apiVersion karpenter.sh/v2"}},
+		{"tenon object", "apiVersion: tenon.dev/v1\nkind: NodePool\nmetadata: {name: x}\n", Options{}, []string{"already a Tenon object"}},
+		{"no kind", "metadata: {name: x}\n", Options{}, []string{"in.yaml: document 1: missing apiVersion or kind"}},
+		{"wrong type", pool("  weight: ten\n"), Options{}, []string{"in.yaml: NodePool pool: spec.weight: expected an integer, got \"ten\""}},
+		{"wrong type in a list", pool("  disruption: {consolidateAfter: 0s, budgets: [{nodes: 5, reasons: Empty}]}\n"), Options{}, []string{"spec.disruption.budgets[0].nodes: expected a string, got the number 5"}},
+		{"bad quantity", pool("  limits: {cpu: lots}\n"), Options{}, []string{"spec.limits[cpu]: \"lots\" is not a quantity"}},
+		{"missing name", "apiVersion: karpenter.k8s.aws/v1\nkind: EC2NodeClass\nmetadata: {}\nspec: {role: R}\n", Options{}, []string{"metadata.name: missing"}},
+		{"invalid for Tenon", pool("  weight: 500\n"), Options{}, []string{"in.yaml: NodePool pool: spec.weight: invalid for Tenon"}},
+		{
+			"invalid moved field names the input field",
+			"apiVersion: karpenter.sh/v1beta1\nkind: NodePool\nmetadata: {name: p}\nspec:\n  template: {spec: {nodeClassRef: {name: d}}}\n  disruption: {expireAfter: forever}\n",
+			Options{}, []string{"NodePool p: spec.disruption.expireAfter: invalid for Tenon", "(Tenon field spec.template.spec.expireAfter)"},
+		},
+		{
+			"invalid requirement after a dropped one keeps its input index",
+			pool("      requirements:\n        - {key: karpenter.sh/nodepool, operator: In, values: [a]}\n        - {key: team, operator: Near, values: [a]}\n"),
+			Options{}, []string{"spec.template.spec.requirements[1].operator: invalid for Tenon"},
+		},
+		{
+			"reference to another cloud's node class",
+			"apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata: {name: p}\nspec: {template: {spec: {nodeClassRef: {group: karpenter.kwok.sh, kind: KWOKNodeClass, name: d}}}}\n",
+			Options{}, []string{"spec.template.spec.nodeClassRef: references a KWOKNodeClass of karpenter.kwok.sh"},
+		},
+		{
+			"provisioner referencing an EC2NodeClass",
+			"apiVersion: karpenter.sh/v1alpha5\nkind: Provisioner\nmetadata: {name: p}\nspec: {providerRef: {apiVersion: karpenter.k8s.aws/v1beta1, kind: EC2NodeClass, name: d}}\n",
+			Options{}, []string{"spec.providerRef: references a EC2NodeClass of karpenter.k8s.aws/v1beta1"},
+		},
+		{
+			"AWSNodeTemplate without an instance profile",
+			"apiVersion: karpenter.k8s.aws/v1alpha1\nkind: AWSNodeTemplate\nmetadata: {name: t}\nspec: {amiFamily: AL2023}\n",
+			Options{}, []string{"AWSNodeTemplate t: spec: invalid for Tenon", "--default-instance-profile"},
+		},
+		{
+			"inline provider without an instance profile",
+			"apiVersion: karpenter.sh/v1alpha5\nkind: Provisioner\nmetadata: {name: p}\nspec: {provider: {amiFamily: AL2023}}\n",
+			Options{}, []string{"Provisioner p: spec.provider.instanceProfile: invalid for Tenon", "--default-instance-profile"},
+		},
+		{"duplicate NodePool", pool("") + "---\n" + pool(""), Options{}, []string{"in.yaml: NodePool pool: in.yaml: NodePool pool both become node pools", "rename one"}},
+		{
+			"provisioner and nodepool share a name",
+			pool("") + "---\napiVersion: karpenter.sh/v1alpha5\nkind: Provisioner\nmetadata: {name: pool}\nspec: {providerRef: {name: d}}\n",
+			Options{}, []string{"Provisioner pool: in.yaml: NodePool pool both become node pools"},
+		},
+		{"missing spec", "apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata: {name: p}\n", Options{}, []string{"NodePool p: spec: missing"}},
+		{"list item", "apiVersion: v1\nkind: List\nitems:\n- apiVersion: karpenter.sh/v1\n  kind: Widget\n  metadata: {name: w}\n", Options{}, []string{"in.yaml: Widget w: unknown apiVersion"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := convertYAML(t, tt.in, tt.opts)
+			if err == nil {
+				t.Fatal("Convert succeeded, want an error")
+			}
+			var list Errors
+			if !errors.As(err, &list) {
+				t.Fatalf("error %T is not Errors: %v", err, err)
+			}
+			for _, e := range list {
+				if all(e.Error(), tt.want) {
+					return
+				}
+			}
+			t.Errorf("no error contains all of %q; got:\n%v", tt.want, err)
+		})
+	}
+}
+
+func all(s string, subs []string) bool {
+	for _, sub := range subs {
+		if !strings.Contains(s, sub) {
+			return false
+		}
+	}
+	return true
+}
