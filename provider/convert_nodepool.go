@@ -68,7 +68,7 @@ type budgetModel struct {
 var nodePoolPaths = newPathMapper([]pathRule{
 	{api: "metadata.name", tf: path.Root("name")},
 	{api: "spec.template.metadata", tf: path.Root("template").AtName("metadata")},
-	{api: "spec.template.spec.nodeClassRef", tf: path.Root("template").AtName("node_class")},
+	{api: "spec.template.spec.nodeClassRef", tf: path.Root("template").AtName("node_class"), whole: true},
 	{api: "spec.template.spec", tf: path.Root("template")},
 	{api: "spec.template", tf: path.Root("template")},
 	{api: "spec", tf: path.Empty()},
@@ -212,7 +212,9 @@ func nodePoolFromAPI(np *v1.NodePool, prior *nodePoolModel) nodePoolModel {
 		TerminationGracePeriod: types.StringNull(),
 		NodeClass:              types.StringNull(),
 	}
-	if len(np.Spec.Template.Labels) > 0 || len(np.Spec.Template.Annotations) > 0 {
+	// An empty metadata = {} stays as written (the API drops it).
+	keepMetadata := prior != nil && prior.Template != nil && prior.Template.Metadata != nil
+	if keepMetadata || len(np.Spec.Template.Labels) > 0 || len(np.Spec.Template.Annotations) > 0 {
 		t.Metadata = &templateMetadataModel{
 			Labels:      tfStrMap(np.Spec.Template.Labels),
 			Annotations: tfStrMap(np.Spec.Template.Annotations),

@@ -20,6 +20,9 @@ import (
 type pathRule struct {
 	api string
 	tf  path.Path
+	// whole maps everything under api to tf itself, for an API struct that is one attribute
+	// (nodeClassRef -> node_class).
+	whole bool
 }
 
 // pathMapper turns the paths of engine/api validation errors into attribute paths, so that
@@ -48,6 +51,9 @@ func (m pathMapper) toTF(apiPath string) path.Path {
 			return r.tf
 		}
 		if strings.HasPrefix(apiPath, r.api+".") || strings.HasPrefix(apiPath, r.api+"[") {
+			if r.whole {
+				return r.tf
+			}
 			return m.appendSteps(r.tf, apiPath[len(r.api):], lastName(r.tf))
 		}
 	}
@@ -130,7 +136,9 @@ func addFieldErrors(ctx context.Context, diags *diag.Diagnostics, config tfsdk.C
 		if underUnknown(ctx, config, p) {
 			continue
 		}
-		detail := e.ErrorBody()
+		// OpenTofu and Terraform point at the attribute's line when they can; the path in
+		// the detail names it when they cannot (inside nested attributes).
+		detail := p.String() + ": " + e.ErrorBody()
 		if len(p.Steps()) == 0 {
 			diags.AddError("Invalid "+kind, detail)
 			continue

@@ -5,7 +5,6 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/mapvalidator"
-	"github.com/hashicorp/terraform-plugin-framework-validators/objectvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -100,8 +99,6 @@ func (r *nodePoolResource) Schema(_ context.Context, _ resource.SchemaRequest, r
 					"metadata": schema.SingleNestedAttribute{
 						Optional:            true,
 						MarkdownDescription: "Labels and annotations every node of the pool gets.",
-						Validators: []validator.Object{objectvalidator.AtLeastOneOf(
-							path.MatchRelative().AtName("labels"), path.MatchRelative().AtName("annotations"))},
 						Attributes: map[string]schema.Attribute{
 							"labels": schema.MapAttribute{Optional: true, ElementType: types.StringType, Validators: nonEmptyMap(),
 								MarkdownDescription: "Labels put on every node; pods can select them. Keys in the kubernetes.io, k8s.io, " +

@@ -1,0 +1,321 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	tfresource "github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+	corev1 "k8s.io/api/core/v1"
+	apiresource "k8s.io/apimachinery/pkg/api/resource"
+
+	v1 "github.com/tenonhq/terraform-provider-tenon/engine/api/v1"
+)
+
+// validationCase is one engine/api validation rule met at plan time: the configuration
+// breaking it and the attribute path the error must carry. (OpenTofu shows the attribute's
+// line only for top-level attributes, so the path is checked in the detail, where the
+// provider writes it.)
+type validationCase struct {
+	name   string
+	config string
+	path   string
+}
+
+// errorAt matches a plan error titled summary about the attribute at p.
+func errorAt(summary, p string) *regexp.Regexp {
+	return regexp.MustCompile(regexp.QuoteMeta(summary) + `\s[\s\S]*?\n\s*` + regexp.QuoteMeta(p+": "))
+}
+
+// runValidationCases plans each case (plan only) against a memory target and checks that the
+// error points at the case's line and that nothing reached the target.
+func runValidationCases(t *testing.T, summary string, cases []validationCase) {
+	t.Helper()
+	requireTofu(t)
+	target := newMemoryTarget()
+	var steps []tfresource.TestStep
+	for _, c := range cases {
+		steps = append(steps, tfresource.TestStep{
+			Config:      c.config,
+			PlanOnly:    true,
+			ExpectError: errorAt(summary, c.path),
+		})
+	}
+	tfresource.UnitTest(t, tfresource.TestCase{ProtoV6ProviderFactories: factories(target), Steps: steps})
+	if n := target.callCount(); n != 0 {
+		t.Errorf("invalid configurations reached the delivery target %d times; validation must stop them at plan time", n)
+	}
+}
+
+func nodePoolHCL(body string) string {
+	return "resource \"tenon_nodepool\" \"test\" {\n" + body + "\n}\n"
+}
+
+func TestNodePoolValidationAtPlan(t *testing.T) {
+	tmpl := func(inner string) string {
+		return nodePoolHCL("  name = \"pool\"\n  template = {\n    node_class = \"default\"\n" + inner + "\n  }")
+	}
+	top := func(inner string) string {
+		return nodePoolHCL("  name = \"pool\"\n  template = { node_class = \"default\" }\n" + inner)
+	}
+	cases := []validationCase{
+		{"object name", nodePoolHCL("  name = \"Bad_Name\"\n  template = { node_class = \"default\" }"), "name"},
+		{"node class name", nodePoolHCL("  name = \"pool\"\n  template = {\n    node_class = \"No_Class\"\n  }"), "template.node_class"},
+		{"restricted requirement key", tmpl(`    requirements = [
+      { key = "karpenter.sh/capacity-type", operator = "In", values = ["spot"] },
+    ]`), "template.requirements[0].key"},
+		{"operator", tmpl(`    requirements = [
+      { key = "example.com/a", operator = "Has", values = ["x"] },
+    ]`), "template.requirements[0].operator"},
+		{"In without values", tmpl(`    requirements = [
+      { key = "example.com/b", operator = "In" },
+    ]`), "template.requirements[0].values"},
+		{"Gt with a word", tmpl(`    requirements = [
+      { key = "tenon.dev/instance-cpu", operator = "Gt", values = ["many"] },
+    ]`), "template.requirements[0].values"},
+		{"min_values above the values", tmpl(`    requirements = [
+      {
+        key        = "node.kubernetes.io/instance-type"
+        operator   = "In"
+        values     = ["m5.large"]
+        min_values = 3
+      },
+    ]`), "template.requirements[0].min_values"},
+		{"nodepool label required", tmpl(`    requirements = [
+      { key = "tenon.dev/nodepool", operator = "Exists" },
+    ]`), "template.requirements[0].key"},
+		{"restricted label", tmpl(`    metadata = {
+      labels = {
+        "kubernetes.io/hostname" = "x"
+      }
+    }`), `template.metadata.labels["kubernetes.io/hostname"]`},
+		{"taint effect", tmpl(`    taints = [
+      { key = "example.com/t", effect = "Sometimes" },
+    ]`), "template.taints[0].effect"},
+		{"startup taint repeating a taint", tmpl(`    taints = [{ key = "example.com/t", effect = "NoSchedule" }]
+    startup_taints = [
+      { key = "example.com/t", effect = "NoSchedule" },
+    ]`), "template.startup_taints[0]"},
+		{"expire_after", tmpl(`    expire_after = "30 days"`), "template.expire_after"},
+		{"termination_grace_period", tmpl(`    termination_grace_period = "Never"`), "template.termination_grace_period"},
+		{"consolidation_policy", top(`  disruption = {
+    consolidate_after    = "30s"
+    consolidation_policy = "Always"
+  }`), "disruption.consolidation_policy"},
+		{"consolidate_after", top(`  disruption = {
+    consolidate_after = "soon"
+  }`), "disruption.consolidate_after"},
+		{"budget nodes", top(`  disruption = {
+    consolidate_after = "30s"
+    budgets = [
+      { nodes = "150%" },
+    ]
+  }`), "disruption.budgets[0].nodes"},
+		{"budget schedule", top(`  disruption = {
+    consolidate_after = "30s"
+    budgets = [{
+      schedule = "at nine"
+      duration = "8h"
+    }]
+  }`), "disruption.budgets[0].schedule"},
+		{"budget duration", top(`  disruption = {
+    consolidate_after = "30s"
+    budgets = [{
+      schedule = "@daily"
+      duration = "1d"
+    }]
+  }`), "disruption.budgets[0].duration"},
+		{"schedule without duration", top(`  disruption = {
+    consolidate_after = "30s"
+    budgets = [
+      { schedule = "@daily" },
+    ]
+  }`), "disruption.budgets[0].duration"},
+		{"budget reason", top(`  disruption = {
+    consolidate_after = "30s"
+    budgets = [{
+      reasons = ["Bored"]
+    }]
+  }`), "disruption.budgets[0].reasons[0]"},
+		{"weight", top(`  weight = 0`), "weight"},
+		{"limits quantity", top(`  limits = {
+    cpu = "lots"
+  }`), `limits["cpu"]`},
+	}
+	runValidationCases(t, "Invalid NodePool", cases)
+}
+
+// TestNodePoolCRUDInMemory: create, import, update and destroy through the provider with the
+// memory target, no cluster: the resource's plumbing, independent of the API server.
+func TestNodePoolCRUDInMemory(t *testing.T) {
+	requireTofu(t)
+	target := newMemoryTarget()
+	cfg := func(weight string) string {
+		return nodePoolHCL(`  name = "mem"
+  template = {
+    node_class   = "default"
+    requirements = [{ key = "kubernetes.io/arch", operator = "In", values = ["amd64"] }]
+  }
+  limits = { cpu = "100" }
+  weight = ` + weight)
+	}
+	tfresource.UnitTest(t, tfresource.TestCase{
+		ProtoV6ProviderFactories: factories(target),
+		CheckDestroy: func(*terraform.State) error {
+			if target.has(v1.NodePoolKind, "mem") {
+				return fmt.Errorf("NodePool mem is still in the target after destroy")
+			}
+			return nil
+		},
+		Steps: []tfresource.TestStep{
+			{Config: cfg("10"), ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue("tenon_nodepool.test", tfjsonpath.New("limits").AtMapKey("cpu"), knownvalue.StringExact("100")),
+				statecheck.ExpectKnownValue("tenon_nodepool.test", tfjsonpath.New("template").AtMapKey("expire_after"), knownvalue.StringExact("720h")),
+			}},
+			{ResourceName: "tenon_nodepool.test", ImportState: true, ImportStateId: "mem", ImportStateVerify: true},
+			{Config: cfg("20"), ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue("tenon_nodepool.test", tfjsonpath.New("weight"), knownvalue.Int64Exact(20)),
+			}},
+		},
+	})
+}
+
+// TestNodePoolRoundTrip: model -> API -> model is the identity for every field, with the
+// defaults the CRD applies already in the model (as a plan has them).
+func TestNodePoolRoundTrip(t *testing.T) {
+	s := types.StringValue
+	full := nodePoolModel{
+		ID: s("p"), Name: s("p"),
+		Template: &nodePoolTemplateModel{
+			Metadata: &templateMetadataModel{
+				Labels:      map[string]types.String{"example.com/team": s("a")},
+				Annotations: map[string]types.String{"example.com/note": s("b")},
+			},
+			Requirements: []requirementModel{
+				{Key: s("node.kubernetes.io/instance-type"), Operator: s("In"), Values: []types.String{s("m5.large"), s("c5.large")}, MinValues: types.Int64Value(2)},
+				{Key: s("tenon.dev/instance-cpu"), Operator: s("Gt"), Values: []types.String{s("3")}, MinValues: types.Int64Null()},
+			},
+			Taints:                 []taintModel{{Key: s("example.com/t"), Value: s("v"), Effect: s("NoSchedule")}},
+			StartupTaints:          []taintModel{{Key: s("example.com/s"), Value: types.StringNull(), Effect: s("NoExecute")}},
+			ExpireAfter:            s("Never"),
+			TerminationGracePeriod: s("1h30m"),
+			NodeClass:              s("default"),
+		},
+		Disruption: &disruptionModel{
+			ConsolidationPolicy: s("WhenEmpty"), ConsolidateAfter: s("30s"),
+			Budgets: []budgetModel{
+				{Nodes: s("10%"), Schedule: types.StringNull(), Duration: types.StringNull()},
+				{Nodes: s("0"), Schedule: s("0 9 * * mon-fri"), Duration: s("8h"), Reasons: []types.String{s("Drifted"), s("Empty")}},
+			},
+		},
+		Limits: map[string]types.String{"cpu": s("1000"), "memory": s("64Gi")},
+		Weight: types.Int64Value(7),
+	}
+	minimal := nodePoolModel{
+		ID: s("m"), Name: s("m"),
+		Template: &nodePoolTemplateModel{ExpireAfter: s("720h"), TerminationGracePeriod: types.StringNull(), NodeClass: s("c")},
+		Disruption: &disruptionModel{ConsolidationPolicy: s("WhenEmptyOrUnderutilized"), ConsolidateAfter: s("0s"),
+			Budgets: []budgetModel{{Nodes: s("10%"), Schedule: types.StringNull(), Duration: types.StringNull()}}},
+		Weight: types.Int64Null(),
+	}
+	for _, tc := range []struct {
+		name  string
+		model nodePoolModel
+	}{{"every field", full}, {"defaults only", minimal}} {
+		t.Run(tc.name, func(t *testing.T) {
+			np, errs := tc.model.toAPI()
+			if len(errs) > 0 {
+				t.Fatalf("toAPI: %v", errs)
+			}
+			if verrs := np.Validate(); len(verrs) > 0 {
+				t.Fatalf("the model converts to an invalid NodePool: %v", verrs)
+			}
+			before := np.DeepCopy()
+			np.SetDefaults()
+			if diff := cmp.Diff(before, np); diff != "" {
+				t.Errorf("the model lacks CRD defaults (-model +defaulted):\n%s", diff)
+			}
+			got := nodePoolFromAPI(np, &tc.model)
+			got.Status = tc.model.Status
+			if diff := cmp.Diff(tc.model, got); diff != "" {
+				t.Errorf("round trip changed the model (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestQuantitySpelling: a quantity read back in the server's form keeps the user's spelling
+// while it means the same amount, and shows a real change otherwise.
+func TestQuantitySpelling(t *testing.T) {
+	s := types.StringValue
+	for _, tc := range []struct {
+		stored, prior, want string
+	}{
+		{"1k", "1000", "1000"},
+		{"2k", "1000", "2k"},
+		{"64Gi", "65536Mi", "65536Mi"},
+		{"500m", "", "500m"},
+	} {
+		prior := map[string]types.String{}
+		if tc.prior != "" {
+			prior["cpu"] = s(tc.prior)
+		}
+		got := tfResourceList(corev1.ResourceList{"cpu": apiresource.MustParse(tc.stored)}, prior)
+		if got["cpu"].ValueString() != tc.want {
+			t.Errorf("stored %s, prior %q: got %s, want %s", tc.stored, tc.prior, got["cpu"], tc.want)
+		}
+	}
+}
+
+// TestNodePoolPaths: every path the NodePool validation can report maps to an attribute of
+// the schema.
+func TestNodePoolPaths(t *testing.T) {
+	for api, want := range map[string]string{
+		"metadata.name": "name",
+		"spec.template.spec.requirements[0].minValues":   "template.requirements[0].min_values",
+		"spec.template.spec.requirements[2]":             "template.requirements[2]",
+		"spec.template.metadata.labels[example.com/a.b]": `template.metadata.labels["example.com/a.b"]`,
+		"spec.template.spec.nodeClassRef.name":           "template.node_class",
+		"spec.template.spec.nodeClassRef":                "template.node_class",
+		"spec.template.spec.startupTaints[1]":            "template.startup_taints[1]",
+		"spec.template.spec.terminationGracePeriod":      "template.termination_grace_period",
+		"spec.disruption.budgets[1].reasons[0]":          "disruption.budgets[1].reasons[0]",
+		"spec.disruption.consolidateAfter":               "disruption.consolidate_after",
+		"spec.limits[cpu]":                               `limits["cpu"]`,
+		"spec.limits[0]":                                 `limits["0"]`,
+		"spec.weight":                                    "weight",
+	} {
+		got := nodePoolPaths.toTF(api)
+		if got.String() != want {
+			t.Errorf("%s -> %s, want %s", api, got, want)
+		}
+		assertInSchema(t, NewNodePoolResource(), got)
+	}
+}
+
+func assertInSchema(t *testing.T, r resource.Resource, p path.Path) {
+	t.Helper()
+	var resp resource.SchemaResponse
+	r.Schema(context.Background(), resource.SchemaRequest{}, &resp)
+	// A list or map element is not an attribute; its collection is.
+	for steps := p.Steps(); len(steps) > 0; steps = p.Steps() {
+		switch steps[len(steps)-1].(type) {
+		case path.PathStepElementKeyString, path.PathStepElementKeyInt:
+			p = p.ParentPath()
+			continue
+		}
+		break
+	}
+	if _, d := resp.Schema.AttributeAtPath(context.Background(), p); d.HasError() {
+		t.Errorf("%s is not an attribute of the schema: %v", p, d)
+	}
+}
