@@ -13,9 +13,17 @@ import (
 // Σ n_i π_i + μ·minNodes is a valid bound for any such choice (weak
 // duality). The prices are improved by coordinate ascent, type by type,
 // over a few directions per type; every step keeps them dual feasible.
-func assignmentBound(items []demandItem, cols []column, minNodes int64, ndims int, seed []float64) float64 {
-	b, _ := assignmentValues(items, cols, minNodes, ndims, seed, fullEffort)
-	return b
+//
+// own, when not nil, gives each column a starting price vector of its own
+// (see lpStart) and ownMu the node price that goes with it: starting there
+// the bound is at least the aggregate LP's, and the ascent only raises it.
+func assignmentBound(items []demandItem, cols []column, minNodes int64, ndims int, seed []float64, own [][]float64, ownMu float64) float64 {
+	best, _ := assignmentValues(items, cols, minNodes, ndims, seed, fullEffort)
+	if own != nil {
+		b, _ := assignmentBoundAt(items, cols, minNodes, ndims, seed, own, ownMu, fullEffort)
+		best = max(best, b)
+	}
+	return best
 }
 
 // effort is how hard the coordinate ascent of the assignment bound tries:
@@ -46,18 +54,24 @@ func assignmentValues(items []demandItem, cols []column, minNodes int64, ndims i
 		mus = append(mus, 0.5*pmin, 0.9*pmin, 0.99*pmin)
 	}
 	for _, mu := range mus {
-		if b, v := assignmentBoundAt(items, cols, minNodes, ndims, seed, mu, e); b > best || values == nil {
+		if b, v := assignmentBoundAt(items, cols, minNodes, ndims, seed, nil, mu, e); b > best || values == nil {
 			best, values = b, v
 		}
 	}
 	return best, values
 }
 
-func assignmentBoundAt(items []demandItem, cols []column, minNodes int64, ndims int, seed []float64, mu float64, e effort) (float64, []float64) {
+func assignmentBoundAt(items []demandItem, cols []column, minNodes int64, ndims int, seed []float64, own [][]float64, mu float64, e effort) (float64, []float64) {
 	nT, nI := len(cols), len(items)
 	dirs := directions(ndims, seed, e.steps)
 	// val[t][i] under the current direction of t; +Inf where i does not fit t.
+	// Direction -1 is the column's own starting vector, when given.
 	cur := make([]int, nT)
+	if own != nil {
+		for t := range cur {
+			cur[t] = -1
+		}
+	}
 	fits := make([][]bool, nT)
 	for t, c := range cols {
 		fits[t] = make([]bool, nI)
@@ -67,7 +81,12 @@ func assignmentBoundAt(items []demandItem, cols []column, minNodes int64, ndims 
 	}
 	value := func(t, dir, i int) float64 {
 		c := cols[t]
-		y := dirs[dir]
+		var y []float64
+		if dir < 0 {
+			y = own[t]
+		} else {
+			y = dirs[dir]
+		}
 		var norm, v float64
 		for d := range ndims {
 			if y[d] != 0 {
@@ -80,7 +99,7 @@ func assignmentBoundAt(items []demandItem, cols []column, minNodes int64, ndims 
 		}
 		return (c.price - mu) * v / norm
 	}
-	// Each type starts with the seed direction (index 0).
+	// Each type starts with its own vector, else the seed direction (index 0).
 	m1 := make([]float64, nI)
 	m2 := make([]float64, nI)
 	arg := make([]int, nI)
@@ -119,8 +138,7 @@ func assignmentBoundAt(items []demandItem, cols []column, minNodes int64, ndims 
 		}
 		slices.Sort(order)
 		for _, t := range order {
-			bestDir, bestGain := cur[t], 0.0
-			for dir := range dirs {
+			gainOf := func(dir int) float64 {
 				var gain float64
 				for i := range nI {
 					if !fits[t][i] {
@@ -133,13 +151,54 @@ func assignmentBoundAt(items []demandItem, cols []column, minNodes int64, ndims 
 					old := min(other, value(t, cur[t], i))
 					gain += float64(items[i].count) * (min(other, value(t, dir, i)) - old)
 				}
-				if gain > bestGain+1e-12 {
+				return gain
+			}
+			bestDir, bestGain := cur[t], 0.0
+			for dir := range dirs {
+				if gain := gainOf(dir); gain > bestGain+1e-12 {
 					bestDir, bestGain = dir, gain
 				}
 			}
 			if bestDir != cur[t] {
 				cur[t] = bestDir
 				recompute()
+			}
+		}
+	}
+	// With own vectors, ties between types stall the ascent above (raising
+	// one type's prices gains nothing while another type is as cheap), so
+	// also scale one resource's price on every type at once.
+	if own != nil {
+		total := func() float64 {
+			var sum float64
+			for i, it := range items {
+				sum += float64(it.count) * m1[i]
+			}
+			return sum
+		}
+		best := total()
+		for range 1 {
+			for d := range ndims {
+				for _, f := range []float64{0.8, 1.25} {
+					savedOwn, savedCur := slices.Clone(own), slices.Clone(cur)
+					for t := range nT {
+						base := own[t]
+						if cur[t] >= 0 {
+							base = dirs[cur[t]]
+						}
+						v := slices.Clone(base)
+						v[d] *= f
+						own[t], cur[t] = v, -1
+					}
+					recompute()
+					if sum := total(); sum > best+1e-12 {
+						best = sum
+						continue
+					}
+					copy(own, savedOwn)
+					copy(cur, savedCur)
+					recompute()
+				}
 			}
 		}
 	}

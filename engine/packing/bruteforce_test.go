@@ -17,6 +17,12 @@ import (
 // every partition of the pods into nodes, each node the cheapest type that
 // holds its group.
 func bruteForceCost(types []*catalog.InstanceType, ps []*state.Pod) float64 {
+	return bruteForceCostApart(types, ps, nil)
+}
+
+// bruteForceCostApart is bruteForceCost where pods for which apart holds
+// (members of one hostname anti-affinity clique) never share a node.
+func bruteForceCostApart(types []*catalog.InstanceType, ps []*state.Pod, apart func(a, b *state.Pod) bool) float64 {
 	groupCost := func(group []*state.Pod) float64 {
 		best := math.Inf(1)
 		for _, it := range types {
@@ -43,7 +49,15 @@ func bruteForceCost(types []*catalog.InstanceType, ps []*state.Pod) float64 {
 			best = min(best, sum)
 			return
 		}
+	next:
 		for k := range groups {
+			if apart != nil {
+				for _, q := range groups[k] {
+					if apart(q, ps[i]) {
+						continue next
+					}
+				}
+			}
 			groups[k] = append(groups[k], ps[i])
 			rec(i+1, groups)
 			groups[k] = groups[k][:len(groups[k])-1]
@@ -95,4 +109,48 @@ func TestLowerBoundBruteForce(t *testing.T) {
 		worst = max(worst, r.CostPerHour/opt)
 	}
 	t.Logf("Solve optimal in %d of %d tiny cases; worst cost/optimum %.3f", optimal, cases, worst)
+}
+
+// TestLowerBoundBruteForceClique checks the bound against the optimum on
+// tiny batches with a hostname anti-affinity clique, where the bound's
+// slot resource and the assignment bound's LP start (lpStart) both apply.
+func TestLowerBoundBruteForceClique(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 11))
+	cases := 0
+	var worst float64
+	for i := range 150 {
+		p := pool("default")
+		p.InstanceTypes = randomTypes(rng, 8)
+		var ps []*state.Pod
+		for j := range 1 + rng.IntN(3) {
+			ps = append(ps, pod(fmt.Sprintf("m%d", j), pick(rng, []string{"100m", "500m", "1", "2"}), pick(rng, []string{"128Mi", "1Gi", "4Gi"}),
+				label("role", "solo"), antiAffinity(scheduling.LabelHostname, map[string]string{"role": "solo"})))
+		}
+		for j := range rng.IntN(4) {
+			ps = append(ps, pod(fmt.Sprintf("p%d", j), pick(rng, []string{"100m", "500m", "1", "2", "4"}), pick(rng, []string{"128Mi", "1Gi", "4Gi", "8Gi"})))
+		}
+		snap := snapshot(poolsOf(p), nil, nil)
+		r := mustSolve(t, snap, ps)
+		if len(r.Unschedulable) > 0 {
+			continue
+		}
+		if v := Check(snap, ps, r); len(v) > 0 {
+			t.Fatalf("case %d: %v", i, v)
+		}
+		opt := bruteForceCostApart(p.InstanceTypes, ps, func(a, b *state.Pod) bool {
+			return a.Labels["role"] == "solo" && b.Labels["role"] == "solo"
+		})
+		if r.LowerBoundPerHour > opt*(1+1e-9) {
+			t.Errorf("case %d: lower bound %.5f above the optimum %.5f", i, r.LowerBoundPerHour, opt)
+		}
+		if r.CostPerHour < opt*(1-1e-9) {
+			t.Errorf("case %d: cost %.5f below the optimum %.5f: the brute force is wrong", i, r.CostPerHour, opt)
+		}
+		cases++
+		worst = max(worst, r.CostPerHour/opt)
+	}
+	if cases < 100 {
+		t.Fatalf("only %d of 150 cases placed every pod; the test proves little", cases)
+	}
+	t.Logf("%d cases; worst cost/optimum %.3f", cases, worst)
 }

@@ -312,11 +312,43 @@ func lowerBound(items []demandItem, cols []column, minNodes int64, ndims int) fl
 	if seed[dimCPU] == 0 && seed[dimMemory] == 0 {
 		seed[dimCPU], seed[dimMemory] = 1e-3, 1e-9
 	}
-	ab := assignmentBound(items, paretoColumns(cols, ndims), minNodes, ndims, seed)
+	pareto := paretoColumns(cols, ndims)
+	own, ownMu := lpStart(l, l.feasible(y), pareto, ndims)
+	ab := assignmentBound(items, pareto, minNodes, ndims, seed, own, ownMu)
 	if debugBounds {
 		fmt.Printf("bounds lp=%.3f frac=%.3f assign=%.3f\n", l.bound(y), fractionalBound(total, cols, ndims), ab)
 	}
 	return max(l.bound(y), fractionalBound(total, cols, ndims), ab)
+}
+
+// lpStart turns a dual-feasible point fy of the aggregate LP l into a
+// starting point of the assignment bound: column t's price per unit of
+// resource d is the sum of the duals of the d rows whose thresholds t
+// reaches, and the node price is the node-count row's dual. Then
+// y_t·alloc_t + μ ≤ price_t for every column (the LP's column constraint),
+// and a pod that fits t reaches every threshold t does not miss, so its
+// value min over t of y_t·req is at least its LP value: the assignment
+// bound there is at least the LP bound. It returns nil when fy is nil.
+func lpStart(l *lp, fy []float64, cols []column, ndims int) ([][]float64, float64) {
+	if fy == nil {
+		return nil, 0
+	}
+	var mu float64
+	own := make([][]float64, len(cols))
+	for j, c := range cols {
+		own[j] = make([]float64, ndims)
+		for i, r := range l.rows {
+			switch {
+			case r.d < 0:
+				if j == 0 {
+					mu += fy[i] / r.demand
+				}
+			case r.holdsCol(c.alloc):
+				own[j][r.d] += fy[i] / r.demand
+			}
+		}
+	}
+	return own, mu
 }
 
 // pricer values pods and nodes with an LP's dual prices: a pod is worth
