@@ -181,7 +181,7 @@ func (s *interruptions) zones(ctx context.Context, ids []string) (map[string]str
 		}
 		for _, res := range page.Reservations {
 			for _, inst := range res.Instances {
-				if inst.Placement != nil && !(inst.State != nil && inst.State.Name == ec2types.InstanceStateNameTerminated) {
+				if inst.Placement != nil && !gone(&inst) {
 					out[aws.ToString(inst.InstanceId)] = aws.ToString(inst.Placement.AvailabilityZone)
 				}
 			}

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -89,7 +90,7 @@ func userParts(data string) ([]mimePart, error) {
 	}
 	head, body, ok := strings.Cut(strings.ReplaceAll(data, "\r\n", "\n"), "\n\n")
 	if !ok {
-		return nil, fmt.Errorf("userData: a MIME document needs a blank line after its headers")
+		return nil, errors.New("userData: a MIME document needs a blank line after its headers")
 	}
 	hdr, err := textproto.NewReader(bufio.NewReader(strings.NewReader(head + "\n\n"))).ReadMIMEHeader()
 	if err != nil {
@@ -97,13 +98,13 @@ func userParts(data string) ([]mimePart, error) {
 	}
 	_, params, err := mime.ParseMediaType(hdr.Get("Content-Type"))
 	if err != nil || params["boundary"] == "" {
-		return nil, fmt.Errorf("userData: the MIME document needs Content-Type multipart/mixed with a boundary")
+		return nil, errors.New("userData: the MIME document needs Content-Type multipart/mixed with a boundary")
 	}
 	r := multipart.NewReader(strings.NewReader(body), params["boundary"])
 	var parts []mimePart
 	for {
 		part, err := r.NextPart()
-		if err == io.EOF {
+		if errors.Is(err, io.EOF) {
 			return parts, nil
 		}
 		if err != nil {

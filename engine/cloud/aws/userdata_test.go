@@ -1,6 +1,7 @@
 package aws
 
 import (
+	"errors"
 	"io"
 	"mime"
 	"mime/multipart"
@@ -45,7 +46,7 @@ func parts(t *testing.T, doc string) map[string][]string {
 	out := map[string][]string{}
 	for {
 		p, err := r.NextPart()
-		if err == io.EOF {
+		if errors.Is(err, io.EOF) {
 			return out
 		}
 		if err != nil {
