@@ -14,6 +14,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 
+	"github.com/tenonhq/terraform-provider-tenon/engine/agent"
 	"github.com/tenonhq/terraform-provider-tenon/engine/convert"
 	"github.com/tenonhq/terraform-provider-tenon/engine/simulate"
 	"github.com/tenonhq/terraform-provider-tenon/provider"
@@ -38,6 +39,7 @@ type command struct {
 
 func commands() []command {
 	return []command{
+		{name: "agent", summary: "run the in-cluster agent: watch pending pods, launch and remove nodes (--cloud kwok|aws)", run: agent.Command},
 		{name: "version", summary: "print the version, commit and Go version", run: runVersion},
 		{name: "simulate", summary: "simulate packing on scenario files (no cluster, no cloud); no -f runs an example", run: simulate.Command},
 		{name: "convert", summary: "convert Karpenter Provisioners, NodePools and EC2NodeClasses to Tenon HCL or YAML", run: convert.Command},

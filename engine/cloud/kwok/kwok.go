@@ -281,7 +281,7 @@ func poolClass(pool *state.Pool) *v1.NodeClass {
 	return pool.Class
 }
 
-// IsDrifted: a KWOK node never drifts from its class, which has no
+// IsDrifted reports no drift: a KWOK node never drifts from its class, which has no
 // settings.
 func (p *Provider) IsDrifted(context.Context, *v1.NodeClaim) (cloud.DriftReason, error) {
 	return "", nil

@@ -1,0 +1,204 @@
+package agent
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/robfig/cron/v3"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	v1 "github.com/tenonhq/terraform-provider-tenon/engine/api/v1"
+	"github.com/tenonhq/terraform-provider-tenon/engine/state"
+)
+
+// Disruption reasons.
+const (
+	DisruptionEmpty = "Empty"
+)
+
+// disruptEmpty deletes the claims of nodes that have run no workload pod
+// for their pool's consolidateAfter (a Provisioner's ttlSecondsAfterEmpty),
+// within the pool's disruption budgets. It records the Empty condition on
+// every registered claim, so the clock survives restarts.
+func (a *Agent) disruptEmpty(ctx context.Context, now time.Time) error {
+	v, err := a.view(ctx)
+	if err != nil {
+		return err
+	}
+	workloads := map[string]int{}
+	for _, p := range v.objects.Pods {
+		if p.Spec.NodeName != "" && !isDaemonSetPod(p) && p.Status.Phase != corev1.PodSucceeded && p.Status.Phase != corev1.PodFailed {
+			workloads[p.Spec.NodeName]++
+		}
+	}
+	nodes := map[string]*corev1.Node{}
+	for _, n := range v.objects.Nodes {
+		nodes[n.Name] = n
+	}
+	pools := map[string]*state.Pool{}
+	for _, p := range v.snap.Pools {
+		pools[p.Name] = p
+	}
+	// Budgets count each pool's claims and those already leaving.
+	total, leaving := map[string]int{}, map[string]int{}
+	for _, c := range v.claims {
+		pool := c.Labels[v1.LabelNodePool]
+		total[pool]++
+		if c.DeletionTimestamp != nil {
+			leaving[pool]++
+		}
+	}
+	candidates := map[string][]*v1.NodeClaim{}
+	for _, name := range sortedKeys(v.claims) {
+		c := v.claims[name]
+		node := nodes[c.Status.NodeName]
+		if c.DeletionTimestamp != nil || !isTrue(c, v1.ConditionInitialized) || node == nil {
+			continue
+		}
+		empty := workloads[node.Name] == 0
+		if err := a.recordEmpty(ctx, c, empty, now); err != nil {
+			return err
+		}
+		pool := pools[c.Labels[v1.LabelNodePool]]
+		if !empty || pool == nil || pool.Disruption.ConsolidateAfter == nil {
+			continue
+		}
+		since := conditionTime(c, v1.ConditionEmpty)
+		if now.Sub(since) < *pool.Disruption.ConsolidateAfter {
+			continue
+		}
+		if node.Annotations[v1.AnnotationDoNotDisrupt] == "true" {
+			a.metrics.disruptionDecisions.WithLabelValues(DisruptionEmpty, "blocked-do-not-disrupt").Inc()
+			continue
+		}
+		candidates[pool.Name] = append(candidates[pool.Name], c)
+	}
+	for _, poolName := range sortedKeys(candidates) {
+		pool := pools[poolName]
+		allowed, err := allowedDisruptions(pool, DisruptionEmpty, total[poolName], now)
+		if err != nil {
+			a.log.Error(err, "reading disruption budgets", "nodepool", poolName)
+			continue
+		}
+		allowed -= leaving[poolName]
+		for i, c := range candidates[poolName] {
+			if i >= allowed {
+				a.metrics.disruptionDecisions.WithLabelValues(DisruptionEmpty, "blocked-budget").Add(float64(len(candidates[poolName]) - i))
+				break
+			}
+			if err := a.disrupt(ctx, c, DisruptionEmpty, fmt.Sprintf("node %s has been empty for %s (consolidateAfter %s)",
+				c.Status.NodeName, now.Sub(conditionTime(c, v1.ConditionEmpty)).Round(time.Second), pool.Disruption.ConsolidateAfter)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// recordEmpty keeps the claim's Empty condition current.
+func (a *Agent) recordEmpty(ctx context.Context, c *v1.NodeClaim, empty bool, now time.Time) error {
+	status := metav1.ConditionFalse
+	if empty {
+		status = metav1.ConditionTrue
+	}
+	if cur := meta.FindStatusCondition(c.Status.Conditions, v1.ConditionEmpty); cur != nil && cur.Status == status {
+		return nil
+	}
+	c = c.DeepCopy()
+	meta.SetStatusCondition(&c.Status.Conditions, metav1.Condition{
+		Type: v1.ConditionEmpty, Status: status, Reason: map[bool]string{true: "NoWorkloadPods", false: "WorkloadPods"}[empty],
+		LastTransitionTime: metav1.NewTime(now), ObservedGeneration: c.Generation,
+	})
+	c.Status.LastPodEventTime = metav1.NewTime(now)
+	if err := a.client.Status().Update(ctx, c); err != nil {
+		return ignoreConflict(client.IgnoreNotFound(err))
+	}
+	return nil
+}
+
+// disrupt deletes a claim for reason; termination drains it.
+func (a *Agent) disrupt(ctx context.Context, c *v1.NodeClaim, reason, detail string) error {
+	patch := client.MergeFrom(c.DeepCopy())
+	if c.Annotations == nil {
+		c.Annotations = map[string]string{}
+	}
+	c.Annotations[annotationDisruptionReason] = reason
+	if err := a.client.Patch(ctx, c, patch); err != nil {
+		return client.IgnoreNotFound(err)
+	}
+	a.metrics.disruptionDecisions.WithLabelValues(reason, "delete").Inc()
+	a.recorder.Eventf(c, nil, corev1.EventTypeNormal, ReasonDisrupting, "Disrupt", "Disrupting (%s): %s", reason, detail)
+	a.log.Info("disrupting nodeclaim", "nodeclaim", c.Name, "reason", reason, "detail", detail)
+	return client.IgnoreNotFound(a.client.Delete(ctx, c))
+}
+
+func isDaemonSetPod(p *corev1.Pod) bool {
+	for _, o := range p.OwnerReferences {
+		if o.Kind == "DaemonSet" {
+			return true
+		}
+	}
+	return false
+}
+
+// budgetCron reads the five-field schedules of NodePool budgets.
+var budgetCron = cron.NewParser(cron.Minute | cron.Hour | cron.Dom | cron.Month | cron.Dow | cron.Descriptor)
+
+// allowedDisruptions is the most restrictive budget of pool active now for
+// reason: a count, or a percentage of the pool's nodes rounded up; the
+// API's default is 10%.
+func allowedDisruptions(pool *state.Pool, reason string, nodes int, now time.Time) (int, error) {
+	budgets := pool.Disruption.Budgets
+	if len(budgets) == 0 {
+		budgets = []state.Budget{{Nodes: v1.DefaultBudgetNodes}}
+	}
+	allowed := math.MaxInt
+	for _, b := range budgets {
+		if len(b.Reasons) > 0 && !slices.Contains(b.Reasons, reason) {
+			continue
+		}
+		if b.Schedule != "" {
+			sched, err := budgetCron.Parse(b.Schedule)
+			if err != nil {
+				return 0, fmt.Errorf("budget schedule %q: %w", b.Schedule, err)
+			}
+			if b.Duration == nil {
+				continue
+			}
+			// The window is open if the schedule fired within Duration.
+			if next := sched.Next(now.UTC().Add(-*b.Duration)); next.After(now.UTC()) {
+				continue
+			}
+		}
+		n, err := budgetNodes(b.Nodes, nodes)
+		if err != nil {
+			return 0, err
+		}
+		allowed = min(allowed, n)
+	}
+	return allowed, nil
+}
+
+// budgetNodes reads "5" or "10%" of total (rounded up).
+func budgetNodes(value string, total int) (int, error) {
+	if p, ok := strings.CutSuffix(value, "%"); ok {
+		pct, err := strconv.Atoi(p)
+		if err != nil || pct < 0 {
+			return 0, fmt.Errorf("budget nodes %q: want a count or a percentage such as 10%%", value)
+		}
+		return int(math.Ceil(float64(total) * float64(pct) / 100)), nil
+	}
+	n, err := strconv.Atoi(value)
+	if err != nil || n < 0 {
+		return 0, fmt.Errorf("budget nodes %q: want a count or a percentage such as 10%%", value)
+	}
+	return n, nil
+}

@@ -1,0 +1,162 @@
+package agent
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+)
+
+// Cloud names accepted by --cloud.
+const (
+	CloudKWOK = "kwok"
+	CloudAWS  = "aws"
+)
+
+// Options are the agent's settings, one per flag.
+type Options struct {
+	// Cloud is the cloud provider: kwok or aws.
+	Cloud string
+	// ClusterName identifies the cluster on every instance.
+	ClusterName string
+	// Kubeconfig is the kubeconfig file; "" means in-cluster configuration.
+	Kubeconfig string
+	// MetricsAddr and HealthAddr are where /metrics and /healthz, /readyz
+	// listen; "0" disables.
+	MetricsAddr string
+	HealthAddr  string
+	// LeaderElect turns on leader election on a Lease named LeaseName in
+	// LeaderElectNamespace.
+	LeaderElect          bool
+	LeaderElectNamespace string
+	// BatchIdle and BatchMax bound how long unschedulable pods are
+	// batched: the batch closes BatchIdle after the last new pod, or
+	// BatchMax after the first.
+	BatchIdle time.Duration
+	BatchMax  time.Duration
+	// LogLevel is debug, info, warn or error; LogFormat json or text.
+	LogLevel  string
+	LogFormat string
+	// KWOKLaunchDelay is how long the kwok provider waits before making a
+	// node, to simulate boot time.
+	KWOKLaunchDelay time.Duration
+	// Region and Zones select the catalog's offerings (kwok).
+	Region string
+	Zones  []string
+
+	// Timing knobs with production defaults; tests shorten them.
+	LaunchTimeout       time.Duration
+	RegistrationTimeout time.Duration
+	OrphanGracePeriod   time.Duration
+	DisruptionInterval  time.Duration
+}
+
+// LeaseName is the name of the leader-election Lease.
+const LeaseName = "tenon-agent-leader"
+
+// DefaultOptions returns the flags' defaults.
+func DefaultOptions() Options {
+	ns := os.Getenv("POD_NAMESPACE")
+	if ns == "" {
+		ns = "kube-system"
+	}
+	return Options{
+		Cloud:                CloudKWOK,
+		MetricsAddr:          ":8080",
+		HealthAddr:           ":8081",
+		LeaderElectNamespace: ns,
+		BatchIdle:            time.Second,
+		BatchMax:             10 * time.Second,
+		LogLevel:             "info",
+		LogFormat:            "json",
+		LaunchTimeout:        5 * time.Minute,
+		RegistrationTimeout:  15 * time.Minute,
+		OrphanGracePeriod:    2 * time.Minute,
+		DisruptionInterval:   time.Second,
+	}
+}
+
+// zoneList is a comma-separated --zones value.
+type zoneList []string
+
+func (z *zoneList) String() string { return strings.Join(*z, ",") }
+
+func (z *zoneList) Set(v string) error {
+	*z = nil
+	for _, s := range strings.Split(v, ",") {
+		if s = strings.TrimSpace(s); s != "" {
+			*z = append(*z, s)
+		}
+	}
+	return nil
+}
+
+// ParseFlags parses args into Options and validates them. Errors name the
+// flag and what to write instead.
+func ParseFlags(args []string, stderr io.Writer) (Options, error) {
+	o := DefaultOptions()
+	fs := flag.NewFlagSet("tenon agent", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&o.Cloud, "cloud", o.Cloud, "cloud provider: kwok (simulated nodes) or aws")
+	fs.StringVar(&o.ClusterName, "cluster-name", o.ClusterName, "the cluster's name, recorded on every instance (required)")
+	fs.StringVar(&o.Kubeconfig, "kubeconfig", o.Kubeconfig, "kubeconfig file; empty means the in-cluster configuration")
+	fs.StringVar(&o.MetricsAddr, "metrics-addr", o.MetricsAddr, "address of the Prometheus /metrics endpoint; 0 disables it")
+	fs.StringVar(&o.HealthAddr, "health-addr", o.HealthAddr, "address of the /healthz and /readyz probes; 0 disables them")
+	fs.BoolVar(&o.LeaderElect, "leader-elect", o.LeaderElect, "elect a leader on the Lease "+LeaseName+" so that only one replica acts")
+	fs.StringVar(&o.LeaderElectNamespace, "leader-elect-namespace", o.LeaderElectNamespace, "namespace of the leader-election Lease (default $POD_NAMESPACE, else kube-system)")
+	fs.DurationVar(&o.BatchIdle, "batch-idle", o.BatchIdle, "close a batch of pending pods after this long without a new one")
+	fs.DurationVar(&o.BatchMax, "batch-max", o.BatchMax, "close a batch of pending pods at the latest this long after its first pod")
+	fs.StringVar(&o.LogLevel, "log-level", o.LogLevel, "debug, info, warn or error")
+	fs.StringVar(&o.LogFormat, "log-format", o.LogFormat, "json or text")
+	fs.DurationVar(&o.KWOKLaunchDelay, "kwok-launch-delay", o.KWOKLaunchDelay, "kwok: wait this long before a launched node appears (simulated boot time)")
+	fs.StringVar(&o.Region, "region", o.Region, "region whose catalog offerings and prices apply (default us-east-1)")
+	zones := zoneList(o.Zones)
+	fs.Var(&zones, "zones", "comma-separated zones of the region (default its a, b and c zones)")
+	if err := fs.Parse(args); err != nil {
+		return o, err
+	}
+	if fs.NArg() > 0 {
+		return o, fmt.Errorf("unexpected argument %q: tenon agent takes only flags", fs.Arg(0))
+	}
+	o.Zones = zones
+	return o, o.Validate()
+}
+
+// Validate checks the options before anything starts.
+func (o Options) Validate() error {
+	var errs []error
+	switch o.Cloud {
+	case CloudKWOK, CloudAWS:
+	default:
+		errs = append(errs, fmt.Errorf("--cloud %q: use kwok or aws", o.Cloud))
+	}
+	if o.ClusterName == "" {
+		errs = append(errs, errors.New("--cluster-name is required: name the cluster, for example --cluster-name=dev"))
+	}
+	if o.BatchIdle <= 0 {
+		errs = append(errs, fmt.Errorf("--batch-idle %s: must be positive, for example 1s", o.BatchIdle))
+	}
+	if o.BatchMax < o.BatchIdle {
+		errs = append(errs, fmt.Errorf("--batch-max %s: must be at least --batch-idle (%s)", o.BatchMax, o.BatchIdle))
+	}
+	switch o.LogLevel {
+	case "debug", "info", "warn", "error":
+	default:
+		errs = append(errs, fmt.Errorf("--log-level %q: use debug, info, warn or error", o.LogLevel))
+	}
+	switch o.LogFormat {
+	case "json", "text":
+	default:
+		errs = append(errs, fmt.Errorf("--log-format %q: use json or text", o.LogFormat))
+	}
+	if o.KWOKLaunchDelay < 0 {
+		errs = append(errs, fmt.Errorf("--kwok-launch-delay %s: must not be negative", o.KWOKLaunchDelay))
+	}
+	if o.LeaderElect && o.LeaderElectNamespace == "" {
+		errs = append(errs, errors.New("--leader-elect-namespace is empty: name the namespace of the Lease"))
+	}
+	return errors.Join(errs...)
+}

@@ -1,0 +1,186 @@
+package agent
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	v1 "github.com/tenonhq/terraform-provider-tenon/engine/api/v1"
+	"github.com/tenonhq/terraform-provider-tenon/engine/api/v1alpha5"
+)
+
+// poolUsage is what a pool's claims hold.
+type poolUsage struct {
+	nodes     int64
+	resources corev1.ResourceList
+}
+
+// updateStatus writes status.resources, node counts and conditions on
+// NodePools and Provisioners, Ready on NodeClasses, and the pool and cost
+// metrics.
+func (a *Agent) updateStatus(ctx context.Context, _ time.Time) error {
+	v, err := a.view(ctx)
+	if err != nil {
+		return err
+	}
+	usage := map[string]*poolUsage{}
+	for _, c := range v.claims {
+		pool := c.Labels[v1.LabelNodePool]
+		u := usage[pool]
+		if u == nil {
+			u = &poolUsage{resources: corev1.ResourceList{}}
+			usage[pool] = u
+		}
+		u.nodes++
+		for name, q := range c.Status.Capacity {
+			sum := u.resources[name]
+			sum.Add(q)
+			u.resources[name] = sum
+		}
+	}
+	cost := 0.0
+	for _, n := range v.snap.Nodes {
+		if n.Pool != "" {
+			cost += n.PricePerHour
+		}
+	}
+	a.metrics.clusterCostPerHour.Set(cost)
+
+	var classes v1.NodeClassList
+	if err := a.client.List(ctx, &classes); err != nil {
+		return fmt.Errorf("listing nodeclasses: %w", err)
+	}
+	for i := range classes.Items {
+		nc := &classes.Items[i]
+		before := nc.Status.DeepCopy()
+		setReady(&nc.Status.Conditions, v.classReady[nc.Name], nc.Generation)
+		if !equality.Semantic.DeepEqual(before, &nc.Status) {
+			if err := a.client.Status().Update(ctx, nc); err != nil {
+				return ignoreConflict(fmt.Errorf("updating the status of nodeclass %s: %w", nc.Name, err))
+			}
+			if reason := v.classReady[nc.Name]; reason != nil {
+				a.recorder.Eventf(nc, nil, corev1.EventTypeWarning, ReasonNodeClassNotReady, "Status", "%v", reason)
+			}
+		}
+	}
+
+	var pools v1.NodePoolList
+	if err := a.client.List(ctx, &pools); err != nil {
+		return fmt.Errorf("listing nodepools: %w", err)
+	}
+	for i := range pools.Items {
+		np := &pools.Items[i]
+		u := usageOf(usage, np.Name)
+		a.poolMetrics(np.Name, u, np.Spec.Limits)
+		before := np.Status.DeepCopy()
+		np.Status.Nodes = u.nodes
+		np.Status.Resources = u.resources
+		a.setPoolConditions(&np.Status.Conditions, v, v1.NodePoolKind, np.Name, np.Generation)
+		if !equality.Semantic.DeepEqual(before, &np.Status) {
+			if err := a.client.Status().Update(ctx, np); err != nil {
+				return ignoreConflict(client.IgnoreNotFound(fmt.Errorf("updating the status of nodepool %s: %w", np.Name, err)))
+			}
+		}
+	}
+	var provisioners v1alpha5.ProvisionerList
+	if err := a.client.List(ctx, &provisioners); err != nil {
+		return fmt.Errorf("listing provisioners: %w", err)
+	}
+	for i := range provisioners.Items {
+		p := &provisioners.Items[i]
+		u := usageOf(usage, p.Name)
+		var limits corev1.ResourceList
+		if p.Spec.Limits != nil {
+			limits = p.Spec.Limits.Resources
+		}
+		a.poolMetrics(p.Name, u, limits)
+		before := p.Status.DeepCopy()
+		p.Status.Resources = u.resources
+		a.setPoolConditions(&p.Status.Conditions, v, v1alpha5.ProvisionerKind, p.Name, p.Generation)
+		if !equality.Semantic.DeepEqual(before, &p.Status) {
+			if err := a.client.Status().Update(ctx, p); err != nil {
+				return ignoreConflict(client.IgnoreNotFound(fmt.Errorf("updating the status of provisioner %s: %w", p.Name, err)))
+			}
+		}
+	}
+	return nil
+}
+
+func usageOf(usage map[string]*poolUsage, pool string) *poolUsage {
+	if u := usage[pool]; u != nil {
+		return u
+	}
+	return &poolUsage{resources: corev1.ResourceList{}}
+}
+
+func (a *Agent) poolMetrics(pool string, u *poolUsage, limits corev1.ResourceList) {
+	a.metrics.poolNodes.WithLabelValues(pool).Set(float64(u.nodes))
+	for name, q := range u.resources {
+		a.metrics.poolUsage.WithLabelValues(pool, string(name)).Set(q.AsApproximateFloat64())
+	}
+	for name, q := range limits {
+		a.metrics.poolLimit.WithLabelValues(pool, string(name)).Set(q.AsApproximateFloat64())
+	}
+}
+
+// setPoolConditions sets ValidationSucceeded, NodeClassReady and Ready on a
+// pool from what the view left out and why.
+func (a *Agent) setPoolConditions(conds *[]metav1.Condition, v *clusterView, kind, name string, generation int64) {
+	var validation, class error
+	if why, bad := v.invalid[kind+"/"+name]; bad {
+		validation = fmt.Errorf("%s", why)
+	}
+	if why, bad := v.notReady[name]; bad {
+		class = fmt.Errorf("%s", why)
+	}
+	set := func(t string, err error, okReason string) {
+		c := metav1.Condition{Type: t, Status: metav1.ConditionTrue, Reason: okReason, ObservedGeneration: generation}
+		if err != nil {
+			c.Status, c.Reason, c.Message = metav1.ConditionFalse, "Not"+okReason, truncate(err.Error(), 1000)
+		}
+		meta.SetStatusCondition(conds, c)
+	}
+	set(v1.ConditionValidationSucceeded, validation, "Valid")
+	if validation == nil {
+		set(v1.ConditionNodeClassReady, class, "NodeClassReady")
+	}
+	ready := validation
+	if ready == nil {
+		ready = class
+	}
+	set(v1.ConditionReady, ready, "Ready")
+}
+
+// setReady sets the Ready condition: true for nil, false with the reason.
+func setReady(conds *[]metav1.Condition, notReady error, generation int64) {
+	c := metav1.Condition{Type: v1.ConditionReady, Status: metav1.ConditionTrue, Reason: "Ready", ObservedGeneration: generation}
+	if notReady != nil {
+		c.Status, c.Reason, c.Message = metav1.ConditionFalse, "NotReady", truncate(notReady.Error(), 1000)
+	}
+	meta.SetStatusCondition(conds, c)
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n-3] + "..."
+}
+
+// negativeLimits names the resources a pool limits below zero, which the
+// API accepts but which cannot mean anything: such a pool is left out.
+func negativeLimits(limits corev1.ResourceList) error {
+	for name, q := range limits {
+		if q.Cmp(resource.Quantity{}) < 0 {
+			return fmt.Errorf("limits.%s is %s: a limit cannot be negative; set it to 0 to launch nothing, or remove it", name, q.String())
+		}
+	}
+	return nil
+}

@@ -1,0 +1,249 @@
+package agent
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	ctrl "sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	v1 "github.com/tenonhq/terraform-provider-tenon/engine/api/v1"
+	"github.com/tenonhq/terraform-provider-tenon/engine/cloud"
+)
+
+// drainRetry is how soon a drain is looked at again while pods leave or a
+// PDB blocks an eviction.
+const drainRetry = time.Second
+
+// disruptedTaint keeps the scheduler off a node being terminated.
+var disruptedTaint = corev1.Taint{Key: v1.TaintKeyDisrupted, Effect: corev1.TaintEffectNoSchedule}
+
+// terminate drains a deleted claim's node, deletes the instance and the
+// Node, and drops the finalizers.
+func (a *Agent) terminate(ctx context.Context, claim *v1.NodeClaim) (reconcile.Result, error) {
+	if !controllerutil.ContainsFinalizer(claim, v1.TerminationFinalizer) {
+		return reconcile.Result{}, nil
+	}
+	node, err := a.nodeOf(ctx, claim)
+	if err != nil {
+		return reconcile.Result{}, err
+	}
+	if node != nil {
+		done, err := a.drain(ctx, claim, node)
+		if err != nil {
+			return reconcile.Result{}, err
+		}
+		if !done {
+			return reconcile.Result{RequeueAfter: drainRetry}, nil
+		}
+	}
+	if claim.Status.ProviderID != "" {
+		if err := a.cloud.Delete(ctx, claim); err != nil && !cloud.IsNotFound(err) {
+			return reconcile.Result{}, fmt.Errorf("deleting the instance of nodeclaim %s: %w", claim.Name, err)
+		}
+	}
+	if node != nil {
+		if err := a.releaseNode(ctx, node); err != nil {
+			return reconcile.Result{}, err
+		}
+	}
+	reason := claim.Annotations[annotationDisruptionReason]
+	if reason == "" {
+		reason = "Deleted"
+	}
+	a.metrics.nodesTerminated.WithLabelValues(claim.Labels[v1.LabelNodePool], reason).Inc()
+	a.recorder.Eventf(claim, nil, corev1.EventTypeNormal, ReasonTerminated, "Terminate", "Terminated the instance %s (%s)", claim.Status.ProviderID, reason)
+	a.log.Info("terminated nodeclaim", "nodeclaim", claim.Name, "node", claim.Status.NodeName, "reason", reason)
+	patch := client.MergeFrom(claim.DeepCopy())
+	controllerutil.RemoveFinalizer(claim, v1.TerminationFinalizer)
+	return reconcile.Result{}, client.IgnoreNotFound(a.client.Patch(ctx, claim, patch))
+}
+
+// annotationDisruptionReason records on a claim why the agent deleted it
+// (Empty, Expired, Interrupted, ...), for events and metrics.
+const annotationDisruptionReason = v1.Group + "/disruption-reason"
+
+// releaseNode drops the termination finalizer from node and deletes it.
+func (a *Agent) releaseNode(ctx context.Context, node *corev1.Node) error {
+	if controllerutil.ContainsFinalizer(node, v1.TerminationFinalizer) {
+		patch := client.MergeFrom(node.DeepCopy())
+		controllerutil.RemoveFinalizer(node, v1.TerminationFinalizer)
+		if err := a.client.Patch(ctx, node, patch); err != nil && !apierrors.IsNotFound(err) {
+			return fmt.Errorf("removing the finalizer of node %s: %w", node.Name, err)
+		}
+	}
+	if node.DeletionTimestamp == nil {
+		if err := a.client.Delete(ctx, node); err != nil && !apierrors.IsNotFound(err) {
+			return fmt.Errorf("deleting node %s: %w", node.Name, err)
+		}
+	}
+	return nil
+}
+
+// drain taints node and evicts its pods in order — ordinary pods, then
+// critical ones, then daemonset pods — one group at a time, honouring PDBs
+// (an eviction the API refuses with 429 is retried) until the claim's
+// terminationGracePeriod, after which pods are deleted. It reports whether
+// the node is empty.
+func (a *Agent) drain(ctx context.Context, claim *v1.NodeClaim, node *corev1.Node) (bool, error) {
+	if !hasTaint(node, disruptedTaint) {
+		patch := client.MergeFrom(node.DeepCopy())
+		node.Spec.Taints = append(node.Spec.Taints, disruptedTaint)
+		if err := a.client.Patch(ctx, node, patch); err != nil {
+			return false, fmt.Errorf("tainting node %s: %w", node.Name, err)
+		}
+		a.recorder.Eventf(node, nil, corev1.EventTypeNormal, ReasonDisrupting, "Drain", "Draining the node: nodeclaim %s is being deleted", claim.Name)
+	}
+	var pods corev1.PodList
+	if err := a.client.List(ctx, &pods, client.MatchingFields{indexPodNodeName: node.Name}); err != nil {
+		return false, fmt.Errorf("listing the pods of node %s: %w", node.Name, err)
+	}
+	groups := make([][]*corev1.Pod, 3)
+	for i := range pods.Items {
+		p := &pods.Items[i]
+		if !needsEviction(p) {
+			continue
+		}
+		groups[evictionGroup(p)] = append(groups[evictionGroup(p)], p)
+	}
+	force := false
+	if claim.Spec.TerminationGracePeriod != nil && claim.DeletionTimestamp != nil {
+		if d, ok := claim.Spec.TerminationGracePeriod.Duration(); ok && time.Since(claim.DeletionTimestamp.Time) > d {
+			force = true
+		}
+	}
+	for _, group := range groups {
+		if len(group) == 0 {
+			continue
+		}
+		for _, p := range group {
+			if p.DeletionTimestamp != nil && !force {
+				continue // leaving already
+			}
+			if err := a.evict(ctx, p, force); err != nil {
+				return false, err
+			}
+		}
+		return false, nil
+	}
+	return true, nil
+}
+
+// needsEviction reports whether a pod on a draining node must leave first:
+// not finished, not a static (mirror) pod, not tolerating the disruption
+// taint.
+func needsEviction(p *corev1.Pod) bool {
+	if p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed {
+		return false
+	}
+	if _, mirror := p.Annotations[corev1.MirrorPodAnnotationKey]; mirror {
+		return false
+	}
+	for _, t := range p.Spec.Tolerations {
+		// Only an explicit toleration of the disruption taint keeps a pod
+		// on a draining node; a wildcard toleration does not.
+		if t.Key == disruptedTaint.Key && (t.Effect == "" || t.Effect == disruptedTaint.Effect) {
+			return false
+		}
+	}
+	return true
+}
+
+// evictionGroup orders pods for draining: 0 ordinary, 1 critical, 2
+// daemonset pods (which the node needs until the end).
+func evictionGroup(p *corev1.Pod) int {
+	for _, o := range p.OwnerReferences {
+		if o.Controller != nil && *o.Controller && o.Kind == "DaemonSet" {
+			return 2
+		}
+	}
+	if p.Spec.PriorityClassName == "system-cluster-critical" || p.Spec.PriorityClassName == "system-node-critical" ||
+		(p.Spec.Priority != nil && *p.Spec.Priority >= 2_000_000_000) {
+		return 1
+	}
+	return 0
+}
+
+// evict asks the Eviction API to remove p (or deletes it when force is
+// set, the grace period being over). A 429 (a PDB forbids it now) is not
+// an error: the drain retries.
+func (a *Agent) evict(ctx context.Context, p *corev1.Pod, force bool) error {
+	if force {
+		err := a.client.Delete(ctx, p)
+		if err != nil && !apierrors.IsNotFound(err) {
+			return fmt.Errorf("deleting pod %s/%s after the termination grace period: %w", p.Namespace, p.Name, err)
+		}
+		a.metrics.evictions.WithLabelValues("forced").Inc()
+		return nil
+	}
+	eviction := &policyv1.Eviction{ObjectMeta: metav1.ObjectMeta{Name: p.Name, Namespace: p.Namespace}}
+	err := a.client.SubResource("eviction").Create(ctx, p, eviction)
+	switch {
+	case err == nil:
+		a.metrics.evictions.WithLabelValues("evicted").Inc()
+		a.recorder.Eventf(p, nil, corev1.EventTypeNormal, ReasonEvicted, "Evict", "Evicted: node %s is being terminated", p.Spec.NodeName)
+		return nil
+	case apierrors.IsNotFound(err):
+		return nil
+	case apierrors.IsTooManyRequests(err):
+		a.metrics.evictions.WithLabelValues("blocked").Inc()
+		a.recorder.Eventf(p, nil, corev1.EventTypeWarning, ReasonEvictionBlocked, "Evict", "Eviction blocked by a PodDisruptionBudget; retrying: %v", err)
+		return nil
+	}
+	return fmt.Errorf("evicting pod %s/%s: %w", p.Namespace, p.Name, err)
+}
+
+func hasTaint(node *corev1.Node, taint corev1.Taint) bool {
+	for _, t := range node.Spec.Taints {
+		if t.Key == taint.Key && t.Effect == taint.Effect {
+			return true
+		}
+	}
+	return false
+}
+
+// setupNodes handles Nodes being deleted that carry the termination
+// finalizer: their claim is deleted (which drains them); a node whose claim
+// is gone is released.
+func (a *Agent) setupNodes(mgr manager.Manager) error {
+	err := ctrl.ControllerManagedBy(mgr).Named("node-termination").For(&corev1.Node{}).
+		Complete(reconcile.Func(a.reconcileNode))
+	if err != nil {
+		return fmt.Errorf("setting up the node termination controller: %w", err)
+	}
+	return nil
+}
+
+func (a *Agent) reconcileNode(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
+	node := &corev1.Node{}
+	if err := a.client.Get(ctx, req.NamespacedName, node); err != nil {
+		return reconcile.Result{}, client.IgnoreNotFound(err)
+	}
+	if node.DeletionTimestamp == nil || !controllerutil.ContainsFinalizer(node, v1.TerminationFinalizer) {
+		return reconcile.Result{}, nil
+	}
+	claims := a.claimsOfNode(ctx, node)
+	if len(claims) == 0 {
+		return reconcile.Result{}, a.releaseNode(ctx, node)
+	}
+	for _, r := range claims {
+		claim := &v1.NodeClaim{}
+		if err := a.client.Get(ctx, r.NamespacedName, claim); err != nil {
+			continue
+		}
+		if claim.DeletionTimestamp == nil {
+			if err := a.client.Delete(ctx, claim); client.IgnoreNotFound(err) != nil {
+				return reconcile.Result{}, fmt.Errorf("deleting nodeclaim %s of deleted node %s: %w", claim.Name, node.Name, err)
+			}
+		}
+	}
+	return reconcile.Result{}, nil
+}
