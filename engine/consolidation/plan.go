@@ -154,13 +154,23 @@ func (p *planner) simulate(nodes []*nodeInfo) (*packing.Result, []*state.Pod, er
 		gone[n.node.Name] = true
 		pods = append(pods, n.pods...)
 	}
+	// The nodes to remove stay in the snapshot marked for deletion, as do
+	// the nodes earlier commands removed: packing then places nothing on
+	// them and names no claim after them.
 	snap := *p.work
-	snap.Nodes = make([]*state.Node, 0, len(p.work.Nodes))
+	snap.Nodes = make([]*state.Node, 0, len(p.work.Nodes)+len(p.removed))
 	for _, n := range p.work.Nodes {
-		if !gone[n.Name] {
-			snap.Nodes = append(snap.Nodes, n)
+		if gone[n.Name] {
+			n = markedForDeletion(n)
+		}
+		snap.Nodes = append(snap.Nodes, n)
+	}
+	for _, n := range p.orig.Nodes {
+		if p.removed[n.Name] {
+			snap.Nodes = append(snap.Nodes, markedForDeletion(n))
 		}
 	}
+	slices.SortFunc(snap.Nodes, func(a, b *state.Node) int { return strings.Compare(a.Name, b.Name) })
 	p.evaluations++
 	p.simulated += len(pods)
 	if len(pods) == 0 {
@@ -171,6 +181,13 @@ func (p *planner) simulate(nodes []*nodeInfo) (*packing.Result, []*state.Pod, er
 		return nil, nil, err
 	}
 	return r, pods, nil
+}
+
+// markedForDeletion returns a copy of n being drained.
+func markedForDeletion(n *state.Node) *state.Node {
+	c := *n
+	c.MarkedForDeletion = true
+	return &c
 }
 
 // budgetLeft reports whether the search may still run simulations.

@@ -8,6 +8,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 
@@ -23,11 +24,15 @@ const (
 
 // Command is the `tenon simulate` subcommand:
 //
-//	tenon simulate [-f FILE]... [-o text|json] [--repeat N] [--check] [--timeout D]
+//	tenon simulate [-f FILE]... [--example NAME] [-o text|json] [--repeat N] [--check] [--timeout D]
+//	               [--consolidate] [--until-stable] [--max-rounds N] [--now TIME]
 //
 // It reads the scenario files as one scenario (or, with no -f, runs the
 // embedded examples, whose JSON is an array of reports), solves the pending
-// pods and prints the nodes to launch. It exits 0 on
+// pods and prints the nodes to launch. A scenario with existing nodes, pods
+// bound to them and no pending pods (or any with --consolidate or
+// --until-stable) is simulated as consolidation instead: it prints the plan
+// engine/consolidation makes (see consolidate.go). It exits 0 on
 // success, 1 when --check finds a violation (or the solve fails) and 2 on
 // bad input or usage.
 func Command(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -53,6 +58,13 @@ type options struct {
 	repeatSet bool
 	check     bool
 	timeout   time.Duration
+	// example names an embedded example to run instead of files.
+	example string
+	// consolidate, untilStable, maxRounds and now steer consolidation.
+	consolidate bool
+	untilStable bool
+	maxRounds   int
+	now         time.Time
 }
 
 // fileList is the repeatable -f flag.
@@ -91,12 +103,20 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	repeat := fs.Int("repeat", 1, "solve `N` times after one warm-up and report each run's time and the median")
 	check := fs.Bool("check", false, "validate the result against the scenario and exit 1 listing any violation")
 	timeout := fs.Duration("timeout", 0, "give up solving after this `duration` (such as 30s); 0 means no limit")
+	example := fs.String("example", "", "run the embedded example `name` instead of files: "+strings.Join(exampleNames(), ", "))
+	consolidate := fs.Bool("consolidate", false, "simulate consolidation of the scenario's nodes even if pods are pending")
+	untilStable := fs.Bool("until-stable", false, "consolidate: apply each plan in simulation and plan again until nothing changes")
+	maxRounds := fs.Int("max-rounds", 10, "consolidate --until-stable: stop after `N` plans")
+	nowFlag := fs.String("now", "", "consolidate: plan at this `time` (RFC 3339, such as 2026-01-05T10:00:00Z); default the current time")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "Usage: tenon simulate [-f FILE]... [-o text|json] [--repeat N] [--check] [--timeout D]")
 		fmt.Fprintln(fs.Output(), "\nSimulates Tenon's packing on scenario files, with no cluster and no cloud: prints the")
 		fmt.Fprintln(fs.Output(), "nodes it would launch, their cost against a proven lower bound, and why any pod cannot")
 		fmt.Fprintln(fs.Output(), "be placed. Several -f files form one scenario. Without -f it runs two small embedded")
 		fmt.Fprintln(fs.Output(), "examples, and -o json prints an array with one report per example.")
+		fmt.Fprintln(fs.Output(), "A scenario with existing nodes, pods bound to them (spec.nodeName) and no pending pods is")
+		fmt.Fprintln(fs.Output(), "simulated as consolidation: the nodes Tenon would remove or replace and why it keeps the")
+		fmt.Fprintln(fs.Output(), "others. --example inflate-scale-down shows it on the inflate Deployment scaled from 50 to 5.")
 		fmt.Fprintln(fs.Output(), "Exit status: 0 done, 1 --check found a violation (or solving failed), 2 bad input or usage.")
 		fmt.Fprintln(fs.Output(), "\nFlags:")
 		fs.PrintDefaults()
@@ -119,7 +139,32 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 		fmt.Fprintf(stderr, "tenon simulate: %v\n", err)
 		return nil, err
 	}
-	o := &options{files: files, output: string(output), repeat: *repeat, check: *check, timeout: *timeout}
+	if *maxRounds < 1 {
+		err := fmt.Errorf("invalid value %d for flag -max-rounds: must be at least 1", *maxRounds)
+		fmt.Fprintf(stderr, "tenon simulate: %v\n", err)
+		return nil, err
+	}
+	if *example != "" && len(files) > 0 {
+		err := errors.New("-example and -f exclude each other: run an embedded example or your files")
+		fmt.Fprintf(stderr, "tenon simulate: %v\n", err)
+		return nil, err
+	}
+	if *example != "" && !slices.Contains(exampleNames(), *example) {
+		err := fmt.Errorf("invalid value %q for flag -example: the embedded examples are %s", *example, strings.Join(exampleNames(), ", "))
+		fmt.Fprintf(stderr, "tenon simulate: %v\n", err)
+		return nil, err
+	}
+	o := &options{files: files, output: string(output), repeat: *repeat, check: *check, timeout: *timeout,
+		example: *example, consolidate: *consolidate, untilStable: *untilStable, maxRounds: *maxRounds}
+	if *nowFlag != "" {
+		t, err := time.Parse(time.RFC3339, *nowFlag)
+		if err != nil {
+			err = fmt.Errorf("invalid value %q for flag -now: want RFC 3339 such as 2026-01-05T10:00:00Z", *nowFlag)
+			fmt.Fprintf(stderr, "tenon simulate: %v\n", err)
+			return nil, err
+		}
+		o.now = t.UTC()
+	}
 	fs.Visit(func(f *flag.Flag) { o.repeatSet = o.repeatSet || f.Name == "repeat" })
 	return o, nil
 }
@@ -143,8 +188,36 @@ func (c *cli) run(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		return ExitBadInput
 	}
 	code := ExitOK
-	reports := make([]*Report, 0, len(scenarios))
+	reports := make([]any, 0, len(scenarios))
 	for i, s := range scenarios {
+		if consolidating(s, opts) {
+			rep, violations, err := c.consolidate(ctx, s, opts)
+			if err != nil {
+				fmt.Fprintf(stderr, "tenon simulate: %v\n", err)
+				var inErr *InputError
+				if errors.As(err, &inErr) {
+					return ExitBadInput
+				}
+				return ExitCheckFails
+			}
+			reports = append(reports, rep)
+			if opts.output == "text" {
+				if i > 0 {
+					fmt.Fprintln(stdout)
+				}
+				writeConsolidationText(stdout, s, rep, intros[i])
+			}
+			if len(violations) > 0 {
+				fmt.Fprintf(stderr, "tenon simulate: %s: the plan breaks %d rule(s):\n", s.Name, len(violations))
+				for _, v := range violations {
+					fmt.Fprintf(stderr, "  %s\n", v)
+				}
+				code = ExitCheckFails
+			} else if opts.check && opts.output == "text" {
+				fmt.Fprintln(stdout, "\nCheck: no violations (every evicted pod fits where the plan sends it, every hard constraint held).")
+			}
+			continue
+		}
 		rep, violations, err := c.simulate(ctx, s, opts)
 		if err != nil {
 			fmt.Fprintf(stderr, "tenon simulate: %v\n", err)
@@ -191,6 +264,9 @@ func (c *cli) run(ctx context.Context, args []string, stdout, stderr io.Writer) 
 
 // load reads the -f files as one scenario, or the embedded examples.
 func (c *cli) load(opts *options) ([]*Scenario, []string, error) {
+	if opts.example != "" {
+		return loadExample(opts.example)
+	}
 	if len(opts.files) == 0 {
 		return loadExamples()
 	}
