@@ -75,6 +75,7 @@ func (p *tenonProvider) Configure(ctx context.Context, req provider.ConfigureReq
 func (p *tenonProvider) Resources(_ context.Context) []func() resource.Resource {
 	return []func() resource.Resource{
 		NewNodePoolResource,
+		NewNodeClassResource,
 	}
 }
 

@@ -33,6 +33,9 @@ type validationCase struct {
 
 // errorAt matches a plan error titled summary about the attribute at p.
 func errorAt(summary, p string) *regexp.Regexp {
+	if p == "" { // an error about the whole object
+		return regexp.MustCompile(regexp.QuoteMeta(summary))
+	}
 	return regexp.MustCompile(regexp.QuoteMeta(summary) + `\s[\s\S]*?\n\s*` + regexp.QuoteMeta(p+": "))
 }
 
