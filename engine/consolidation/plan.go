@@ -374,6 +374,12 @@ func (p *planner) finish() *Result {
 			cmp.Compare(perPod(b), perPod(a)), strings.Compare(a.Nodes[0], b.Nodes[0]))
 	})
 	for _, c := range cmds {
+		if c.Replacements == nil {
+			c.Replacements = []Replacement{}
+		}
+		if c.Moves == nil {
+			c.Moves = []Move{}
+		}
 		res.Commands = append(res.Commands, c.Command)
 		res.PodsEvicted += len(c.Moves)
 		res.removed = append(res.removed, c.Nodes...)

@@ -1,0 +1,214 @@
+package simulate
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// fixedNow is the clock consolidation tests plan at.
+const fixedNow = "2026-01-05T10:00:00Z"
+
+func runCLI(t *testing.T, args ...string) (string, string, int) {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	c := cli{engine: packingSolver{}, now: time.Now, zeroTimings: true}
+	code := c.run(context.Background(), args, &stdout, &stderr)
+	return stdout.String(), stderr.String(), code
+}
+
+// TestConsolidationExampleGolden pins `tenon simulate --example
+// inflate-scale-down` as text and JSON (timings zeroed, clock fixed), with
+// and without --until-stable. Rewrite with -args -update after an intended
+// change.
+func TestConsolidationExampleGolden(t *testing.T) {
+	tests := []struct {
+		args   []string
+		golden string
+	}{
+		{[]string{"--example", "inflate-scale-down", "--check", "--now", fixedNow}, "consolidation-example.golden"},
+		{[]string{"--example", "inflate-scale-down", "--until-stable", "--check", "--now", fixedNow, "-o", "json"}, "consolidation-example.json.golden"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.golden, func(t *testing.T) {
+			got, stderr, code := runCLI(t, tt.args...)
+			if code != ExitOK {
+				t.Fatalf("exit %d; stderr:\n%s", code, stderr)
+			}
+			golden := filepath.Join("testdata", tt.golden)
+			if *update {
+				if err := os.WriteFile(golden, []byte(got), 0o600); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatalf("%v (run go test ./engine/simulate -run TestConsolidationExampleGolden -args -update to create it)", err)
+			}
+			if got != string(want) {
+				t.Errorf("output differs from %s (rerun with -args -update if the change is intended):\n--- got\n%s\n--- want\n%s", golden, got, want)
+			}
+			if again, _, _ := runCLI(t, tt.args...); again != got {
+				t.Errorf("a second run printed something else:\n%s", again)
+			}
+		})
+	}
+}
+
+// TestConsolidationJSON checks the JSON fields the issue fixes on the
+// example run until stable: commands with reason, nodes, replacements and
+// moves; kept nodes with why; the final nodes in the packing report's
+// shape; and the summary.
+func TestConsolidationJSON(t *testing.T) {
+	out, stderr, code := runCLI(t, "--example", "inflate-scale-down", "--until-stable", "--now", fixedNow, "-o", "json")
+	if code != ExitOK {
+		t.Fatalf("exit %d; stderr:\n%s", code, stderr)
+	}
+	var rep struct {
+		Commands []struct {
+			Round        int               `json:"round"`
+			Reason       string            `json:"reason"`
+			Nodes        []string          `json:"nodes"`
+			Replacements []json.RawMessage `json:"replacements"`
+			Moves        []struct{ Pod, From, To string }
+		} `json:"commands"`
+		Kept    []struct{ Node, Reason string } `json:"kept"`
+		Nodes   []map[string]any                `json:"nodes"`
+		Summary map[string]any                  `json:"summary"`
+	}
+	dec := json.NewDecoder(strings.NewReader(out))
+	if err := dec.Decode(&rep); err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Commands) == 0 || rep.Commands[0].Reason != "Empty" {
+		t.Fatalf("want commands starting with the empty nodes, got %+v", rep.Commands)
+	}
+	for _, key := range []string{"name", "nodePool", "instanceType", "zone", "capacityType", "pricePerHour", "existing", "pods"} {
+		for _, n := range rep.Nodes {
+			if _, ok := n[key]; !ok {
+				t.Errorf("node %v lacks %q", n["name"], key)
+			}
+		}
+	}
+	for _, key := range []string{"costBeforePerHour", "costAfterPerHour", "lowerBoundPerHour", "podsEvicted", "rounds", "planSeconds"} {
+		if _, ok := rep.Summary[key]; !ok {
+			t.Errorf("summary lacks %q", key)
+		}
+	}
+	if before, after := rep.Summary["costBeforePerHour"].(float64), rep.Summary["costAfterPerHour"].(float64); after >= before {
+		t.Errorf("cost %v -> %v, want lower", before, after)
+	}
+	if lb, after := rep.Summary["lowerBoundPerHour"].(float64), rep.Summary["costAfterPerHour"].(float64); lb <= 0 || lb > after {
+		t.Errorf("lower bound %v against cost %v", lb, after)
+	}
+	if rep.Summary["stable"] != true {
+		t.Errorf("not stable after --until-stable: %v", rep.Summary)
+	}
+	pods := 0
+	for _, n := range rep.Nodes {
+		pods += len(n["pods"].([]any))
+	}
+	if pods != 5 {
+		t.Errorf("final nodes hold %d pods, want the 5 inflate pods", pods)
+	}
+}
+
+// cluster is a scenario with nodes and pods bound to them.
+func cluster(nodes, pods string) string {
+	return header + pool + nodes + pods
+}
+
+func nodeDoc(name, typ, zone string) string {
+	return fmt.Sprintf(`---
+apiVersion: v1
+kind: Node
+metadata:
+  name: %s
+  labels: {tenon.dev/nodepool: default, node.kubernetes.io/instance-type: %s, topology.kubernetes.io/zone: %s, tenon.dev/capacity-type: on-demand}
+`, name, typ, zone)
+}
+
+func boundPod(name, node string) string {
+	return fmt.Sprintf(`---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: %s
+  ownerReferences: [{apiVersion: apps/v1, kind: ReplicaSet, name: rs, uid: 0b7d2b1e-8a8c-4a57-9c61-3d7c1b1f2a10, controller: true}]
+spec:
+  nodeName: %s
+  containers: [{name: c, image: registry.k8s.io/pause:3.10, resources: {requests: {cpu: 500m, memory: 1Gi}}}]
+`, name, node)
+}
+
+// TestConsolidationFromFile runs a scenario file with existing nodes and
+// bound pods: it is planned as consolidation without any flag, and the
+// plan passes --check.
+func TestConsolidationFromFile(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "c.yaml")
+	data := cluster(nodeDoc("n1", "m5.xlarge", "us-east-1a")+nodeDoc("n2", "m5.xlarge", "us-east-1b")+nodeDoc("n3", "m5.xlarge", "us-east-1c"),
+		boundPod("a", "n1")+boundPod("b", "n2")+boundPod("c", "n3"))
+	if err := os.WriteFile(path, []byte(data), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, stderr, code := runCLI(t, "-f", path, "--check", "--now", fixedNow)
+	if code != ExitOK {
+		t.Fatalf("exit %d; stderr:\n%s", code, stderr)
+	}
+	for _, want := range []string{"Scenario s: consolidation of 3 existing nodes holding 3 pods", "Underutilized", "Check: no violations"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+// TestConsolidationBadInput: what consolidation needs of nodes and bound
+// pods is checked, and errors name the file, the object and the field,
+// with exit code 2.
+func TestConsolidationBadInput(t *testing.T) {
+	node := nodeDoc("n1", "m5.xlarge", "us-east-1a")
+	tests := []struct {
+		name string
+		data string
+		args []string
+		want string
+	}{
+		{"a pod bound to a node that does not exist", cluster(node, boundPod("a", "n9")), nil,
+			`c.yaml: Pod default/a: spec.nodeName: Not found: "n9": no Node of that name in the scenario`},
+		{"a managed node without an instance type", cluster(strings.Replace(node, "node.kubernetes.io/instance-type: m5.xlarge, ", "", 1), boundPod("a", "n1")), nil,
+			"c.yaml: Node n1: metadata.labels[node.kubernetes.io/instance-type]: Required value"},
+		{"an instance type not in the catalog", cluster(nodeDoc("n1", "m9.huge", "us-east-1a"), boundPod("a", "n1")), nil,
+			`c.yaml: Node n1: metadata.labels[node.kubernetes.io/instance-type]: Unsupported value: "m9.huge"`},
+		{"a zone outside the scenario", cluster(nodeDoc("n1", "m5.xlarge", "us-east-1d"), boundPod("a", "n1")), nil,
+			`c.yaml: Node n1: metadata.labels[topology.kubernetes.io/zone]: Unsupported value: "us-east-1d"`},
+		{"a node of a pool that does not exist", cluster(strings.Replace(node, "tenon.dev/nodepool: default", "tenon.dev/nodepool: gpu", 1), boundPod("a", "n1")), nil,
+			`c.yaml: Node n1: metadata.labels[tenon.dev/nodepool]: Not found: "gpu"`},
+		{"--consolidate without nodes", cluster("", ""), []string{"--consolidate"},
+			"consolidation needs existing nodes"},
+		{"a malformed --now", cluster(node, boundPod("a", "n1")), []string{"--now", "yesterday"},
+			`invalid value "yesterday" for flag -now`},
+	}
+	dir := t.TempDir()
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := filepath.Join(dir, "c.yaml")
+			if err := os.WriteFile(path, []byte(tt.data), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			_, stderr, code := runCLI(t, append([]string{"-f", path}, tt.args...)...)
+			if code != ExitBadInput {
+				t.Errorf("exit %d, want %d; stderr:\n%s", code, ExitBadInput, stderr)
+			}
+			if !strings.Contains(stderr, tt.want) {
+				t.Errorf("stderr:\n%s\ndoes not contain:\n%s", stderr, tt.want)
+			}
+		})
+	}
+}
