@@ -54,6 +54,7 @@ func (p *tenonProvider) Schema(_ context.Context, _ provider.SchemaRequest, resp
 			"no cluster at all.",
 		Blocks: map[string]schema.Block{
 			"kubernetes": kubernetesBlock(),
+			"git":        gitBlock(),
 		},
 	}
 }
@@ -64,7 +65,10 @@ func (p *tenonProvider) Configure(ctx context.Context, req provider.ConfigureReq
 		resp.ResourceData, resp.DataSourceData = data, data
 		return
 	}
-	target := configureKubernetes(ctx, req, resp)
+	target, isGit := configureGit(ctx, req, resp)
+	if !isGit && !resp.Diagnostics.HasError() {
+		target = configureKubernetes(ctx, req, resp)
+	}
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -76,6 +80,7 @@ func (p *tenonProvider) Resources(_ context.Context) []func() resource.Resource 
 	return []func() resource.Resource{
 		NewNodePoolResource,
 		NewNodeClassResource,
+		NewProvisionerResource,
 	}
 }
 

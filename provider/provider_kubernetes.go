@@ -36,6 +36,7 @@ type execModel struct {
 
 type providerModel struct {
 	Kubernetes *kubernetesModel `tfsdk:"kubernetes"`
+	Git        *gitModel        `tfsdk:"git"`
 }
 
 // kubernetesEnv maps each attribute to its environment fallback, as hashicorp/kubernetes

@@ -1,0 +1,143 @@
+package delivery
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"reflect"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/tenonhq/terraform-provider-tenon/engine/gitops"
+)
+
+// GitConfig says where the git target commits: its fields mirror the provider's git {} block.
+type GitConfig struct {
+	URL, Branch, Path       string
+	AuthorName, AuthorEmail string
+	Auth                    gitops.Auth
+	// CacheDir keeps the repository's shallow copy between runs; empty keeps it in memory.
+	CacheDir string
+}
+
+// Git is the GitOps target: every Apply and Delete is a commit pushed to a branch (one YAML
+// file per object, <kind>/<name>.yaml, and a kustomization.yaml kept in step, for ArgoCD or
+// Flux to apply, or the agent's pull mode), and Get reads the file back from the branch head,
+// so a hand edit in Git shows up as drift. A push that loses a race with another writer (a
+// second workspace, a person) is re-applied on the new head; nothing is ever force-pushed.
+type Git struct {
+	cfg    GitConfig
+	reader *gitops.Reader
+	writer *gitops.Writer
+}
+
+var _ Target = (*Git)(nil)
+
+// NewGit checks cfg and returns the target. It does not touch the network.
+func NewGit(cfg GitConfig) (*Git, error) {
+	repo, err := gitops.Open(gitops.Options{
+		URL: cfg.URL, Branch: cfg.Branch, Path: cfg.Path, Auth: cfg.Auth, CacheDir: cfg.CacheDir,
+		AuthorName: cfg.AuthorName, AuthorEmail: cfg.AuthorEmail,
+	})
+	if err != nil {
+		return nil, err
+	}
+	eff := repo.Options()
+	cfg.Branch, cfg.Path = eff.Branch, eff.Path
+	return &Git{cfg: cfg, reader: gitops.NewReader(repo), writer: gitops.NewWriter(repo)}, nil
+}
+
+// defaulter is an API object that fills the defaults its CRD would.
+type defaulter interface{ SetDefaults() }
+
+// Apply commits obj, with its CRD defaults filled in (no API server will fill them before
+// ArgoCD or Flux shows the object) and without status, and fills obj with what was committed.
+func (g *Git) Apply(ctx context.Context, obj Object) error {
+	kind := obj.GetObjectKind().GroupVersionKind().Kind
+	stored, ok := obj.DeepCopyObject().(Object)
+	if !ok {
+		return fmt.Errorf("%s %q: %T is not an API object; this is always a bug in the provider, please report it", kind, obj.GetName(), obj)
+	}
+	if d, ok := stored.(defaulter); ok {
+		d.SetDefaults()
+	}
+	u, err := committed(stored)
+	if err != nil {
+		return err
+	}
+	if _, err := g.writer.Apply(ctx, gitops.Change{Apply: []runtime.Object{u}}); err != nil {
+		return fmt.Errorf("committing %s %q to %s: %w", kind, obj.GetName(), g.Describe(), err)
+	}
+	return fill(u, obj)
+}
+
+// committed is the form of obj that goes into Git: no status, no server-set metadata.
+func committed(obj Object) (*unstructured.Unstructured, error) {
+	content, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
+	if err != nil {
+		return nil, fmt.Errorf("encoding %s %q: %w", obj.GetObjectKind().GroupVersionKind().Kind, obj.GetName(), err)
+	}
+	u := &unstructured.Unstructured{Object: content}
+	unstructured.RemoveNestedField(u.Object, "status")
+	for _, f := range []string{"creationTimestamp", "resourceVersion", "managedFields", "uid", "generation"} {
+		unstructured.RemoveNestedField(u.Object, "metadata", f)
+	}
+	return u, nil
+}
+
+// fill replaces obj's content with u's.
+func fill(u *unstructured.Unstructured, obj Object) error {
+	reflect.ValueOf(obj).Elem().SetZero()
+	return decode(u, obj)
+}
+
+// Get reads the object from the branch head, its CRD defaults filled in as an API server
+// would, or returns ErrNotFound when the branch, the path or the object's file is not there.
+// A commit with an invalid object anywhere under the path is an error naming file, object and
+// field: Terraform should not plan against a policy the agent would refuse.
+func (g *Git) Get(ctx context.Context, obj Object) error {
+	kind := obj.GetObjectKind().GroupVersionKind().Kind
+	snap, err := g.reader.Read(ctx)
+	switch {
+	case errors.Is(err, gitops.ErrBranchNotFound) || errors.Is(err, gitops.ErrPathNotFound):
+		return fmt.Errorf("%s %q in %s: %w (%w)", kind, obj.GetName(), g.Describe(), ErrNotFound, err)
+	case err != nil:
+		return fmt.Errorf("reading %s %q from %s: %w", kind, obj.GetName(), g.Describe(), err)
+	}
+	o, ok := snap.Get(gitops.Ref{Kind: kind, Name: obj.GetName()})
+	if !ok {
+		return fmt.Errorf("%s %q in %s at commit %.12s: %w", kind, obj.GetName(), g.Describe(), snap.Commit, ErrNotFound)
+	}
+	if got := o.Object.GetAPIVersion(); got != obj.GetObjectKind().GroupVersionKind().GroupVersion().String() {
+		return fmt.Errorf("%s %q in %s (%s) has apiVersion %s; the provider manages %s",
+			kind, obj.GetName(), g.Describe(), o.File, got, obj.GetObjectKind().GroupVersionKind().GroupVersion())
+	}
+	gvk := obj.GetObjectKind().GroupVersionKind()
+	if err := fill(o.Object, obj); err != nil {
+		return err
+	}
+	obj.GetObjectKind().SetGroupVersionKind(gvk)
+	if d, ok := obj.(defaulter); ok {
+		d.SetDefaults()
+	}
+	return nil
+}
+
+// Delete commits the removal of the object's file; an object already gone commits nothing.
+func (g *Git) Delete(ctx context.Context, obj Object) error {
+	kind := obj.GetObjectKind().GroupVersionKind().Kind
+	if _, err := g.writer.Apply(ctx, gitops.Change{Delete: []gitops.Ref{{Kind: kind, Name: obj.GetName()}}}); err != nil {
+		return fmt.Errorf("committing the deletion of %s %q to %s: %w", kind, obj.GetName(), g.Describe(), err)
+	}
+	return nil
+}
+
+// Describe names the repository, branch and path.
+func (g *Git) Describe() string {
+	p := g.cfg.Path
+	if p == "" {
+		p = "/"
+	}
+	return fmt.Sprintf("git repository %s (branch %s, path %s)", g.cfg.URL, g.cfg.Branch, p)
+}

@@ -1,0 +1,101 @@
+package delivery_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	v1 "github.com/tenonhq/terraform-provider-tenon/engine/api/v1"
+	"github.com/tenonhq/terraform-provider-tenon/engine/gitops/gitopstest"
+	"github.com/tenonhq/terraform-provider-tenon/provider/delivery"
+)
+
+func gitNodePool(name string, capacityTypes ...string) *v1.NodePool {
+	np := &v1.NodePool{
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+		Spec: v1.NodePoolSpec{Template: v1.NodeClaimTemplate{Spec: v1.NodeClaimTemplateSpec{
+			NodeClassRef: &v1.NodeClassReference{Name: "default"},
+			Requirements: []v1.NodeSelectorRequirementWithMinValues{{Key: "tenon.dev/capacity-type", Operator: corev1.NodeSelectorOpIn, Values: capacityTypes}},
+		}}},
+	}
+	np.APIVersion, np.Kind = v1.SchemeGroupVersion.String(), v1.NodePoolKind
+	return np
+}
+
+func emptyNodePool(name string) *v1.NodePool {
+	np := &v1.NodePool{ObjectMeta: metav1.ObjectMeta{Name: name}}
+	np.APIVersion, np.Kind = v1.SchemeGroupVersion.String(), v1.NodePoolKind
+	return np
+}
+
+// TestGitTarget: Apply commits the object with its defaults and no status, Get reads it back
+// (and a hand edit), missing branch or object is ErrNotFound, Delete removes the file.
+func TestGitTarget(t *testing.T) {
+	srv := gitopstest.Start(t)
+	srv.NewRepo("policy")
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	target, err := delivery.NewGit(delivery.GitConfig{URL: srv.GitURL("policy"), Path: "clusters/dev", AuthorName: "TF", AuthorEmail: "tf@example.com"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "git repository " + srv.GitURL("policy") + " (branch main, path clusters/dev)"; target.Describe() != want {
+		t.Errorf("Describe = %q, want %q", target.Describe(), want)
+	}
+	if err := target.Get(ctx, emptyNodePool("general")); !delivery.IsNotFound(err) {
+		t.Fatalf("Get on an empty repository = %v, want ErrNotFound", err)
+	}
+
+	np := gitNodePool("general", "spot")
+	np.Status.Nodes = 3
+	if err := target.Apply(ctx, np); err != nil {
+		t.Fatalf("Apply: %v", err)
+	}
+	if np.Spec.Disruption == nil || np.Spec.Disruption.ConsolidationPolicy != v1.ConsolidationPolicyWhenEmptyOrUnderutilized || np.Status.Nodes != 0 {
+		t.Errorf("Apply left %+v / status %+v, want defaults filled and status empty", np.Spec.Disruption, np.Status)
+	}
+	file := srv.Git("policy", "show", "main:clusters/dev/nodepool/general.yaml")
+	if !strings.Contains(file, "consolidationPolicy: WhenEmptyOrUnderutilized") || strings.Contains(file, "status") {
+		t.Errorf("committed file lacks defaults or holds status:\n%s", file)
+	}
+	if log := srv.Git("policy", "log", "-1", "--format=%an|%s"); strings.TrimSpace(log) != "TF|tenon: apply NodePool general" {
+		t.Errorf("commit = %q", log)
+	}
+
+	got := emptyNodePool("general")
+	if err := target.Get(ctx, got); err != nil {
+		t.Fatalf("Get: %v", err)
+	}
+	if got.Kind != v1.NodePoolKind || got.Spec.Template.Spec.Requirements[0].Values[0] != "spot" || got.Spec.Template.Spec.ExpireAfter != v1.DefaultExpireAfter {
+		t.Errorf("Get = %+v", got)
+	}
+	if err := target.Get(ctx, emptyNodePool("other")); !delivery.IsNotFound(err) {
+		t.Errorf("Get of a missing object = %v, want ErrNotFound", err)
+	}
+
+	// A hand edit in Git is what Get returns: Terraform sees it as drift.
+	srv.Commit("policy", "main", "hand edit", map[string]string{
+		"clusters/dev/nodepool/general.yaml": "apiVersion: tenon.dev/v1\nkind: NodePool\nmetadata: {name: general}\nspec:\n  weight: 7\n  template:\n    spec:\n      nodeClassRef: {name: default}\n",
+	})
+	got = emptyNodePool("general")
+	if err := target.Get(ctx, got); err != nil {
+		t.Fatalf("Get after hand edit: %v", err)
+	}
+	if got.Spec.Weight == nil || *got.Spec.Weight != 7 || len(got.Spec.Template.Spec.Requirements) != 0 {
+		t.Errorf("Get after hand edit = %+v", got.Spec)
+	}
+
+	if err := target.Delete(ctx, emptyNodePool("general")); err != nil {
+		t.Fatalf("Delete: %v", err)
+	}
+	if err := target.Get(ctx, emptyNodePool("general")); !delivery.IsNotFound(err) {
+		t.Errorf("Get after Delete = %v, want ErrNotFound", err)
+	}
+	if err := target.Delete(ctx, emptyNodePool("general")); err != nil {
+		t.Errorf("Delete of a deleted object: %v", err)
+	}
+}
