@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/tenonhq/terraform-provider-tenon/engine/state"
 )
@@ -31,11 +32,15 @@ func BenchmarkPlan(b *testing.B) {
 		b.Run(fmt.Sprintf("nodes=%d", nodes), func(b *testing.B) {
 			_, snap := benchCluster(b, nodes)
 			b.ResetTimer()
+			var cpu time.Duration
 			for b.Loop() {
+				start := cpuTime()
 				if _, err := Plan(context.Background(), snap, t0, DefaultOptions()); err != nil {
 					b.Fatal(err)
 				}
+				cpu += cpuTime() - start
 			}
+			b.ReportMetric(cpu.Seconds()/float64(b.N), "cpu-s/op")
 		})
 	}
 }
@@ -55,6 +60,8 @@ func BenchmarkUntilStable(b *testing.B) {
 			}
 			b.ReportMetric(run.total.Seconds(), "s-to-stable")
 			b.ReportMetric(run.firstPlan.Seconds(), "s-first-plan")
+			b.ReportMetric(run.totalCPU.Seconds(), "cpu-s-to-stable")
+			b.ReportMetric(run.firstPlanCPU.Seconds(), "cpu-s-first-plan")
 			b.ReportMetric(float64(run.rounds), "rounds")
 			b.ReportMetric(run.cost/run.lowerBound, "cost/LB")
 			b.ReportMetric(float64(run.evicted)/float64(max(run.minEvictions, 1)), "evictions/min")

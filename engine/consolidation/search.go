@@ -74,7 +74,7 @@ func (consolidation) run(p *planner) error {
 			rest = append(rest, n)
 		}
 	}
-	k, err := p.choosePrefix(list)
+	k, r, err := p.choosePrefix(list)
 	if err != nil {
 		return err
 	}
@@ -86,16 +86,17 @@ func (consolidation) run(p *planner) error {
 		if len(chosen) == 0 {
 			break
 		}
-		r, _, err := p.simulate(chosen)
-		if err != nil {
-			return err
+		if r == nil {
+			if r, _, err = p.simulate(chosen); err != nil {
+				return err
+			}
 		}
 		if len(r.Unschedulable) > 0 {
 			// The search only keeps feasible prefixes; a bound hit in
 			// between leaves the last node out.
 			last := chosen[len(chosen)-1]
 			p.release(last)
-			chosen = chosen[:len(chosen)-1]
+			chosen, r = chosen[:len(chosen)-1], nil
 			continue
 		}
 		cmds := p.split(chosen, r, ReasonUnderutilized)
@@ -116,7 +117,7 @@ func (consolidation) run(p *planner) error {
 			chosen = nil
 			break
 		}
-		chosen = slices.DeleteFunc(chosen, func(n *nodeInfo) bool { return rejected[n.node.Name] })
+		chosen, r = slices.DeleteFunc(chosen, func(n *nodeInfo) bool { return rejected[n.node.Name] }), nil
 	}
 	for _, n := range chosen {
 		p.release(n)
@@ -168,14 +169,16 @@ type prefixEval struct {
 	// onClaims is the value of the pods packing put on new claims, and
 	// claimCost what those claims cost.
 	onClaims, claimCost float64
+	// r is the packing result, kept for the prefix chosen.
+	r *packing.Result
 }
 
 // choosePrefix decides how many of the ranked, admitted candidates to
 // remove together (see consolidation).
-func (p *planner) choosePrefix(list []*nodeInfo) (int, error) {
+func (p *planner) choosePrefix(list []*nodeInfo) (int, *packing.Result, error) {
 	n := len(list)
 	if n == 0 {
-		return 0, nil
+		return 0, nil, nil
 	}
 	theta := p.opts.MinSavingsPercent / 100
 	price := make([]float64, n+1)
@@ -226,7 +229,7 @@ func (p *planner) choosePrefix(list []*nodeInfo) (int, error) {
 		if err != nil {
 			return prefixEval{}, false, err
 		}
-		e := prefixEval{k: k, feasible: len(r.Unschedulable) == 0}
+		e := prefixEval{k: k, feasible: len(r.Unschedulable) == 0, r: r}
 		if e.feasible {
 			removed := 0.0
 			for _, c := range list[:k] {
@@ -258,16 +261,17 @@ func (p *planner) choosePrefix(list []*nodeInfo) (int, error) {
 	if n <= 8 {
 		for k := 1; k <= n; k++ {
 			if _, _, err := eval(k); err != nil {
-				return 0, err
+				return 0, nil, err
 			}
 		}
-		return bestOf().k, nil
+		best := bestOf()
+		return best.k, best.r, nil
 	}
 	// Model, calibrate on one simulation, then step around the best.
 	k0 := max(estimate(), 1)
 	e0, ok, err := eval(k0)
 	if err != nil || !ok {
-		return 0, err
+		return 0, nil, err
 	}
 	if e0.feasible && e0.onClaims > 0 {
 		rho = max(e0.claimCost/e0.onClaims, 0.5)
@@ -276,7 +280,7 @@ func (p *planner) choosePrefix(list []*nodeInfo) (int, error) {
 		}
 		if k1 := max(estimate(), 1); k1 != k0 {
 			if _, _, err := eval(k1); err != nil {
-				return 0, err
+				return 0, nil, err
 			}
 		}
 	}
@@ -284,13 +288,14 @@ func (p *planner) choosePrefix(list []*nodeInfo) (int, error) {
 	if cur.k == 0 {
 		cur = evals[k0]
 	}
-	step := max(cur.k/8, 1)
-	for step >= 1 {
+	// Steps shrink to 2% of the prefix: finer is the local search's job.
+	step, finest := max(cur.k/8, 1), max(cur.k/50, 1)
+	for {
 		moved := false
 		for _, k := range []int{cur.k + step, cur.k - step} {
 			e, ok, err := eval(k)
 			if err != nil {
-				return 0, err
+				return 0, nil, err
 			}
 			if ok && better(e, cur) {
 				cur, moved = e, true
@@ -298,16 +303,17 @@ func (p *planner) choosePrefix(list []*nodeInfo) (int, error) {
 			}
 		}
 		if !moved {
-			if step == 1 {
+			if step <= finest {
 				break
 			}
-			step /= 2
+			step = max(step/2, finest)
 		}
 		if !p.budgetLeft(0) {
 			break
 		}
 	}
-	return bestOf().k, nil
+	best := bestOf()
+	return best.k, best.r, nil
 }
 
 // claimValue is the value of the pods r put on new claims.

@@ -13,8 +13,10 @@ import (
 type stableRun struct {
 	rounds, evicted, minEvictions int
 	firstPlan, total              time.Duration
-	cost, lowerBound              float64
-	final                         *state.Snapshot
+	// firstPlanCPU and totalCPU are the process's CPU time for the same.
+	firstPlanCPU, totalCPU time.Duration
+	cost, lowerBound       float64
+	final                  *state.Snapshot
 }
 
 // untilStable plans and applies up to maxRounds times, the clock moving a
@@ -24,15 +26,15 @@ func untilStable(tb testing.TB, snap *state.Snapshot, opts Options, maxRounds in
 	tb.Helper()
 	var out stableRun
 	cur, now := snap, t0
-	start := time.Now()
+	start, startCPU := time.Now(), cpuTime()
 	for out.rounds < maxRounds {
-		t := time.Now()
+		t, tCPU := time.Now(), cpuTime()
 		res, err := Plan(context.Background(), cur, now, opts)
 		if err != nil {
 			tb.Fatal(err)
 		}
 		if out.rounds == 0 {
-			out.firstPlan = time.Since(t)
+			out.firstPlan, out.firstPlanCPU = time.Since(t), cpuTime()-tCPU
 		}
 		out.rounds++
 		if len(res.Commands) == 0 {
@@ -44,7 +46,7 @@ func untilStable(tb testing.TB, snap *state.Snapshot, opts Options, maxRounds in
 		}
 		now = now.Add(time.Minute)
 	}
-	out.total = time.Since(start)
+	out.total, out.totalCPU = time.Since(start), cpuTime()-startCPU
 	out.final = cur
 	left := map[string]bool{}
 	for _, n := range cur.Nodes {
