@@ -20,6 +20,7 @@ import (
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/tenonhq/terraform-provider-tenon/engine/agent"
 	"github.com/tenonhq/terraform-provider-tenon/engine/agent/manifests"
 	"github.com/tenonhq/terraform-provider-tenon/engine/api/crds"
 )
@@ -426,5 +427,44 @@ func TestYAMLIsStableAndRoundTrips(t *testing.T) {
 	}
 	if n != len(objs) {
 		t.Fatalf("decoded %d documents, want %d", n, len(objs))
+	}
+}
+
+// TestAgentAcceptsTheGeneratedArguments parses the container's arguments with the agent's own
+// flag parser, so a flag renamed or removed in engine/agent fails here rather than in a
+// crash-looping Deployment, and checks each setting arrives where it should.
+func TestAgentAcceptsTheGeneratedArguments(t *testing.T) {
+	cases := []manifests.Options{
+		localOptions(),
+		{Cloud: manifests.CloudKWOK, ClusterName: "dev", Namespace: "autoscaling",
+			Settings: manifests.Settings{BatchIdle: 2 * time.Second, BatchMax: 30 * time.Second, LogLevel: "debug", LogFormat: "text",
+				Region: "us-east-1", Zones: []string{"us-east-1a", "us-east-1b"}, KWOKLaunchDelay: 3 * time.Second}},
+		{Cloud: manifests.CloudAWS, ClusterName: "prod", Settings: manifests.Settings{LogLevel: "warn"}},
+	}
+	for _, opts := range cases {
+		t.Run(opts.Cloud+"/"+opts.ClusterName, func(t *testing.T) {
+			args, err := manifests.AgentArgs(opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if args[0] != "agent" {
+				t.Fatalf("the arguments start with %q, want the subcommand agent", args[0])
+			}
+			var stderr bytes.Buffer
+			got, err := agent.ParseFlags(args[1:], &stderr)
+			if err != nil {
+				t.Fatalf("tenon agent rejects %q: %v\n%s", args, err, stderr.String())
+			}
+			o := opts.Defaulted()
+			s := o.Settings
+			if got.Cloud != o.Cloud || got.ClusterName != o.ClusterName || !got.LeaderElect || got.LeaderElectNamespace != o.Namespace ||
+				got.BatchIdle != s.BatchIdle || got.BatchMax != s.BatchMax || got.LogLevel != s.LogLevel || got.LogFormat != s.LogFormat ||
+				got.Region != s.Region || !slices.Equal(got.Zones, s.Zones) || got.KWOKLaunchDelay != s.KWOKLaunchDelay {
+				t.Errorf("the agent parsed %+v from %q", got, args)
+			}
+			if got.MetricsAddr != ":8080" || got.HealthAddr != ":8081" {
+				t.Errorf("metrics %q, health %q: want the container ports :8080 and :8081", got.MetricsAddr, got.HealthAddr)
+			}
+		})
 	}
 }
