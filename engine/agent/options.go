@@ -52,6 +52,9 @@ type Options struct {
 	RegistrationTimeout time.Duration
 	OrphanGracePeriod   time.Duration
 	DisruptionInterval  time.Duration
+
+	// PolicyGit is the pull mode (--policy-git-*); off without a URL.
+	PolicyGit PolicyGitOptions
 }
 
 // LeaseName is the name of the leader-election Lease.
@@ -76,6 +79,7 @@ func DefaultOptions() Options {
 		RegistrationTimeout:  15 * time.Minute,
 		OrphanGracePeriod:    2 * time.Minute,
 		DisruptionInterval:   time.Second,
+		PolicyGit:            defaultPolicyGitOptions(),
 	}
 }
 
@@ -115,6 +119,7 @@ func ParseFlags(args []string, stderr io.Writer) (Options, error) {
 	fs.StringVar(&o.Region, "region", o.Region, "region whose catalog offerings and prices apply (default us-east-1)")
 	zones := zoneList(o.Zones)
 	fs.Var(&zones, "zones", "comma-separated zones of the region (default its a, b and c zones)")
+	o.PolicyGit.addFlags(fs)
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
@@ -154,6 +159,9 @@ func (o Options) Validate() error {
 	}
 	if o.KWOKLaunchDelay < 0 {
 		errs = append(errs, fmt.Errorf("--kwok-launch-delay %s: must not be negative", o.KWOKLaunchDelay))
+	}
+	if err := o.PolicyGit.validate(); err != nil {
+		errs = append(errs, err)
 	}
 	if o.LeaderElect && o.LeaderElectNamespace == "" {
 		errs = append(errs, errors.New("--leader-elect-namespace is empty: name the namespace of the Lease"))
