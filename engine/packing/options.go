@@ -17,6 +17,9 @@ type options struct {
 	// eagerCliques gives clique members their own sized nodes from
 	// minEagerClique members on.
 	eagerCliques bool
+	// noImprove skips the local-improvement pass (improve.go), for tests
+	// that measure what it gains.
+	noImprove bool
 }
 
 func newOptions(opts []Option) options {

@@ -187,6 +187,9 @@ func solveOnce(ctx context.Context, snap *state.Snapshot, pods []*state.Pod, o o
 			break
 		}
 	}
+	if !s.opts.noImprove && s.improve() {
+		s.renumber()
+	}
 	claims, dropped, dropReasons := s.finalize()
 	for p, reason := range repaired {
 		dropped = append(dropped, p)

@@ -1,0 +1,371 @@
+package packing
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+
+	"github.com/tenonhq/terraform-provider-tenon/engine/scheduling"
+	"github.com/tenonhq/terraform-provider-tenon/engine/state"
+)
+
+// improveBudget bounds the work of one improve pass, in fit checks and
+// offerings scanned, so the pass costs at most a few tens of milliseconds
+// and, being counted rather than timed, stays deterministic.
+const improveBudget = 1_000_000
+
+// improve is the local-improvement pass run on the new claims after
+// packing and before finalize. Within each (pool, zone) it visits the
+// claims cheapest first and tries to empty each one:
+//
+//   - merge: all its pods onto one other claim, which is re-sized to the
+//     cheapest offering that holds both, when that costs less than the two;
+//   - evacuate: its pods onto the spare room of other claims, each target
+//     re-sized to the cheapest offering that holds what it gets, when the
+//     targets' growth costs less than the emptied claim.
+//
+// Every claim is first shrunk to its cheapest offering. Only movable pods
+// move (see movable): pods whose hard and soft rules all hold per zone or
+// not at all, so moving them within a zone keeps every rule, and a claim
+// left empty is dropped by finalize. Pools with limits or minValues are
+// left alone, as are batches with a hostname spread using minDomains (a
+// node fewer could change its skew).
+//
+// The pass works on solver state (claims as *node, pods by class), so the
+// consolidation engine can reuse it for claims it builds the same way:
+// fill s.claims, call s.improve, then s.finalize.
+//
+// It reports whether it emptied a claim (see renumber).
+func (s *solver) improve() bool {
+	if len(s.claims) < 2 || s.hostMinDomains() {
+		return false
+	}
+	im := &improver{s: s, budget: improveBudget, movable: map[*class]bool{}, masks: map[*node]bitset{}, maxAlloc: map[*poolPlan]vec{}}
+	type groupKey struct{ pool, zone int }
+	groups := map[groupKey][]*node{}
+	var keys []groupKey
+	for _, n := range s.claims {
+		p := n.pool
+		if n.dropped || len(n.pods) == 0 || len(p.minValues) > 0 || p.anyLimit() {
+			continue
+		}
+		k := groupKey{p.idx, n.zone}
+		if _, ok := groups[k]; !ok {
+			keys = append(keys, k)
+		}
+		groups[k] = append(groups[k], n)
+	}
+	slices.SortFunc(keys, func(a, b groupKey) int { return cmp.Or(cmp.Compare(a.pool, b.pool), cmp.Compare(a.zone, b.zone)) })
+	for _, k := range keys {
+		ns := groups[k]
+		for _, n := range ns {
+			im.shrink(n)
+		}
+		if len(ns) < 2 {
+			continue
+		}
+		im.group(ns)
+	}
+	return im.emptied > 0
+}
+
+// improver is one improve pass's state.
+type improver struct {
+	s      *solver
+	budget int
+	// movable caches movable per class.
+	movable map[*class]bool
+	// masks caches, per claim, the types its classes allow.
+	masks    map[*node]bitset
+	maxAlloc map[*poolPlan]vec
+	// emptied counts the claims the pass emptied.
+	emptied int
+}
+
+// hostMinDomains reports whether some class spreads over hostnames with
+// minDomains set.
+func (s *solver) hostMinDomains() bool {
+	for _, c := range s.classes {
+		for _, sp := range c.spreads {
+			if sp.minDomains > 0 && isHostname(s.groups.list[sp.g].key) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func (p *poolPlan) anyLimit() bool {
+	for d := range maxDims {
+		if p.limited[d] {
+			return true
+		}
+	}
+	return false
+}
+
+// movable reports whether pods of c may move between claims of one pool
+// in one zone without breaking or weakening any rule: no node
+// requirement, no host port, and every pod (anti-)affinity term, spread,
+// and group that counts it keyed on the zone, where counts do not change.
+func (im *improver) isMovable(c *class, p *poolPlan) bool {
+	if m, ok := im.movable[c]; ok {
+		return m
+	}
+	s := im.s
+	zonal := func(g int) bool { return s.groups.list[g].key == scheduling.LabelTopologyZone }
+	ok := len(c.ports) == 0 && len(s.compat(c, p).term) == 0 && len(c.preferred) == 0
+	for _, t := range c.anti {
+		ok = ok && zonal(t.g)
+	}
+	for _, t := range c.affinity {
+		ok = ok && zonal(t.g)
+	}
+	for _, sp := range c.spreads {
+		ok = ok && zonal(sp.g)
+	}
+	for _, g := range c.matches {
+		ok = ok && zonal(g)
+	}
+	im.movable[c] = ok
+	return ok
+}
+
+// allMovable reports whether every pod on n is movable.
+func (im *improver) allMovable(n *node) bool {
+	for _, p := range n.pods {
+		if !im.isMovable(im.s.podClass[p], n.pool) {
+			return false
+		}
+	}
+	return true
+}
+
+// mask is the types every class on n allows in its pool.
+func (im *improver) mask(n *node) bitset {
+	if m, ok := im.masks[n]; ok {
+		return m
+	}
+	m := n.pool.typeMask(nil)
+	seen := map[*compat]bool{}
+	for _, c := range n.classes {
+		cp := im.s.compat(c, n.pool)
+		if !seen[cp] {
+			seen[cp] = true
+			m = m.and(cp.mask)
+		}
+	}
+	im.masks[n] = m
+	return m
+}
+
+// cheapest is the cheapest offering in n's pool and zone, among the
+// capacity types cts and the types mask allows, that holds used; ok is
+// false when none does or the budget ran out.
+func (im *improver) cheapest(n *node, mask bitset, cts uint8, used vec) (offer, bool) {
+	p := n.pool
+	cts &= p.ctMask
+	if !used.fits(im.largest(p)) {
+		im.budget--
+		return offer{}, false
+	}
+	for _, o := range p.offers[n.zone] {
+		im.budget--
+		if im.budget < 0 {
+			return offer{}, false
+		}
+		if cts&(1<<o.ct) != 0 && mask.has(o.t.idx) && used.fits(o.t.alloc) {
+			return o, true
+		}
+	}
+	return offer{}, false
+}
+
+// largest is, per resource, the most any of p's types has.
+func (im *improver) largest(p *poolPlan) vec {
+	if v, ok := im.maxAlloc[p]; ok {
+		return v
+	}
+	var v vec
+	for _, t := range p.types {
+		for d := range maxDims {
+			v[d] = max(v[d], t.alloc[d])
+		}
+	}
+	im.maxAlloc[p] = v
+	return v
+}
+
+// price is what n costs at its type and capacity type in its zone.
+func price(n *node) float64 { return n.typ.price[n.zone*numCT+n.ct] }
+
+// shrink re-sizes n to the cheapest offering that holds its pods.
+func (im *improver) shrink(n *node) {
+	if o, ok := im.cheapest(n, im.mask(n), n.cts, n.used); ok && o.price < price(n)-1e-12 {
+		im.retype(n, o)
+	}
+}
+
+// retype gives n the offering o.
+func (im *improver) retype(n *node, o offer) {
+	p := n.pool
+	p.usage = p.usage.sub(n.typ.capacity).add(o.t.capacity)
+	n.typ, n.ct = o.t, o.ct
+	n.room = o.t.alloc.sub(n.used)
+}
+
+// group improves the claims of one pool and zone.
+func (im *improver) group(ns []*node) {
+	order := slices.Clone(ns)
+	slices.SortStableFunc(order, func(a, b *node) int { return cmp.Compare(price(a), price(b)) })
+	for _, n := range order {
+		if im.budget <= 0 || im.s.ctx.Err() != nil {
+			return
+		}
+		if len(n.pods) == 0 || !im.allMovable(n) {
+			continue
+		}
+		if im.merge(n, ns) || im.evacuate(n, ns) {
+			im.emptied++
+		}
+	}
+}
+
+// merge moves all of n's pods onto the one other claim whose re-sized
+// offering saves the most, if any saves.
+func (im *improver) merge(n *node, ns []*node) bool {
+	var best *node
+	var bestOffer offer
+	bestGain := 1e-9
+	mask := im.mask(n)
+	for _, m := range ns {
+		if m == n || len(m.pods) == 0 || im.budget <= 0 {
+			continue
+		}
+		cts := m.cts & n.cts
+		used := m.used.add(n.used)
+		o, ok := im.cheapest(m, mask.and(im.mask(m)), cts, used)
+		if !ok {
+			continue
+		}
+		if gain := price(m) + price(n) - o.price; gain > bestGain {
+			best, bestOffer, bestGain = m, o, gain
+		}
+	}
+	if best == nil {
+		return false
+	}
+	pods := slices.Clone(n.pods)
+	for _, p := range pods {
+		im.move(p, n, best)
+	}
+	im.retype(best, bestOffer)
+	return true
+}
+
+// evacuate moves n's pods, largest first, each onto the other claim with
+// the least room left once it is there, within the room of the target's
+// current offering (already paid for), and reports whether all of them
+// found a place; otherwise nothing moves.
+func (im *improver) evacuate(n *node, ns []*node) bool {
+	s := im.s
+	pods := slices.Clone(n.pods)
+	slices.SortStableFunc(pods, func(a, b *state.Pod) int {
+		return cmp.Compare(s.size(s.podClass[b].req), s.size(s.podClass[a].req))
+	})
+	// Tentative room per target: its current type's room, which it pays
+	// for already.
+	room := map[*node]vec{}
+	dest := make([]*node, len(pods))
+	for i, p := range pods {
+		req := s.podClass[p].req
+		var best *node
+		var bestLeft int64
+		for _, m := range ns {
+			if m == n || len(m.pods) == 0 {
+				continue
+			}
+			im.budget--
+			if im.budget < 0 {
+				return false
+			}
+			r, ok := room[m]
+			if !ok {
+				r = m.room
+			}
+			if !req.fits(r) || m.cts&n.cts == 0 || !s.compat(s.podClass[p], m.pool).mask.has(m.typ.idx) {
+				continue
+			}
+			if left := s.size(r.sub(req)); best == nil || left < bestLeft {
+				best, bestLeft = m, left
+			}
+		}
+		if best == nil {
+			return false
+		}
+		r, ok := room[best]
+		if !ok {
+			r = best.room
+		}
+		room[best] = r.sub(req)
+		dest[i] = best
+	}
+	// The targets keep their offerings, so emptying n saves its price.
+	for i, p := range pods {
+		im.move(p, n, dest[i])
+	}
+	return true
+}
+
+// move puts pod p from claim from onto claim to.
+func (im *improver) move(p *state.Pod, from, to *node) {
+	s := im.s
+	c := s.podClass[p]
+	from.used = from.used.sub(c.req)
+	from.room = from.room.add(c.req)
+	from.pods = slices.DeleteFunc(from.pods, func(q *state.Pod) bool { return q == p })
+	for _, gid := range c.matches {
+		from.bumpMatch(gid, -1)
+		to.bumpMatch(gid, 1)
+	}
+	for _, t := range c.activeTerms(c.anti) {
+		from.bumpCarry(t.g, -1)
+		to.bumpCarry(t.g, 1)
+	}
+	to.used = to.used.add(c.req)
+	to.room = to.room.sub(c.req)
+	to.pods = append(to.pods, p)
+	if !slices.Contains(to.classes, c) {
+		to.classes = append(to.classes, c)
+		delete(im.masks, to)
+	}
+	s.placed[p.Key()] = to.name
+}
+
+// renumber names the claims left with pods "<pool>-<n>" again, n from 1
+// per pool in claim order, skipping the names of existing nodes, so an
+// improve pass that emptied claims leaves no gaps.
+func (s *solver) renumber() {
+	next := map[*poolPlan]int{}
+	for _, n := range s.claims {
+		if len(n.pods) == 0 {
+			continue
+		}
+		p := n.pool
+		var name string
+		for {
+			next[p]++
+			name = fmt.Sprintf("%s-%d", p.p.Name, next[p])
+			if !s.nodeNames[name] {
+				break
+			}
+		}
+		if name == n.name {
+			continue
+		}
+		n.name = name
+		for _, pod := range n.pods {
+			s.placed[pod.Key()] = name
+		}
+	}
+}

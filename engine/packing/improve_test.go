@@ -1,0 +1,115 @@
+package packing
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/tenonhq/terraform-provider-tenon/engine/state"
+)
+
+// TestImproveKeepsRulesAndNeverCostsMore solves random scenarios (with
+// every constraint kind, see randomScenario) with and without the
+// local-improvement pass: the improved result must pass Check, place the
+// same pods and cost no more; and over all scenarios the pass must save
+// something somewhere, or it does nothing.
+func TestImproveKeepsRulesAndNeverCostsMore(t *testing.T) {
+	rng := rand.New(rand.NewPCG(21, 5))
+	helped := 0
+	for i := range 400 {
+		snap, pending, _ := randomScenario(rng)
+		name := fmt.Sprintf("scenario-%d", i)
+		opts := []Option{WithStrategy(i % len(strategies()))}
+		with, err := Solve(t.Context(), snap, pending, opts...)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		without, err := Solve(t.Context(), snap, pending, append(opts, func(o *options) { o.noImprove = true })...)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		for _, v := range Check(snap, pending, with) {
+			t.Errorf("%s: violation after improving: %s", name, v)
+		}
+		if len(with.Unschedulable) != len(without.Unschedulable) {
+			t.Errorf("%s: improving changed the unschedulable pods: %d -> %d", name, len(without.Unschedulable), len(with.Unschedulable))
+		}
+		if with.CostPerHour > without.CostPerHour+1e-9 {
+			t.Errorf("%s: improving raised the cost %.5f -> %.5f", name, without.CostPerHour, with.CostPerHour)
+		}
+		if with.CostPerHour < without.CostPerHour-1e-9 {
+			helped++
+		}
+	}
+	if helped == 0 {
+		t.Fatal("the improve pass saved nothing in 400 random scenarios")
+	}
+	t.Logf("improving saved money in %d of 400 scenarios", helped)
+}
+
+// TestImproveMergesHalfEmptyClaims builds two claims by hand on the
+// largest type, one with a pod that needs a mid-sized node and one with a
+// tiny pod that fits in the first's spare room, and checks the pass
+// leaves one node, cheaper than the two shrunk apart, named without a gap.
+func TestImproveMergesHalfEmptyClaims(t *testing.T) {
+	p := pool("default")
+	snap := snapshot(poolsOf(p), nil, nil)
+	ps := []*state.Pod{pod("a", "3500m", "1Gi"), pod("b", "100m", "32Mi")}
+	s := newSolver(t.Context(), snap, newOptions(nil))
+	if err := s.internDims(ps); err != nil {
+		t.Fatal(err)
+	}
+	s.compileShared()
+	if err := s.classify(ps); err != nil {
+		t.Fatal(err)
+	}
+	s.internExistingTerms(map[string]bool{"default/a": true, "default/b": true})
+	s.matchClasses()
+	s.compileNodes(map[string]bool{"default/a": true, "default/b": true})
+	pl := s.pools[0]
+	// The largest type for both, so shrinking alone cannot merge them.
+	var big *ptype
+	for _, ty := range pl.types {
+		if big == nil || ty.price[0] > big.price[0] {
+			big = ty
+		}
+	}
+	if len(s.classes) != 2 {
+		t.Fatalf("want 2 classes, got %d", len(s.classes))
+	}
+	var claims [2]*node
+	for i, c := range s.classes {
+		b := &bucket{c: c, zones: s.allZones(), cts: pl.ctMask, pods: c.pods}
+		claims[i] = s.newClaim(pl, big, 0, ctOnDemand)
+		s.place(b, claims[i], 1)
+	}
+	// What the two cost shrunk apart.
+	im := &improver{s: s, budget: improveBudget, movable: map[*class]bool{}, masks: map[*node]bitset{}, maxAlloc: map[*poolPlan]vec{}}
+	var before float64
+	for _, n := range claims {
+		o, ok := im.cheapest(n, im.mask(n), n.cts, n.used)
+		if !ok {
+			t.Fatal("no offering holds a claim's pod")
+		}
+		before += o.price
+	}
+	if !s.improve() {
+		t.Fatal("improve emptied no claim")
+	}
+	s.renumber()
+	var left []*node
+	for _, n := range s.claims {
+		if len(n.pods) > 0 {
+			left = append(left, n)
+		}
+	}
+	if len(left) != 1 || len(left[0].pods) != 2 {
+		t.Fatalf("want one claim with both pods, got %d claims", len(left))
+	}
+	if got := price(left[0]); got >= before-1e-9 {
+		t.Errorf("merged claim costs %.4f, want less than the %.4f of the two shrunk apart", got, before)
+	}
+	if left[0].name != "default-1" || s.placed["default/a"] != "default-1" || s.placed["default/b"] != "default-1" {
+		t.Errorf("survivor is %s, pods on %s and %s; want default-1", left[0].name, s.placed["default/a"], s.placed["default/b"])
+	}
+}
