@@ -85,5 +85,8 @@ func (p *tenonProvider) Resources(_ context.Context) []func() resource.Resource 
 }
 
 func (p *tenonProvider) DataSources(_ context.Context) []func() datasource.DataSource {
-	return nil
+	return []func() datasource.DataSource{
+		NewInstanceTypesDataSource,
+		NewSimulationDataSource,
+	}
 }
