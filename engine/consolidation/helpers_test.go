@@ -1,11 +1,9 @@
 package consolidation
 
 import (
-	"context"
 	"fmt"
 	"strings"
 	"sync"
-	"testing"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -132,24 +130,6 @@ func snapshot(pools []*state.Pool, nodes []*state.Node, pods []*state.Pod) *stat
 	return &state.Snapshot{Pools: pools, Nodes: nodes, Pods: pods}
 }
 
-// plan runs Plan with the default options at t0 and checks the result with
-// Validate.
-func plan(t *testing.T, snap *state.Snapshot, mutate ...func(*Options)) *Result {
-	t.Helper()
-	opts := DefaultOptions()
-	for _, m := range mutate {
-		m(&opts)
-	}
-	res, err := Plan(context.Background(), snap, t0, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if v := Validate(snap, res); len(v) > 0 {
-		t.Fatalf("plan breaks rules: %v", v)
-	}
-	return res
-}
-
 func keptReason(res *Result, node string) string {
 	for _, k := range res.Kept {
 		if k.Node == node {
@@ -157,12 +137,4 @@ func keptReason(res *Result, node string) string {
 		}
 	}
 	return ""
-}
-
-func removedSet(res *Result) map[string]bool {
-	out := map[string]bool{}
-	for _, n := range res.removed {
-		out[n] = true
-	}
-	return out
 }

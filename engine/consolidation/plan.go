@@ -207,8 +207,7 @@ func (p *planner) split(nodes []*nodeInfo, r *packing.Result, reason Reason) []*
 	for i := range parent {
 		parent[i] = i
 	}
-	var find func(int) int
-	find = func(i int) int {
+	find := func(i int) int {
 		for parent[i] != i {
 			parent[i] = parent[parent[i]]
 			i = parent[i]

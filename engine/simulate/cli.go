@@ -248,7 +248,7 @@ func (c *cli) run(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		fmt.Fprintf(stderr, "tenon simulate: warning: %s\n", w)
 	}
 	if opts.output == "json" {
-		var v any = reports[0]
+		v := reports[0]
 		if len(reports) > 1 {
 			v = reports
 		}
