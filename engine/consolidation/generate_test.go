@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"testing"
 	"time"
 
@@ -35,7 +36,7 @@ func benchPods(n int, seed uint64) []*state.Pod {
 	out := make([]*state.Pod, n)
 	for i := range out {
 		c, m := cpus[r.IntN(len(cpus))], mems[r.IntN(len(mems))]
-		app := fmt.Sprintf("app-%s-%s", c, m)
+		app := strings.ToLower(fmt.Sprintf("app-%s-%s", c, m))
 		if reqs[app] == nil {
 			reqs[app] = corev1.ResourceList{corev1.ResourceCPU: resource.MustParse(c), corev1.ResourceMemory: resource.MustParse(m)}
 		}

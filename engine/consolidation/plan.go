@@ -172,7 +172,7 @@ func (p *planner) simulate(nodes []*nodeInfo) (*packing.Result, []*state.Pod, er
 	}
 	slices.SortFunc(snap.Nodes, func(a, b *state.Node) int { return strings.Compare(a.Name, b.Name) })
 	p.evaluations++
-	p.simulated += len(pods)
+	p.simulated += p.cost(len(pods))
 	if len(pods) == 0 {
 		return &packing.Result{}, nil, nil
 	}
@@ -190,9 +190,14 @@ func markedForDeletion(n *state.Node) *state.Node {
 	return &c
 }
 
-// budgetLeft reports whether the search may still run simulations.
+// cost is the work of simulating the removal of nodes holding pods: packing
+// compiles every pod of the snapshot, then places the evicted ones.
+func (p *planner) cost(pods int) int { return len(p.work.Pods) + pods }
+
+// budgetLeft reports whether the search may still simulate removing nodes
+// holding pods.
 func (p *planner) budgetLeft(pods int) bool {
-	return p.evaluations < p.opts.MaxEvaluations && p.simulated+pods <= p.opts.MaxWork
+	return p.evaluations < p.opts.MaxEvaluations && p.simulated+p.cost(pods) <= p.opts.MaxWork
 }
 
 // split turns one simulation of removing nodes into commands: nodes whose

@@ -112,8 +112,11 @@ type Options struct {
 	// into a corner where it is interrupted more (Karpenter's rule: 15).
 	MinSpotTypes int
 	// MaxEvaluations caps the packing simulations per Plan; MaxWork caps
-	// the pods they place in total. Both keep Plan bounded and
-	// deterministic (no wall-clock limit decides anything).
+	// their work in total, counted as the pods of the snapshot each
+	// compiles plus the pods it places. Both keep Plan bounded and
+	// deterministic (no wall-clock limit decides anything). Emptiness,
+	// expiration and drift always run; only the consolidation search
+	// stops at the caps.
 	MaxEvaluations int
 	MaxWork        int
 	// Packing are the options every simulation passes to packing.Solve.
@@ -130,7 +133,7 @@ func DefaultOptions() Options {
 		MinSavingsPerPod:  0.003,
 		MinSpotTypes:      15,
 		MaxEvaluations:    40,
-		MaxWork:           120_000,
+		MaxWork:           300_000,
 		Packing:           []packing.Option{packing.WithStrategy(0)},
 	}
 }
