@@ -34,6 +34,9 @@ type clusterView struct {
 	classReady map[string]error
 	// claims are every NodeClaim, by name.
 	claims map[string]*v1.NodeClaim
+	// pending holds the "namespace/name" of every pod not bound to a node
+	// yet (unschedulable or not).
+	pending map[string]bool
 }
 
 // isUnschedulable reports whether the scheduler found no node for pod.
@@ -69,12 +72,15 @@ func (a *Agent) view(ctx context.Context) (*clusterView, error) {
 			return nil, fmt.Errorf("listing %T from the cache: %w", l, err)
 		}
 	}
-	v := &clusterView{invalid: map[string]string{}, notReady: map[string]string{}, classReady: map[string]error{}, claims: map[string]*v1.NodeClaim{}}
+	v := &clusterView{invalid: map[string]string{}, notReady: map[string]string{}, classReady: map[string]error{}, claims: map[string]*v1.NodeClaim{}, pending: map[string]bool{}}
 	objs := &v.objects
 	for i := range pods.Items {
 		p := &pods.Items[i]
 		if p.Spec.NodeName != "" || isUnschedulable(p) {
 			objs.Pods = append(objs.Pods, p)
+		}
+		if p.Spec.NodeName == "" && p.DeletionTimestamp == nil && p.Status.Phase == corev1.PodPending {
+			v.pending[p.Namespace+"/"+p.Name] = true
 		}
 	}
 	for i := range nodes.Items {
@@ -98,9 +104,18 @@ func (a *Agent) view(ctx context.Context) (*clusterView, error) {
 		v.classReady[nc.Name] = a.classReady(ctx, nc)
 		objs.NodeClasses = append(objs.NodeClasses, nc)
 	}
+	nodeNames := map[string]*corev1.Node{}
+	for _, n := range objs.Nodes {
+		nodeNames[n.Name] = n
+	}
 	for i := range nodeClaims.Items {
 		c := &nodeClaims.Items[i]
 		v.claims[c.Name] = c
+		// A launch the claim's status does not show yet (the cache lags
+		// the cloud call): the node named after the claim is its node.
+		if n := nodeNames[c.Name]; n != nil && c.Status.ProviderID == "" && c.Status.NodeName == "" {
+			c.Status.ProviderID = n.Spec.ProviderID
+		}
 		if errs := c.Validate(); len(errs) > 0 {
 			v.invalid[v1.NodeClaimKind+"/"+c.Name] = errs.ToAggregate().Error()
 			continue

@@ -24,6 +24,11 @@ const (
 	DisruptionEmpty = "Empty"
 )
 
+// nominationWindow is how long a node that just received nominated pods is
+// kept from disruption: the scheduler binds them within seconds of the
+// node becoming ready, and until then the node looks empty.
+const nominationWindow = 30 * time.Second
+
 // disruptEmpty deletes the claims of nodes that have run no workload pod
 // for their pool's consolidateAfter (a Provisioner's ttlSecondsAfterEmpty),
 // within the pool's disruption budgets. It records the Empty condition on
@@ -75,6 +80,9 @@ func (a *Agent) disruptEmpty(ctx context.Context, now time.Time) error {
 		if now.Sub(since) < *pool.Disruption.ConsolidateAfter {
 			continue
 		}
+		if a.awaitsPods(v, c.Name, now) || a.awaitsPods(v, node.Name, now) {
+			continue
+		}
 		if node.Annotations[v1.AnnotationDoNotDisrupt] == "true" {
 			a.metrics.disruptionDecisions.WithLabelValues(DisruptionEmpty, "blocked-do-not-disrupt").Inc()
 			continue
@@ -101,6 +109,17 @@ func (a *Agent) disruptEmpty(ctx context.Context, now time.Time) error {
 		}
 	}
 	return nil
+}
+
+// awaitsPods reports whether pods recently nominated to node are still
+// waiting to be bound somewhere: the node must stay for them.
+func (a *Agent) awaitsPods(v *clusterView, node string, now time.Time) bool {
+	for _, key := range a.nominated.waitingFor(node, now) {
+		if v.pending[key] {
+			return true
+		}
+	}
+	return false
 }
 
 // recordEmpty keeps the claim's Empty condition current.

@@ -152,6 +152,7 @@ func (a *Agent) announce(ctx context.Context, v *clusterView, res *packing.Resul
 			target = n
 		}
 		a.nominated.remember(pl.Pod)
+		a.nominated.nominate(target, pl.Pod, time.Now())
 		a.recorder.Eventf(pod, nil, corev1.EventTypeNormal, ReasonNominated, "Provisioning", "Pod should schedule on nodeclaim %s", target)
 	}
 	extra := v.notReadySummary()
@@ -299,14 +300,25 @@ func appendUnique(list []string, v string) []string {
 	return append(list, v)
 }
 
-// nominations remembers when pods were first nominated, to measure how long
-// they take to run.
+// nominations remembers which pods were nominated, to measure how long
+// they take to run, and which pods each node or claim was nominated for,
+// so that disruption leaves a node alone while the scheduler has still to
+// bind them (until then the node looks empty).
 type nominations struct {
-	mu   sync.Mutex
-	pods map[string]bool
+	mu    sync.Mutex
+	pods  map[string]bool
+	nodes map[string]*nomination
 }
 
-func newNominations() *nominations { return &nominations{pods: map[string]bool{}} }
+// nomination is the pods last nominated to one node, and when.
+type nomination struct {
+	at   time.Time
+	pods []string
+}
+
+func newNominations() *nominations {
+	return &nominations{pods: map[string]bool{}, nodes: map[string]*nomination{}}
+}
 
 func (n *nominations) remember(key string) {
 	n.mu.Lock()
@@ -321,6 +333,36 @@ func (n *nominations) forget(key string) bool {
 	_, ok := n.pods[key]
 	delete(n.pods, key)
 	return ok
+}
+
+// nominate records that pod was just nominated to node (a node or claim
+// name).
+func (n *nominations) nominate(node, pod string, now time.Time) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	nom := n.nodes[node]
+	if nom == nil || now.Sub(nom.at) > nominationWindow {
+		nom = &nomination{}
+		n.nodes[node] = nom
+	}
+	nom.at = now
+	nom.pods = appendUnique(nom.pods, pod)
+}
+
+// waitingFor returns the pods nominated to node within the window; older
+// nominations are forgotten.
+func (n *nominations) waitingFor(node string, now time.Time) []string {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	nom := n.nodes[node]
+	if nom == nil {
+		return nil
+	}
+	if now.Sub(nom.at) > nominationWindow {
+		delete(n.nodes, node)
+		return nil
+	}
+	return slices.Clone(nom.pods)
 }
 
 func sortedKeys[V any](m map[string]V) []string {

@@ -59,12 +59,17 @@ func (a *Agent) terminate(ctx context.Context, claim *v1.NodeClaim) (reconcile.R
 	if reason == "" {
 		reason = "Deleted"
 	}
+	// The optimistic lock makes a run on a stale copy (the finalizer
+	// already gone) fail instead of counting the termination twice.
+	patch := client.MergeFromWithOptions(claim.DeepCopy(), client.MergeFromWithOptimisticLock{})
+	controllerutil.RemoveFinalizer(claim, v1.TerminationFinalizer)
+	if err := a.client.Patch(ctx, claim, patch); err != nil {
+		return reconcile.Result{}, ignoreConflict(client.IgnoreNotFound(err))
+	}
 	a.metrics.nodesTerminated.WithLabelValues(claim.Labels[v1.LabelNodePool], reason).Inc()
 	a.recorder.Eventf(claim, nil, corev1.EventTypeNormal, ReasonTerminated, "Terminate", "Terminated the instance %s (%s)", claim.Status.ProviderID, reason)
 	a.log.Info("terminated nodeclaim", "nodeclaim", claim.Name, "node", claim.Status.NodeName, "reason", reason)
-	patch := client.MergeFrom(claim.DeepCopy())
-	controllerutil.RemoveFinalizer(claim, v1.TerminationFinalizer)
-	return reconcile.Result{}, client.IgnoreNotFound(a.client.Patch(ctx, claim, patch))
+	return reconcile.Result{}, nil
 }
 
 // annotationDisruptionReason records on a claim why the agent deleted it

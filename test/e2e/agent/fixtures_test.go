@@ -199,6 +199,21 @@ func cleanupPool(t *testing.T, e env, ns, pool string) {
 	})
 }
 
+// describeClaims summarises the pool's claims and their conditions, for
+// failure messages.
+func describeClaims(t *testing.T, e env, pool string) string {
+	t.Helper()
+	var out []string
+	for _, c := range poolClaims(t, e, pool) {
+		var conds []string
+		for _, cond := range c.Status.Conditions {
+			conds = append(conds, fmt.Sprintf("%s=%s@%s", cond.Type, cond.Status, cond.LastTransitionTime.Format("15:04:05")))
+		}
+		out = append(out, fmt.Sprintf("%s[%s deleting=%v]", c.Name, strings.Join(conds, " "), c.DeletionTimestamp != nil))
+	}
+	return strings.Join(out, "; ")
+}
+
 // eventsFor returns the messages of the events about a pod with reason.
 func eventsFor(t *testing.T, e env, ns, pod, reason string) []string {
 	t.Helper()

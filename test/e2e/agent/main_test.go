@@ -101,7 +101,7 @@ func setup(cp *controlplane.ControlPlane) error {
 	binary = filepath.Join(binDir, "tenon")
 	_, file, _, _ := runtime.Caller(0)
 	root := filepath.Join(filepath.Dir(file), "..", "..", "..")
-	build := exec.CommandContext(ctx, "go", "build", "-o", binary, ".")
+	build := exec.CommandContext(ctx, "go", "build", "-o", binary, "./test/e2e/agent/internal/tenonagent")
 	build.Dir = root
 	if out, err := build.CombinedOutput(); err != nil {
 		return fmt.Errorf("building tenon: %w\n%s", err, out)
@@ -194,15 +194,6 @@ func (p *agentProc) stop() {
 	case <-p.done:
 	case <-time.After(10 * time.Second):
 		p.kill()
-	}
-}
-
-func (p *agentProc) exited() bool {
-	select {
-	case <-p.done:
-		return true
-	default:
-		return false
 	}
 }
 

@@ -93,6 +93,6 @@ func TestInflateScalesUpAndDown(t *testing.T) {
 	scale(t, e, ns, "inflate", 0)
 	waitFor(t, 5*time.Second+20*time.Second, "every inflate node gone after the 5 s TTL", func() (bool, string) {
 		nodes := poolNodes(t, e, "inflate")
-		return len(nodes) == 0, strings.Join(instanceTypes(nodes), ",")
+		return len(nodes) == 0, strings.Join(instanceTypes(nodes), ",") + "; claims: " + describeClaims(t, e, "inflate")
 	})
 }
