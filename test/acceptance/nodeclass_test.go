@@ -101,7 +101,7 @@ func TestNodeClass(t *testing.T) {
 					}
 					_, ok, err := unstructured.NestedMap(u.Object, "spec", "kwok")
 					if !ok || err != nil {
-						return fmt.Errorf("NodeClass acc-class has no kwok block (%v)", err)
+						return fmt.Errorf("NodeClass acc-class has no kwok block (%w)", err)
 					}
 					return nil
 				}),

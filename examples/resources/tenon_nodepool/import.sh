@@ -1,0 +1,2 @@
+# A NodePool is imported by its name.
+terraform import tenon_nodepool.general general

@@ -1,0 +1,36 @@
+# A general-purpose pool: spot first, on-demand as fallback, at least five
+# instance types so spot capacity has somewhere to go.
+resource "tenon_nodepool" "general" {
+  name = "general"
+  template = {
+    metadata = { labels = { "example.com/team" = "platform" } }
+    requirements = [
+      { key = "tenon.dev/capacity-type", operator = "In", values = ["spot", "on-demand"] },
+      { key = "tenon.dev/instance-category", operator = "In", values = ["c", "m", "r"] },
+      { key = "node.kubernetes.io/instance-type", operator = "Exists", min_values = 5 },
+      { key = "kubernetes.io/arch", operator = "In", values = ["amd64", "arm64"] },
+    ]
+    expire_after = "720h"
+    node_class   = tenon_node_class.default.name
+  }
+  disruption = {
+    consolidation_policy = "WhenEmptyOrUnderutilized"
+    consolidate_after    = "30s"
+    budgets = [
+      { nodes = "10%" },
+      # No underutilization replacements during business hours.
+      { nodes = "0", schedule = "0 9 * * mon-fri", duration = "8h", reasons = ["Underutilized"] },
+    ]
+  }
+  limits = { cpu = "1000", memory = "4000Gi" }
+  weight = 10
+}
+
+resource "tenon_node_class" "default" {
+  name = "default"
+  aws = {
+    role                          = "KarpenterNodeRole-prod"
+    subnet_selector_terms         = [{ tags = { "tenon.dev/discovery" = "prod" } }]
+    security_group_selector_terms = [{ tags = { "tenon.dev/discovery" = "prod" } }]
+  }
+}
