@@ -166,6 +166,9 @@ func (c *cli) consolidate(ctx context.Context, s *Scenario, opts *options) (*Con
 	if err := s.checkCluster(); err != nil {
 		return nil, nil, err
 	}
+	if opts.repeatSet {
+		c.warnings = append(c.warnings, fmt.Sprintf("%s: --repeat times packing; consolidation reports each round's plan time instead (summary.planRuns)", s.Name))
+	}
 	snap, err := s.Snapshot()
 	if err != nil {
 		return nil, nil, err
