@@ -212,3 +212,36 @@ func TestConsolidationBadInput(t *testing.T) {
 		})
 	}
 }
+
+// TestConsolidationReasonsFromFile: the reasons a node is kept come through
+// from the scenario's objects: a pod annotation, a PDB, a pod without a
+// controller, a node annotation.
+func TestConsolidationReasonsFromFile(t *testing.T) {
+	fixed := strings.Replace(pool, "values: [on-demand]}", "values: [on-demand]}\n        - {key: node.kubernetes.io/instance-type, operator: In, values: [m5.xlarge]}", 1)
+	nodes := nodeDoc("n1", "m5.xlarge", "us-east-1a") + nodeDoc("n2", "m5.xlarge", "us-east-1a") + nodeDoc("n3", "m5.xlarge", "us-east-1a") +
+		strings.Replace(nodeDoc("n4", "m5.xlarge", "us-east-1a"), "  labels:", "  annotations: {tenon.dev/do-not-disrupt: \"true\"}\n  labels:", 1)
+	pods := strings.Replace(boundPod("web-7", "n1"), "  ownerReferences:", "  annotations: {tenon.dev/do-not-disrupt: \"true\"}\n  ownerReferences:", 1) +
+		strings.Replace(boundPod("api-0", "n2"), "  ownerReferences:", "  labels: {app: api}\n  ownerReferences:", 1) +
+		strings.Replace(boundPod("bare", "n3"), "  ownerReferences: [{apiVersion: apps/v1, kind: ReplicaSet, name: rs, uid: 0b7d2b1e-8a8c-4a57-9c61-3d7c1b1f2a10, controller: true}]\n", "", 1) +
+		boundPod("pinned", "n4")
+	pdb := "---\napiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata: {name: api}\nspec:\n  minAvailable: 1\n  selector: {matchLabels: {app: api}}\n"
+	path := filepath.Join(t.TempDir(), "c.yaml")
+	if err := os.WriteFile(path, []byte(header+fixed+nodes+pods+pdb), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, stderr, code := runCLI(t, "-f", path, "--check", "--now", fixedNow)
+	if code != ExitOK {
+		t.Fatalf("exit %d; stderr:\n%s", code, stderr)
+	}
+	for _, want := range []string{
+		"n1    do-not-disrupt pod default/web-7",
+		"n2    PDB default/api allows 0 disruptions",
+		"n3    pod default/bare has no controller",
+		"n4    node annotated tenon.dev/do-not-disrupt",
+		"Commands: none",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+}
