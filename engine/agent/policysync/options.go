@@ -65,6 +65,9 @@ type Options struct {
 
 func (o Options) withDefaults() (Options, error) {
 	var errs []error
+	if o.Git.Branch == "" {
+		o.Git.Branch = gitops.DefaultBranch
+	}
 	if o.Interval == 0 {
 		o.Interval = DefaultInterval
 	}
