@@ -196,8 +196,16 @@ type take struct {
 func (f *filler) fill(n *node, seed *bucket, dry bool) []take {
 	s := f.s
 	var takes []take
-	taken := map[*bucket]int64{}
-	left := func(b *bucket) int64 { return b.left() - taken[b] }
+	// A dry fill counts what it takes in the buckets' taken fields, reset
+	// before it returns.
+	if dry {
+		defer func() {
+			for _, tk := range takes {
+				tk.b.taken = 0
+			}
+		}()
+	}
+	left := func(b *bucket) int64 { return b.left() - b.taken }
 	put := func(b *bucket, k int64) {
 		if dry {
 			n.room = n.room.sub(b.c.req.scale(k))
@@ -210,7 +218,7 @@ func (f *filler) fill(n *node, seed *bucket, dry bool) []take {
 			for range k {
 				n.ports = append(n.ports, b.c.ports...)
 			}
-			taken[b] += k
+			b.taken += k
 		} else {
 			s.place(b, n, k)
 		}

@@ -18,6 +18,8 @@ type bucket struct {
 	size  int64
 	// val is the pods' dual value while a pool fills claims.
 	val float64
+	// taken counts the pods a dry (simulated) fill took; 0 otherwise.
+	taken int64
 }
 
 func (b *bucket) left() int64 { return int64(len(b.pods) - b.next) }
@@ -85,6 +87,9 @@ func (c *class) activeSpreads() []spread {
 }
 
 func (c *class) activeTerms(terms []podTerm) []podTerm {
+	if !c.relaxed {
+		return terms
+	}
 	var out []podTerm
 	for _, t := range terms {
 		if !t.soft || !c.relaxed {
