@@ -68,11 +68,11 @@ spec:
 			"apiVersion: karpenter.sh/v1alpha5\nkind: Provisioner\nmetadata: {name: p}\nspec: {provider: {amiFamily: AL2023}}\n",
 			Options{}, []string{"Provisioner p: spec.provider.instanceProfile: invalid for Tenon", "--default-instance-profile"},
 		},
-		{"duplicate NodePool", pool("") + "---\n" + pool(""), Options{}, []string{"in.yaml: NodePool pool: in.yaml: NodePool pool both become node pools", "rename one"}},
+		{"duplicate NodePool", pool("") + "---\n" + pool(""), Options{}, []string{"in.yaml: NodePool pool: becomes node pool \"pool\" like in.yaml: NodePool pool (document 1)", "rename one"}},
 		{
 			"provisioner and nodepool share a name",
 			pool("") + "---\napiVersion: karpenter.sh/v1alpha5\nkind: Provisioner\nmetadata: {name: pool}\nspec: {providerRef: {name: d}}\n",
-			Options{}, []string{"Provisioner pool: in.yaml: NodePool pool both become node pools"},
+			Options{}, []string{"in.yaml: Provisioner pool: becomes node pool \"pool\" like in.yaml: NodePool pool (document 1)"},
 		},
 		{"missing spec", "apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata: {name: p}\n", Options{}, []string{"NodePool p: spec: missing"}},
 		{"list item", "apiVersion: v1\nkind: List\nitems:\n- apiVersion: karpenter.sh/v1\n  kind: Widget\n  metadata: {name: w}\n", Options{}, []string{"in.yaml: Widget w: unknown apiVersion"}},

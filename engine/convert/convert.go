@@ -29,6 +29,8 @@ type Object struct {
 	Source string
 	// Value is a *v1.NodePool, *v1.NodeClass or *v1alpha5.Provisioner.
 	Value any
+	// conv is the conversion that made it, for validation messages.
+	conv *conversion
 }
 
 // Result is a conversion's output: the objects, in input order, and every
@@ -93,23 +95,19 @@ func Convert(inputs []Input, opts Options) (*Result, error) {
 			if move != nil {
 				moves = append(moves, move)
 			}
-			key, pool := identity(obj)
+			key := identity(obj)
 			if prev, dup := seen[key]; dup {
-				what := "both convert to"
-				if pool {
-					what = "both become node pools (the agent labels their nodes tenon.dev/nodepool with the name), as"
-				}
-				c.fail(nil, "%s %s %s; rename one", prev, what, key)
+				c.fail(nil, "becomes %s like %s; the cluster can hold only one, so rename one", key, prev)
 				errs = append(errs, c.errs[len(c.errs)-1])
 				continue
 			}
-			seen[key] = fmt.Sprintf("%s: %s", d.file, d.describe())
-			res.Objects = append(res.Objects, Object{Source: fmt.Sprintf("%s: %s", d.file, d.describe()), Value: obj})
+			seen[key] = fmt.Sprintf("%s: %s (document %d)", d.file, d.describe(), d.index)
+			res.Objects = append(res.Objects, Object{Source: fmt.Sprintf("%s: %s", d.file, d.describe()), Value: obj, conv: c})
 		}
 	}
 	applyMovedKubelet(moves, classes)
-	for i, obj := range res.Objects {
-		errs = append(errs, validate(convsFor(convs, res.Objects[i].Source), obj.Value)...)
+	for _, obj := range res.Objects {
+		errs = append(errs, validate(obj.conv, obj.Value)...)
 	}
 	for _, c := range convs {
 		res.Unmapped = append(res.Unmapped, c.unmapped...)
@@ -121,29 +119,19 @@ func Convert(inputs []Input, opts Options) (*Result, error) {
 	return res, nil
 }
 
-// convsFor finds the conversion of the document a source names.
-func convsFor(convs []*conversion, source string) *conversion {
-	for _, c := range convs {
-		if fmt.Sprintf("%s: %s", c.doc.file, c.doc.describe()) == source {
-			return c
-		}
-	}
-	return nil
-}
-
-// identity returns the kind and name an object takes in the cluster, and
-// whether it is a node pool (NodePool and Provisioner share the pool name
-// space: both name the tenon.dev/nodepool label).
-func identity(obj any) (string, bool) {
+// identity names what an object becomes in the cluster. NodePools and
+// Provisioners share one name space: the agent runs both as node pools and
+// labels their nodes tenon.dev/nodepool with the name.
+func identity(obj any) string {
 	switch o := obj.(type) {
 	case *v1.NodePool:
-		return "pool " + o.Name, true
+		return fmt.Sprintf("node pool %q", o.Name)
 	case *v1alpha5.Provisioner:
-		return "pool " + o.Name, true
+		return fmt.Sprintf("node pool %q", o.Name)
 	case *v1.NodeClass:
-		return "NodeClass " + o.Name, false
+		return fmt.Sprintf("NodeClass %q", o.Name)
 	}
-	return fmt.Sprintf("%T", obj), false
+	return fmt.Sprintf("%T", obj)
 }
 
 // expandLists replaces each v1 List (kubectl get -o yaml of several
@@ -220,9 +208,6 @@ func validate(c *conversion, obj any) Errors {
 		list = o.Validate()
 	case *v1alpha5.Provisioner:
 		list = o.Validate()
-	}
-	if c == nil {
-		return nil
 	}
 	out := make(Errors, 0, len(list))
 	for _, e := range list {

@@ -40,16 +40,12 @@ type shape struct {
 type shapeKind int
 
 const (
-	// asBlock renders a nested object as a block.
-	asBlock shapeKind = iota + 1
-	// asBlocks renders a list of objects as one block per item.
-	asBlocks
-	// flatten renders a nested object's fields in the enclosing body.
-	flatten
+	// flatten renders a nested object's fields in the enclosing object.
+	flatten shapeKind = iota + 1
 	// asReference renders a reference to a NodeClass as its name, or as a
 	// reference to the tenon_node_class resource when that is in the output.
 	asReference
-	// asMap renders a v1alpha5 limits object as its resources map.
+	// asResources renders a v1alpha5 limits object as its resources map.
 	asResources
 )
 
@@ -58,7 +54,7 @@ const (
 // provider's schemas follow one rule, which the default here implements:
 // the API's fields in snake_case, nested objects as nested attributes
 // (template = {...}), lists of objects as lists of objects. The exceptions
-// are listed; TestHCLMatchesProviderSchema (main package) holds this table
+// are listed; TestHCLMatchesProviderSchema (examples/convert) holds this table
 // to the provider's schemas.
 var shapes = map[string]map[string]shape{
 	ResourceNodePool: {
@@ -204,24 +200,16 @@ func (e *hclEmitter) object(body *hclwrite.Body, v reflect.Value) {
 	e.body(body, v.FieldByName("Spec"), "spec")
 }
 
-// item is one attribute or block of a body or object, in output order.
+// item is one attribute of a body or object, in output order.
 type item struct {
 	name   string
-	tokens hclwrite.Tokens // an attribute's expression
-	blocks []reflect.Value // the objects of a block (asBlock) or blocks (asBlocks)
-	path   string
+	tokens hclwrite.Tokens
 }
 
 // body renders a struct's items into an HCL body.
 func (e *hclEmitter) body(body *hclwrite.Body, v reflect.Value, path string) {
 	for _, it := range e.items(v, path) {
-		if it.tokens != nil {
-			body.SetAttributeRaw(it.name, it.tokens)
-			continue
-		}
-		for _, b := range it.blocks {
-			e.body(body.AppendNewBlock(it.name, nil).Body(), b, it.path)
-		}
+		body.SetAttributeRaw(it.name, it.tokens)
 	}
 }
 
@@ -243,14 +231,6 @@ func (e *hclEmitter) items(v reflect.Value, path string) []item {
 			name = snake(jsonName)
 		}
 		switch sh.kind {
-		case asBlock:
-			out = append(out, item{name: name, blocks: []reflect.Value{deref(fv)}, path: p})
-		case asBlocks:
-			it := item{name: name, path: p}
-			for j := range fv.Len() {
-				it.blocks = append(it.blocks, deref(fv.Index(j)))
-			}
-			out = append(out, it)
 		case flatten:
 			out = append(out, e.items(deref(fv), p)...)
 		case asReference:
@@ -283,9 +263,6 @@ func (e *hclEmitter) value(v reflect.Value, path string) hclwrite.Tokens {
 	case v.Kind() == reflect.Struct && v.Type() != quantityType:
 		var attrs []hclwrite.ObjectAttrTokens
 		for _, it := range e.items(v, path) {
-			if it.tokens == nil {
-				panic(fmt.Sprintf("convert: shape of %s makes a block inside an attribute; this is always a bug in tenon convert", it.path))
-			}
 			attrs = append(attrs, hclwrite.ObjectAttrTokens{Name: hclwrite.TokensForIdentifier(it.name), Value: it.tokens})
 		}
 		return hclwrite.TokensForObject(attrs)

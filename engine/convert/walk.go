@@ -237,9 +237,9 @@ func (n *node) strings(key string) []string {
 	return out
 }
 
-// strMap returns the map of strings at key. Numbers and booleans are taken
-// as their text, as kubectl does not: Karpenter's schema would reject them,
-// so they are reported.
+// strMap returns the map of strings at key. A value that is not a string
+// (an unquoted number or boolean, which Karpenter's schema rejects too) is an
+// error naming its key.
 func (n *node) strMap(key string) map[string]string {
 	v, ok := n.get(key)
 	if !ok {
