@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	v1 "github.com/tenonhq/terraform-provider-tenon/engine/api/v1"
+	"github.com/tenonhq/terraform-provider-tenon/engine/catalog"
 	"github.com/tenonhq/terraform-provider-tenon/engine/cloud/aws/awsfake"
 	"github.com/tenonhq/terraform-provider-tenon/engine/scheduling"
 )
@@ -76,7 +77,7 @@ type env struct {
 // "default" (AL2023, default selectors, role node-role).
 func newEnv(t *testing.T, mutate ...func(*Options)) *env {
 	t.Helper()
-	f := awsfake.World(testCluster)
+	f := awsfake.WorldWith(testCluster, testCatalog(t))
 	clock := newClock()
 	f.SetClock(clock.Now)
 	cs := &classes{m: map[string]*v1.NodeClass{}}
@@ -85,7 +86,7 @@ func newEnv(t *testing.T, mutate ...func(*Options)) *env {
 		ClusterName: testCluster, Region: "us-east-1", InterruptionQueue: "tenon-prod",
 		NodeClass: cs.lookup, ClusterEndpoint: "https://ABC.gr7.us-east-1.eks.amazonaws.com", ClusterCA: "Q0E=",
 		KubernetesVersion: awsfake.KubernetesVersion, EC2: f, SSM: f, Pricing: f, SQS: f,
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Now: clock.Now, RefreshInterval: -1,
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Now: clock.Now, RefreshInterval: -1, Catalog: testCatalog(t),
 	}
 	for _, m := range mutate {
 		m(&opts)
@@ -124,6 +125,19 @@ func claim(name string, reqs ...v1.NodeSelectorRequirementWithMinValues) *v1.Nod
 		},
 	}
 }
+
+// testCatalog loads the embedded catalog once for the package's tests.
+var testCatalog = func() func(t *testing.T) *catalog.Catalog {
+	load := sync.OnceValues(func() (*catalog.Catalog, error) { return catalog.New() })
+	return func(t *testing.T) *catalog.Catalog {
+		t.Helper()
+		c, err := load()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+}()
 
 type v1AWS = v1.AWSNodeClassSpec
 

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/ec2"
 	"github.com/aws/aws-sdk-go-v2/service/pricing"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
@@ -97,6 +98,11 @@ type Options struct {
 	Pricing PricingAPI
 	SQS     SQSAPI
 
+	// Catalog is the embedded instance catalog (catalog.New()), when the
+	// caller has loaded it already; nil means New loads it. Only its specs
+	// (capacity, allocatable, labels) and us-east-1 prices are used.
+	Catalog *catalog.Catalog
+
 	// Logger receives structured logs; nil means slog.Default().
 	Logger *slog.Logger
 	// Now is the clock; nil means time.Now.
@@ -151,9 +157,12 @@ func New(ctx context.Context, opts Options) (*Provider, error) {
 	if region == "" {
 		region = opts.Config.Region
 	}
-	specs, err := catalog.New()
-	if err != nil {
-		return nil, fmt.Errorf("loading the embedded instance catalog: %w", err)
+	specs := opts.Catalog
+	if specs == nil {
+		var err error
+		if specs, err = catalog.New(); err != nil {
+			return nil, fmt.Errorf("loading the embedded instance catalog: %w", err)
+		}
 	}
 	p := &Provider{
 		opts: opts, region: region, ec2: opts.EC2, ssm: opts.SSM, pricing: opts.Pricing, sqs: opts.SQS,
@@ -197,6 +206,24 @@ func New(ctx context.Context, opts Options) (*Provider, error) {
 		go p.loop(ctx)
 	}
 	return p, nil
+}
+
+// NewFromDefaultConfig is New with opts.Config loaded the SDK's default way
+// (config.LoadDefaultConfig): credentials from the environment, IRSA web
+// identity or EKS Pod Identity, and endpoint overrides from AWS_ENDPOINT_URL
+// (tests point it at a local server). opts.Region, when set, overrides the
+// region of the environment.
+func NewFromDefaultConfig(ctx context.Context, opts Options) (*Provider, error) {
+	var loadOpts []func(*config.LoadOptions) error
+	if opts.Region != "" {
+		loadOpts = append(loadOpts, config.WithRegion(opts.Region))
+	}
+	cfg, err := config.LoadDefaultConfig(ctx, loadOpts...)
+	if err != nil {
+		return nil, fmt.Errorf("loading the AWS configuration: %w", err)
+	}
+	opts.Config = cfg
+	return New(ctx, opts)
 }
 
 func (o Options) check() error {

@@ -530,7 +530,7 @@ func newWireProvider(t *testing.T, w *wireServer, cs *classes, clock *fakeClock)
 	p, err := New(t.Context(), Options{
 		Config: w.config(), ClusterName: testCluster, InterruptionQueue: "tenon-prod", NodeClass: cs.lookup,
 		ClusterEndpoint: "https://ABC.gr7.us-east-1.eks.amazonaws.com", ClusterCA: "Q0E=", KubernetesVersion: awsfake.KubernetesVersion,
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Now: clock.Now, RefreshInterval: -1,
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Now: clock.Now, RefreshInterval: -1, Catalog: testCatalog(t),
 	})
 	if err != nil {
 		t.Fatal(err)

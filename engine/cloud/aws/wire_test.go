@@ -1,6 +1,7 @@
 package aws
 
 import (
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -25,7 +26,7 @@ type wireEnv struct {
 
 func newWireEnv(t *testing.T) *wireEnv {
 	t.Helper()
-	f := awsfake.World(testCluster)
+	f := awsfake.WorldWith(testCluster, testCatalog(t))
 	clock := newClock()
 	f.SetClock(clock.Now)
 	cs := &classes{m: map[string]*v1.NodeClass{}}
@@ -297,5 +298,34 @@ func TestWirePricingUnreachableFallsBack(t *testing.T) {
 	}
 	if n := len(e.w.recorded("GetProducts")); n != 4 {
 		t.Errorf("GetProducts attempts = %d, want 4 (retried, then fell back)", n)
+	}
+}
+
+func TestWireNewFromDefaultConfig(t *testing.T) {
+	// The agent builds the provider from the SDK's default configuration;
+	// AWS_ENDPOINT_URL points every client, Pricing included, at the server.
+	f := awsfake.WorldWith(testCluster, testCatalog(t))
+	w := newWireServer(t, f)
+	for k, v := range map[string]string{
+		"AWS_ENDPOINT_URL": w.srv.URL, "AWS_REGION": "us-east-1", "AWS_ACCESS_KEY_ID": "AKIDEXAMPLE",
+		"AWS_SECRET_ACCESS_KEY": "secret", "AWS_EC2_METADATA_DISABLED": "true",
+		"AWS_CONFIG_FILE": filepath.Join(t.TempDir(), "none"), "AWS_SHARED_CREDENTIALS_FILE": filepath.Join(t.TempDir(), "none"),
+	} {
+		t.Setenv(k, v)
+	}
+	cs := &classes{m: map[string]*v1.NodeClass{}}
+	cs.put(nodeClass("default"))
+	p, err := NewFromDefaultConfig(t.Context(), Options{
+		ClusterName: testCluster, NodeClass: cs.lookup, ClusterEndpoint: "https://ABC.gr7.us-east-1.eks.amazonaws.com", ClusterCA: "Q0E=",
+		KubernetesVersion: awsfake.KubernetesVersion, RefreshInterval: -1, Catalog: testCatalog(t),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Create(t.Context(), claim("env", spotOrOnDemand)); err != nil {
+		t.Fatal(err)
+	}
+	if len(w.recorded("CreateFleet")) != 1 || len(w.recorded("GetProducts")) != 1 || p.Region() != "us-east-1" {
+		t.Errorf("requests: %d CreateFleet, %d GetProducts; region %s", len(w.recorded("CreateFleet")), len(w.recorded("GetProducts")), p.Region())
 	}
 }

@@ -26,6 +26,15 @@ const KubernetesVersion = "1.33"
 // (g4dn.xlarge only in a and b); on-demand prices from the embedded catalog
 // and spot prices at 30% of them, a tenth of a cent cheaper per zone letter.
 func World(cluster string) *Fake {
+	cat, err := catalog.New()
+	if err != nil {
+		panic(fmt.Sprintf("awsfake: the embedded catalog does not load: %v", err))
+	}
+	return WorldWith(cluster, cat)
+}
+
+// WorldWith is World with the embedded catalog already loaded.
+func WorldWith(cluster string, cat *catalog.Catalog) *Fake {
 	f := New()
 	clusterTag := ec2types.Tag{Key: aws.String("kubernetes.io/cluster/" + cluster), Value: aws.String("shared")}
 	discovery := ec2types.Tag{Key: aws.String("tenon.dev/discovery"), Value: aws.String(cluster)}
@@ -61,10 +70,6 @@ func World(cluster string) *Fake {
 		image("ami-custom-old", "custom-2026-01", "2026-01-01T00:00:00.000Z", ec2types.ArchitectureValuesX8664),
 		image("ami-custom-new", "custom-2026-06", "2026-06-01T00:00:00.000Z", ec2types.ArchitectureValuesX8664),
 		image("ami-custom-arm", "custom-arm-2026-06", "2026-06-01T00:00:00.000Z", ec2types.ArchitectureValuesArm64),
-	}
-	cat, err := catalog.New()
-	if err != nil {
-		panic(fmt.Sprintf("awsfake: the embedded catalog does not load: %v", err))
 	}
 	for _, name := range WorldTypes {
 		it, ok := cat.Get(name)
