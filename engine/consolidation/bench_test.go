@@ -90,3 +90,24 @@ func BenchmarkNoChurn(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkUntilStableDefaultBudget is BenchmarkUntilStable with the
+// API's default budget, 10% of the pool's nodes at once: more rounds, each
+// disrupting what the budget allows.
+func BenchmarkUntilStableDefaultBudget(b *testing.B) {
+	_, snap := benchCluster(b, 2000)
+	pool := *snap.Pools[0]
+	pool.Disruption.Budgets = []state.Budget{{Nodes: "10%"}}
+	limited := *snap
+	limited.Pools = []*state.Pool{&pool}
+	b.ResetTimer()
+	var run stableRun
+	for b.Loop() {
+		run = untilStable(b, &limited, DefaultOptions(), 30)
+	}
+	b.ReportMetric(run.totalCPU.Seconds(), "cpu-s-to-stable")
+	b.ReportMetric(float64(run.rounds), "rounds")
+	b.ReportMetric(run.cost/run.lowerBound, "cost/LB")
+	b.ReportMetric(float64(run.evicted)/float64(max(run.minEvictions, 1)), "evictions/min")
+	b.ReportMetric(float64(len(run.final.Nodes)), "nodes-after")
+}
