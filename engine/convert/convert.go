@@ -101,7 +101,7 @@ func Convert(inputs []Input, opts Options) (*Result, error) {
 				errs = append(errs, c.errs[len(c.errs)-1])
 				continue
 			}
-			seen[key] = fmt.Sprintf("%s: %s (document %d)", d.file, d.describe(), d.index)
+			seen[key] = fmt.Sprintf("%s: %s", d.file, d.locate())
 			res.Objects = append(res.Objects, Object{Source: fmt.Sprintf("%s: %s", d.file, d.describe()), Value: obj, conv: c})
 		}
 	}
@@ -149,7 +149,7 @@ func expandLists(docs []*document) []*document {
 			if !ok {
 				continue
 			}
-			it := &document{file: d.file, index: d.index, raw: m}
+			it := &document{file: d.file, index: d.index, item: i + 1, raw: m}
 			it.apiVersion, _ = m["apiVersion"].(string)
 			it.kind, _ = m["kind"].(string)
 			if meta, ok := m["metadata"].(map[string]any); ok {
@@ -216,7 +216,7 @@ func validate(c *conversion, obj any) Errors {
 		if path != e.Field {
 			detail = fmt.Sprintf("%s (Tenon field %s)", detail, e.Field)
 		}
-		out = append(out, &Error{File: c.doc.file, Object: c.doc.describe(), Field: path, Detail: "invalid for Tenon: " + detail})
+		out = append(out, &Error{File: c.doc.file, Object: c.doc.locate(), Field: path, Detail: "invalid for Tenon: " + detail})
 	}
 	return out
 }

@@ -23,8 +23,10 @@ type Input struct {
 // document is one object of an input file, decoded into plain JSON values.
 type document struct {
 	file string
-	// index counts the file's documents from 1, for messages.
+	// index counts the file's documents from 1, for messages; item counts
+	// the items of a List document from 1 (0 outside a List).
 	index      int
+	item       int
 	apiVersion string
 	kind       string
 	name       string
@@ -41,6 +43,18 @@ func (d *document) describe() string {
 		return fmt.Sprintf("%s (document %d)", d.kind, d.index)
 	}
 	return d.kind + " " + d.name
+}
+
+// locate names the document in error messages: its kind and name, and its
+// place in the file, such as "NodePool default (document 2)".
+func (d *document) locate() string {
+	switch {
+	case d.kind == "" || d.name == "":
+		return d.describe()
+	case d.item > 0:
+		return fmt.Sprintf("%s (document %d, item %d)", d.describe(), d.index, d.item)
+	}
+	return fmt.Sprintf("%s (document %d)", d.describe(), d.index)
 }
 
 // splitDocuments splits a file into its YAML (or JSON) documents, skipping

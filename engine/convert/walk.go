@@ -50,7 +50,7 @@ func (c *conversion) fail(path *field.Path, format string, args ...any) {
 	if path != nil {
 		p = path.String()
 	}
-	c.errs = append(c.errs, &Error{File: c.doc.file, Object: c.doc.describe(), Field: p, Detail: fmt.Sprintf(format, args...)})
+	c.errs = append(c.errs, &Error{File: c.doc.file, Object: c.doc.locate(), Field: p, Detail: fmt.Sprintf(format, args...)})
 }
 
 // from records that the Tenon field at to came from the input field at from.
