@@ -28,8 +28,10 @@ type filler struct {
 	cols, undominated []column
 	cache             map[string]*decision
 	failed            map[*bucket]bool
-	// scratch is reused for each decision's candidates.
+	// scratch is reused for each decision's candidates, live for each
+	// fill's buckets.
 	scratch []cand
+	live    []*bucket
 	// minReq is, per resource, the smallest request among the active
 	// buckets when last compacted (a lower bound since): a node with less
 	// room than that in some resource can take nothing more.
@@ -235,6 +237,12 @@ func (f *filler) fill(n *node, seed *bucket, dry bool) []take {
 	put(seed, (k+1)/2)
 	alloc := n.typ.alloc
 	price := n.typ.price[n.zone*numCT+n.ct]
+	// live are the buckets that may still go on n, in f.active's order: a
+	// bucket leaves for good once it is empty, no longer fits n's room
+	// (which only shrinks), or n refuses it, unless it has pod affinity
+	// terms, which a pod placed later may satisfy.
+	live := append(f.live[:0], f.active...)
+	defer func() { f.live = live[:0] }()
 	for {
 		if !f.minReq.fits(n.room) {
 			return takes
@@ -242,19 +250,27 @@ func (f *filler) fill(n *node, seed *bucket, dry bool) []take {
 		var best *bucket
 		var bestK int64
 		bestScore := -1.0
-		for _, b := range f.active {
+		kept := 0
+		for _, b := range live {
 			l := left(b)
 			if l == 0 || !b.c.req.fits(n.room) {
 				continue
 			}
 			k := s.room(b, n, l)
 			if k <= 0 {
+				if len(b.c.affinity) > 0 {
+					live[kept] = b
+					kept++
+				}
 				continue
 			}
+			live[kept] = b
+			kept++
 			if score := align(b.c.req, n.room, alloc) * worth(b, alloc, price, s.opts.worth); score > bestScore {
 				best, bestK, bestScore = b, k, score
 			}
 		}
+		live = live[:kept]
 		if best == nil {
 			return takes
 		}
