@@ -64,6 +64,33 @@ func (p *Provider) NodeClassStatus(ctx context.Context, name string) (v1.NodeCla
 	return *r.status.DeepCopy(), nil
 }
 
+// rediscover resolves NodeClass name again and replaces the cached
+// resolution once done (launches meanwhile use the old one). A class that no
+// longer exists is dropped.
+func (p *Provider) rediscover(ctx context.Context, name string) error {
+	nc, err := p.opts.NodeClass(ctx, name)
+	if err != nil {
+		return fmt.Errorf("looking up nodeclass %q: %w", name, err)
+	}
+	if nc == nil {
+		p.Invalidate(name)
+		return nil
+	}
+	key, err := specKey(nc)
+	if err != nil {
+		return err
+	}
+	r, err := p.discover(ctx, nc)
+	if err != nil {
+		return fmt.Errorf("resolving nodeclass %q: %w", name, err)
+	}
+	r.key = key
+	p.mu.Lock()
+	p.classes[name] = r
+	p.mu.Unlock()
+	return nil
+}
+
 // resolveByName looks the class up and resolves it; it fails with a
 // *cloud.NodeClassNotReadyError when the class cannot launch.
 func (p *Provider) resolveByName(ctx context.Context, name string) (*v1.NodeClass, *resolved, error) {
@@ -174,6 +201,9 @@ func (p *Provider) discover(ctx context.Context, nc *v1.NodeClass) (*resolved, e
 	}
 	if reason := p.bootstrapMissing(spec); reason != "" {
 		missing = append(missing, reason)
+	}
+	if _, err := userData(family(spec), bootstrap{kubelet: spec.Kubelet, custom: spec.UserData}); err != nil {
+		missing = append(missing, err.Error())
 	}
 	r.notReady = strings.Join(missing, "; ")
 	ready := r.notReady == ""

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/ec2"
@@ -97,6 +98,18 @@ func TestDiscovery(t *testing.T) {
 			amis:     []string{"ami-al2023-amd64", "ami-al2023-arm64", "ami-al2023-nvidia"},
 			profile:  "node-role",
 			notReady: "tags tenon.dev/cluster are set by the agent",
+		},
+		{
+			name: "Bottlerocket user data redefining a table the agent writes",
+			spec: func(s *v1.AWSNodeClassSpec) {
+				s.AMIFamily = v1.AMIFamilyBottlerocket
+				s.UserData = ptr("[settings.kubernetes]\nmax-pods = 3\n")
+			},
+			subnets:  []string{"subnet-a", "subnet-a2", "subnet-b", "subnet-c"},
+			groups:   []string{"sg-node"},
+			amis:     []string{"ami-br-amd64", "ami-br-arm64", "ami-br-nvidia"},
+			profile:  "node-role",
+			notReady: "userData defines [settings.kubernetes]",
 		},
 		{
 			name:     "no cluster endpoint for the bootstrap",
@@ -270,4 +283,25 @@ func TestSSMTermDescribesTheImage(t *testing.T) {
 	if len(calls) != 1 || !slices.Equal(calls[0].Input.(*ec2.DescribeImagesInput).ImageIds, []string{"ami-al2023-amd64"}) {
 		t.Fatalf("DescribeImages calls = %+v", calls)
 	}
+}
+
+func ptr[T any](v T) *T { return &v }
+
+func TestBackgroundRefresh(t *testing.T) {
+	e := newEnv(t, func(o *Options) { o.RefreshInterval = 20 * time.Millisecond })
+	if _, _, err := e.p.resolveByName(t.Context(), "default"); err != nil {
+		t.Fatal(err)
+	}
+	e.fake.Parameters["/aws/service/eks/optimized-ami/1.33/amazon-linux-2023/x86_64/standard/recommended/image_id"] = "ami-refreshed"
+	deadline := time.Now().Add(5 * time.Second)
+	for time.Now().Before(deadline) {
+		e.p.mu.Lock()
+		ami := e.p.classes["default"].status.AMIs[0].ID
+		e.p.mu.Unlock()
+		if ami == "ami-refreshed" {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatal("the background loop did not pick up the new AMI within 5s")
 }

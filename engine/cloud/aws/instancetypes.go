@@ -37,7 +37,13 @@ func (p *Provider) typeView(ctx context.Context) (*typeView, error) {
 	if tv != nil {
 		return tv, nil
 	}
-	tv = &typeView{zones: map[string][]string{}}
+	return p.loadTypeView(ctx)
+}
+
+// loadTypeView asks EC2 for the region's types and offerings and caches
+// them.
+func (p *Provider) loadTypeView(ctx context.Context) (*typeView, error) {
+	tv := &typeView{zones: map[string][]string{}}
 	types := ec2.NewDescribeInstanceTypesPaginator(p.ec2, &ec2.DescribeInstanceTypesInput{})
 	for types.HasMorePages() {
 		page, err := types.NextPage(ctx)

@@ -73,7 +73,12 @@ func (p *Provider) priceView(ctx context.Context) *priceView {
 	if pv != nil {
 		return pv
 	}
-	pv = &priceView{sources: PriceSources{At: p.now()}}
+	return p.loadPriceView(ctx)
+}
+
+// loadPriceView loads and caches the prices.
+func (p *Provider) loadPriceView(ctx context.Context) *priceView {
+	pv := &priceView{sources: PriceSources{At: p.now()}}
 	embedded, embeddedSource := p.embeddedPrices()
 	od, err := p.onDemandPrices(ctx)
 	if err != nil || len(od) == 0 {

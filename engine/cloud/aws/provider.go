@@ -286,18 +286,18 @@ func (p *Provider) Refresh(ctx context.Context) error {
 	for name := range p.classes {
 		names = append(names, name)
 	}
-	p.types, p.prices = nil, nil
 	p.mu.Unlock()
 	for _, name := range names {
-		p.Invalidate(name)
-		if _, _, err := p.resolveByName(ctx, name); err != nil && !cloud.IsNodeClassNotReady(err) {
+		if err := p.rediscover(ctx, name); err != nil {
 			errs = append(errs, err)
 		}
 	}
-	if _, err := p.typeView(ctx); err != nil {
+	// The new views replace the old only once loaded, so launches never
+	// wait on a refresh; a failed type refresh keeps the old view.
+	if _, err := p.loadTypeView(ctx); err != nil {
 		errs = append(errs, err)
 	}
-	p.priceView(ctx)
+	p.loadPriceView(ctx)
 	if _, err := p.CollectLaunchTemplates(ctx); err != nil {
 		errs = append(errs, err)
 	}
