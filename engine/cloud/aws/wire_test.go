@@ -38,7 +38,7 @@ func newWireEnv(t *testing.T) *wireEnv {
 // restart is a new provider with new SDK clients, as after an agent restart.
 func (e *wireEnv) restart(t *testing.T) *Provider { return newWireProvider(t, e.w, e.cs, e.clock) }
 
-func wantForm(t *testing.T, r wireRequest, want map[string]string) {
+func wantForm(t *testing.T, r awsfake.Request, want map[string]string) {
 	t.Helper()
 	for k, v := range want {
 		if got := r.Form.Get(k); got != v {
@@ -48,8 +48,8 @@ func wantForm(t *testing.T, r wireRequest, want map[string]string) {
 }
 
 // formTagMap reads TagSpecification.N (of resourceType) as a map.
-func formTagMap(r wireRequest, resourceType string) map[string]string {
-	for _, ts := range tagSpecs(r.Form, "TagSpecification") {
+func formTagMap(r awsfake.Request, resourceType string) map[string]string {
+	for _, ts := range awsfake.FormTagSpecifications(r.Form, "TagSpecification") {
 		if string(ts.ResourceType) == resourceType {
 			return tagMap(ts.Tags)
 		}
@@ -64,7 +64,7 @@ func TestWireCreateFleet(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Create: %v", err)
 	}
-	fleets := e.w.recorded("CreateFleet")
+	fleets := e.w.Requests("CreateFleet")
 	if len(fleets) != 1 {
 		t.Fatalf("CreateFleet requests = %d", len(fleets))
 	}
@@ -101,17 +101,17 @@ func TestWireCreateFleet(t *testing.T) {
 		t.Errorf("fleet tags = %v", fleetTags)
 	}
 	// The launch template went over the wire too, tagged with the cluster.
-	lts := e.w.recorded("CreateLaunchTemplate")
+	lts := e.w.Requests("CreateLaunchTemplate")
 	if len(lts) != 1 || formTagMap(lts[0], "launch-template")[TagCluster] != testCluster ||
 		lts[0].Form.Get("LaunchTemplateData.ImageId") != "ami-al2023-amd64" || lts[0].Form.Get("LaunchTemplateData.IamInstanceProfile.Name") != "node-role" {
 		t.Errorf("CreateLaunchTemplate = %+v", lts)
 	}
 	// Before launching, Create looked for the claim's instance by tags.
-	desc := e.w.recorded("DescribeInstances")[0]
+	desc := e.w.Requests("DescribeInstances")[0]
 	wantFilters := map[string][]string{
 		"tag:" + TagCluster: {testCluster}, "tag:" + TagNodeClaim: {"general-wire"}, "instance-state-name": {"pending", "running", "stopping", "stopped"},
 	}
-	for _, f := range filters(desc.Form) {
+	for _, f := range awsfake.FormFilters(desc.Form) {
 		if want, ok := wantFilters[*f.Name]; !ok || !slices.Equal(f.Values, want) {
 			t.Errorf("DescribeInstances filter %s = %v", *f.Name, f.Values)
 		}
@@ -124,7 +124,7 @@ func TestWireCreateFleet(t *testing.T) {
 	if src := e.p.PriceSources(t.Context()); src.OnDemand != SourcePricingAPI || src.Spot != SourceSpotPriceHistory {
 		t.Errorf("price sources = %+v", src)
 	}
-	gp := e.w.recorded("GetProducts")[0].JSON
+	gp := e.w.Requests("GetProducts")[0].JSON
 	if gp["ServiceCode"] != "AmazonEC2" || !strings.Contains(jsonString(gp["Filters"]), `"Field":"regionCode","Type":"TERM_MATCH","Value":"us-east-1"`) {
 		t.Errorf("GetProducts = %v", gp)
 	}
@@ -144,7 +144,7 @@ func TestWireGetDeleteAndInterruptions(t *testing.T) {
 	if err != nil || got.Name != "life" || got.Status.InstanceType != c.Status.InstanceType || got.Status.CapacityType != "on-demand" {
 		t.Fatalf("Get = %+v, %v", got, err)
 	}
-	descs := e.w.recorded("DescribeInstances")
+	descs := e.w.Requests("DescribeInstances")
 	wantForm(t, descs[len(descs)-1], map[string]string{"InstanceId.1": id, "Filter.1.Name": "tag:" + TagCluster, "Filter.1.Value.1": testCluster})
 
 	// An interruption for the instance, through SQS's JSON protocol.
@@ -154,17 +154,17 @@ func TestWireGetDeleteAndInterruptions(t *testing.T) {
 	if err != nil || len(evs) != 1 || evs[0].Kind != cloud.SpotInterruption || evs[0].ProviderID != c.Status.ProviderID {
 		t.Fatalf("Receive = %+v, %v", evs, err)
 	}
-	rec := e.w.recorded("ReceiveMessage")[0].JSON
+	rec := e.w.Requests("ReceiveMessage")[0].JSON
 	if rec["QueueUrl"] != "https://sqs.us-east-1.amazonaws.com/123456789012/tenon-prod" || rec["MaxNumberOfMessages"] != float64(10) || rec["WaitTimeSeconds"] != float64(20) {
 		t.Errorf("ReceiveMessage = %v", rec)
 	}
-	if len(e.w.recorded("DeleteMessage")) != 0 {
+	if len(e.w.Requests("DeleteMessage")) != 0 {
 		t.Fatal("a message was deleted before Done")
 	}
 	if err := src.Done(t.Context(), evs[0]); err != nil {
 		t.Fatal(err)
 	}
-	del := e.w.recorded("DeleteMessage")
+	del := e.w.Requests("DeleteMessage")
 	if len(del) != 1 || del[0].JSON["ReceiptHandle"] != evs[0].Handle || del[0].JSON["QueueUrl"] != rec["QueueUrl"] {
 		t.Errorf("DeleteMessage = %+v", del)
 	}
@@ -172,7 +172,7 @@ func TestWireGetDeleteAndInterruptions(t *testing.T) {
 	if err := e.p.Delete(t.Context(), c); err != nil {
 		t.Fatal(err)
 	}
-	wantForm(t, e.w.recorded("TerminateInstances")[0], map[string]string{"InstanceId.1": id})
+	wantForm(t, e.w.Requests("TerminateInstances")[0], map[string]string{"InstanceId.1": id})
 	if err := e.p.Delete(t.Context(), c); !cloud.IsNotFound(err) {
 		t.Errorf("second Delete = %v, want NotFound", err)
 	}
@@ -184,11 +184,11 @@ func TestWireGetDeleteAndInterruptions(t *testing.T) {
 
 func TestWireThrottlingRetriesWithoutDuplicateLaunch(t *testing.T) {
 	e := newWireEnv(t)
-	e.w.failNext("CreateFleet", 503, 503) // RequestLimitExceeded twice
+	e.w.FailNext("CreateFleet", 503, 503) // RequestLimitExceeded twice
 	if _, err := e.p.Create(t.Context(), claim("throttled", spotOrOnDemand)); err != nil {
 		t.Fatalf("Create through throttling: %v", err)
 	}
-	fleets := e.w.recorded("CreateFleet")
+	fleets := e.w.Requests("CreateFleet")
 	if len(fleets) != 3 {
 		t.Fatalf("CreateFleet requests = %d, want 3 (two throttled, one served)", len(fleets))
 	}
@@ -210,13 +210,13 @@ func TestWireLostResponsesNeverLaunchTwice(t *testing.T) {
 	// Every attempt is handled but answered 500: EC2 launched, the SDK
 	// retried with the same token, and the agent finally saw an error.
 	for range 4 {
-		e.w.loseNext("CreateFleet")
+		e.w.LoseNext("CreateFleet")
 	}
 	c := claim("lost", spotOrOnDemand)
 	if _, err := e.p.Create(t.Context(), c); err == nil {
 		t.Fatal("Create succeeded though every response was lost")
 	}
-	if n := len(e.w.recorded("CreateFleet")); n != 4 {
+	if n := len(e.w.Requests("CreateFleet")); n != 4 {
 		t.Fatalf("CreateFleet requests = %d, want 4 (the SDK's attempts)", n)
 	}
 	if n := e.fake.Launched(); n != 1 {
@@ -228,7 +228,7 @@ func TestWireLostResponsesNeverLaunchTwice(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if e.fake.Launched() != 1 || len(e.w.recorded("CreateFleet")) != 4 || got.Status.ProviderID == "" {
+	if e.fake.Launched() != 1 || len(e.w.Requests("CreateFleet")) != 4 || got.Status.ProviderID == "" {
 		t.Fatalf("after restart: launched %d, status %+v", e.fake.Launched(), got.Status)
 	}
 }
@@ -236,7 +236,7 @@ func TestWireLostResponsesNeverLaunchTwice(t *testing.T) {
 func TestWireOrphanCollectorTerminatesLostLaunches(t *testing.T) {
 	e := newWireEnv(t)
 	for range 4 {
-		e.w.loseNext("CreateFleet")
+		e.w.LoseNext("CreateFleet")
 	}
 	if _, err := e.p.Create(t.Context(), claim("gone", spotOrOnDemand)); err == nil {
 		t.Fatal("Create succeeded though every response was lost")
@@ -253,7 +253,7 @@ func TestWireOrphanCollectorTerminatesLostLaunches(t *testing.T) {
 	if err != nil || len(got) != 1 {
 		t.Fatalf("CollectOrphans = %v, %v; want the lost instance", got, err)
 	}
-	wantForm(t, e.w.recorded("TerminateInstances")[0], map[string]string{"InstanceId.1": got[0]})
+	wantForm(t, e.w.Requests("TerminateInstances")[0], map[string]string{"InstanceId.1": got[0]})
 	if list, err := p2.List(t.Context()); err != nil || len(list) != 0 {
 		t.Errorf("List after collection = %v, %v; want nothing left", list, err)
 	}
@@ -282,7 +282,7 @@ func TestWireICEFallsBackToTheNextOffering(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fleets := e.w.recorded("CreateFleet")
+	fleets := e.w.Requests("CreateFleet")
 	last := fleets[len(fleets)-1]
 	wantForm(t, last, map[string]string{"TargetCapacitySpecification.DefaultTargetCapacityType": "on-demand", "OnDemandOptions.AllocationStrategy": "lowest-price"})
 	if got.Status.CapacityType != "on-demand" {
@@ -292,11 +292,11 @@ func TestWireICEFallsBackToTheNextOffering(t *testing.T) {
 
 func TestWirePricingUnreachableFallsBack(t *testing.T) {
 	e := newWireEnv(t)
-	e.w.failNext("GetProducts", 500, 500, 500, 500)
+	e.w.FailNext("GetProducts", 500, 500, 500, 500)
 	if src := e.p.PriceSources(t.Context()); src.OnDemand != SourceEmbedded || src.Spot != SourceSpotPriceHistory {
 		t.Errorf("price sources = %+v, want embedded on-demand and live spot", src)
 	}
-	if n := len(e.w.recorded("GetProducts")); n != 4 {
+	if n := len(e.w.Requests("GetProducts")); n != 4 {
 		t.Errorf("GetProducts attempts = %d, want 4 (retried, then fell back)", n)
 	}
 }
@@ -307,7 +307,7 @@ func TestWireNewFromDefaultConfig(t *testing.T) {
 	f := awsfake.WorldWith(testCluster, testCatalog(t))
 	w := newWireServer(t, f)
 	for k, v := range map[string]string{
-		"AWS_ENDPOINT_URL": w.srv.URL, "AWS_REGION": "us-east-1", "AWS_ACCESS_KEY_ID": "AKIDEXAMPLE",
+		"AWS_ENDPOINT_URL": w.URL(), "AWS_REGION": "us-east-1", "AWS_ACCESS_KEY_ID": "AKIDEXAMPLE",
 		"AWS_SECRET_ACCESS_KEY": "secret", "AWS_EC2_METADATA_DISABLED": "true",
 		"AWS_CONFIG_FILE": filepath.Join(t.TempDir(), "none"), "AWS_SHARED_CREDENTIALS_FILE": filepath.Join(t.TempDir(), "none"),
 	} {
@@ -325,7 +325,7 @@ func TestWireNewFromDefaultConfig(t *testing.T) {
 	if _, err := p.Create(t.Context(), claim("env", spotOrOnDemand)); err != nil {
 		t.Fatal(err)
 	}
-	if len(w.recorded("CreateFleet")) != 1 || len(w.recorded("GetProducts")) != 1 || p.Region() != "us-east-1" {
-		t.Errorf("requests: %d CreateFleet, %d GetProducts; region %s", len(w.recorded("CreateFleet")), len(w.recorded("GetProducts")), p.Region())
+	if len(w.Requests("CreateFleet")) != 1 || len(w.Requests("GetProducts")) != 1 || p.Region() != "us-east-1" {
+		t.Errorf("requests: %d CreateFleet, %d GetProducts; region %s", len(w.Requests("CreateFleet")), len(w.Requests("GetProducts")), p.Region())
 	}
 }
