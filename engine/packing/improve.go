@@ -12,7 +12,7 @@ import (
 // improveBudget bounds the work of one improve pass, in fit checks and
 // offerings scanned, so the pass costs at most a few tens of milliseconds
 // and, being counted rather than timed, stays deterministic.
-const improveBudget = 1_000_000
+const improveBudget = 150_000
 
 // improve is the local-improvement pass run on the new claims after
 // packing and before finalize. Within each (pool, zone) it visits the
@@ -160,21 +160,28 @@ func (im *improver) mask(n *node) bitset {
 }
 
 // cheapest is the cheapest offering in n's pool and zone, among the
-// capacity types cts and the types mask allows, that holds used; ok is
-// false when none does or the budget ran out.
-func (im *improver) cheapest(n *node, mask bitset, cts uint8, used vec) (offer, bool) {
+// capacity types cts and the types mask allows, that holds used and costs
+// at least lo and less than hi; ok is false when none does or the budget
+// ran out. mask2 narrows mask further. The offerings are sorted by price, so only those in [lo, hi)
+// are looked at.
+func (im *improver) cheapest(n *node, mask, mask2 bitset, cts uint8, used vec, lo, hi float64) (offer, bool) {
 	p := n.pool
 	cts &= p.ctMask
+	im.budget--
 	if !used.fits(im.largest(p)) {
-		im.budget--
 		return offer{}, false
 	}
-	for _, o := range p.offers[n.zone] {
+	offers := p.offers[n.zone]
+	i, _ := slices.BinarySearchFunc(offers, lo-1e-12, func(o offer, price float64) int { return cmp.Compare(o.price, price) })
+	for _, o := range offers[i:] {
+		if o.price >= hi {
+			return offer{}, false
+		}
 		im.budget--
 		if im.budget < 0 {
 			return offer{}, false
 		}
-		if cts&(1<<o.ct) != 0 && mask.has(o.t.idx) && used.fits(o.t.alloc) {
+		if cts&(1<<o.ct) != 0 && used.fits(o.t.alloc) && mask.has(o.t.idx) && mask2.has(o.t.idx) {
 			return o, true
 		}
 	}
@@ -201,7 +208,7 @@ func price(n *node) float64 { return n.typ.price[n.zone*numCT+n.ct] }
 
 // shrink re-sizes n to the cheapest offering that holds its pods.
 func (im *improver) shrink(n *node) {
-	if o, ok := im.cheapest(n, im.mask(n), n.cts, n.used); ok && o.price < price(n)-1e-12 {
+	if o, ok := im.cheapest(n, im.mask(n), im.mask(n), n.cts, n.used, 0, price(n)-1e-12); ok {
 		im.retype(n, o)
 	}
 }
@@ -242,9 +249,12 @@ func (im *improver) merge(n *node, ns []*node) bool {
 		if m == n || len(m.pods) == 0 || im.budget <= 0 {
 			continue
 		}
+		// m is already the cheapest offering for its own pods, so no
+		// offering for both costs less than m; one that saves costs
+		// less than m and n together.
 		cts := m.cts & n.cts
 		used := m.used.add(n.used)
-		o, ok := im.cheapest(m, mask.and(im.mask(m)), cts, used)
+		o, ok := im.cheapest(m, mask, im.mask(m), cts, used, price(m), price(m)+price(n)-bestGain)
 		if !ok {
 			continue
 		}

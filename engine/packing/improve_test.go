@@ -2,6 +2,7 @@ package packing
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"testing"
 
@@ -87,7 +88,7 @@ func TestImproveMergesHalfEmptyClaims(t *testing.T) {
 	im := &improver{s: s, budget: improveBudget, movable: map[*class]bool{}, masks: map[*node]bitset{}, maxAlloc: map[*poolPlan]vec{}}
 	var before float64
 	for _, n := range claims {
-		o, ok := im.cheapest(n, im.mask(n), n.cts, n.used)
+		o, ok := im.cheapest(n, im.mask(n), im.mask(n), n.cts, n.used, 0, math.Inf(1))
 		if !ok {
 			t.Fatal("no offering holds a claim's pod")
 		}
