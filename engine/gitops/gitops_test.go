@@ -290,3 +290,37 @@ func TestBadCommitRejectedWhole(t *testing.T) {
 		t.Errorf("message blames the valid file:\n%s", msg)
 	}
 }
+
+// TestSSHServerAuth: an SSH key with known_hosts writes and reads over a real SSH server; a key the
+// server does not accept and a host key that is not in known_hosts give an *AuthError.
+func TestSSHServerAuth(t *testing.T) {
+	srv := gitopstest.Start(t)
+	srv.NewRepo("policy")
+	sshSrv := srv.StartSSH()
+	url := sshSrv.URL("policy")
+	good := Auth{SSHPrivateKey: sshSrv.ClientKey, SSHKnownHosts: sshSrv.KnownHosts}
+	res := apply(t, NewWriter(open(t, Options{URL: url, Auth: good})), Change{Apply: objects(nodeClass("default"))})
+	if srv.Head("policy", "main") != res.Commit {
+		t.Fatalf("push over SSH did not reach the server")
+	}
+	if got := refs(read(t, NewReader(open(t, Options{URL: url, Auth: good})))); len(got) != 1 {
+		t.Errorf("Read over SSH = %v", got)
+	}
+	host := strings.TrimPrefix(sshSrv.Base, "ssh://git@")
+	otherKey, otherHost := gitopstest.NewSSHKey(t, host)
+	for name, auth := range map[string]Auth{
+		"key not accepted":   {SSHPrivateKey: otherKey, SSHKnownHosts: sshSrv.KnownHosts},
+		"host key not known": {SSHPrivateKey: sshSrv.ClientKey, SSHKnownHosts: otherHost},
+	} {
+		t.Run(name, func(t *testing.T) {
+			_, err := NewReader(open(t, Options{URL: url, Auth: auth})).Read(testContext(t))
+			if !IsAuthError(err) {
+				t.Fatalf("Read error = %v, want an *AuthError", err)
+			}
+			if !strings.Contains(err.Error(), url) {
+				t.Errorf("message %q does not name the URL", err)
+			}
+			t.Logf("error: %v", err)
+		})
+	}
+}
