@@ -45,8 +45,8 @@
 // # Safety rules
 //
 // Replacements must be strictly cheaper (never the same type at the same
-// price) and save MinSavingsPerHour, MinSavingsPercent and
-// MinSavingsPerPod per pod evicted; pods annotated tenon.dev/do-not-disrupt
+// price) and save MinSavingsPerHour, MinSavingsPercent and, when they
+// launch replacements, MinSavingsPerPod per pod evicted; pods annotated tenon.dev/do-not-disrupt
 // "true" (or a duration such as "30m", counted from the pod's start) pin
 // their node, as does the node annotation; PDB evictions are summed over
 // the whole plan; pods without a controller block voluntary disruption

@@ -232,6 +232,12 @@ func TestRules(t *testing.T) {
 			kept: map[string]string{"n1": "saving $0.0866/h for 1 pods evicted is below the threshold of $0.5/h per pod"},
 		},
 		{
+			name:    "a deletion is not held to the per-pod threshold",
+			snap:    one(fixedPool(), nil),
+			opts:    func(o *Options) { o.MinSavingsPerPod = 1 },
+			removed: map[string]Reason{"n1": ReasonUnderutilized},
+		},
+		{
 			name: "a do-not-disrupt pod pins its node",
 			snap: one(fixedPool(), func(_ *state.Node, p *state.Pod) {
 				p.Name = "web-7"

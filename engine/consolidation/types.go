@@ -104,8 +104,10 @@ type Options struct {
 	// a percentage of the price of the nodes it removes. The search also
 	// asks every node it adds to a merge to pay for itself by this margin.
 	MinSavingsPercent float64
-	// MinSavingsPerPod is the least a consolidation command must save per
-	// pod it evicts, in $/h: moving 150 pods to save $0.08/h is churn.
+	// MinSavingsPerPod is the least a consolidation command that launches
+	// replacements must save per pod it evicts, in $/h: moving 150 pods to
+	// a slightly cheaper node to save $0.08/h is churn. (A deletion frees a
+	// whole node and is not held to it.)
 	MinSavingsPerPod float64
 	// MinSpotTypes is how many cheaper spot instance types a spot node's
 	// spot replacement must be allowed, so spot capacity is not chased
