@@ -7,8 +7,8 @@ import (
 	"time"
 )
 
-// maxMovesShown caps the pods listed per command in text output; JSON
-// lists them all.
+// maxMovesShown caps the nodes, replacements and pods listed per command
+// in text output; JSON lists them all.
 const maxMovesShown = 12
 
 // writeConsolidationText prints a consolidation report for a person: the
@@ -35,8 +35,12 @@ func writeConsolidationText(w io.Writer, s *Scenario, rep *ConsolidationReport, 
 				round = fmt.Sprintf(" (round %d)", c.Round)
 			}
 			p.line("  %d. %s%s: %s", i+1, c.Reason, round, c.Detail)
-			p.line("     remove %s ($%.4f/h)", strings.Join(c.Nodes, ", "), c.CostBeforePerHour)
-			for _, r := range c.Replacements {
+			p.line("     remove %s ($%.4f/h)", listSome(c.Nodes, maxMovesShown), c.CostBeforePerHour)
+			for j, r := range c.Replacements {
+				if j == maxMovesShown {
+					p.line("     ... and %d more replacements", len(c.Replacements)-j)
+					break
+				}
 				p.line("     launch %s: %s in %s, %s, $%.4f/h (%d options)", r.Name, r.InstanceType, r.Zone, r.CapacityType, r.PricePerHour, r.Options)
 			}
 			for j, m := range c.Moves {
@@ -105,4 +109,12 @@ func writeConsolidationText(w io.Writer, s *Scenario, rep *ConsolidationReport, 
 	}
 	p.line("Rounds:       %d%s", sum.Rounds, stable)
 	p.line("Plan time:    %v (in process, all rounds)", time.Duration(sum.PlanSeconds*float64(time.Second)).Round(10*time.Microsecond))
+}
+
+// listSome joins up to n names and counts the rest.
+func listSome(names []string, n int) string {
+	if len(names) <= n {
+		return strings.Join(names, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(names[:n], ", "), len(names)-n)
 }
