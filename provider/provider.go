@@ -81,6 +81,7 @@ func (p *tenonProvider) Resources(_ context.Context) []func() resource.Resource 
 		NewNodePoolResource,
 		NewNodeClassResource,
 		NewProvisionerResource,
+		NewAgentResource,
 	}
 }
 

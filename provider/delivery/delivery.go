@@ -37,6 +37,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
 // FieldManager is the server-side-apply field manager of every object the provider writes.
@@ -62,6 +63,14 @@ type Target interface {
 	Delete(ctx context.Context, obj Object) error
 	// Describe names the target for diagnostics.
 	Describe() string
+}
+
+// Lister is implemented by targets that can list live objects (the Kubernetes target; a Git
+// repository has no nodes). tenon_agent uses it to refuse removing the CRDs while nodes the
+// agent launched still exist.
+type Lister interface {
+	// ListNames returns the sorted names of the objects of a kind matching a label selector.
+	ListNames(ctx context.Context, gvk schema.GroupVersionKind, labelSelector string) ([]string, error)
 }
 
 // IsNotFound reports whether err says the object does not exist.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -255,6 +256,11 @@ func (k *Kubernetes) Delete(ctx context.Context, obj Object) error {
 	if err != nil {
 		return fmt.Errorf("deleting %s %q from %s: %w", gvk.Kind, obj.GetName(), k.Describe(), err)
 	}
+	if gvk.Group == "" && gvk.Kind == "Namespace" {
+		// The namespace controller empties and removes it in its own time; nothing in
+		// Terraform depends on it being gone.
+		return nil
+	}
 	ctx, cancel := context.WithTimeout(ctx, deleteTimeout)
 	defer cancel()
 	for {
@@ -271,6 +277,26 @@ func (k *Kubernetes) Delete(ctx context.Context, obj Object) error {
 		case <-time.After(deletePoll):
 		}
 	}
+}
+
+// ListNames returns the names of the live objects of a kind matching a label selector (such
+// as "tenon.dev/nodepool"), sorted.
+func (k *Kubernetes) ListNames(ctx context.Context, gvk schema.GroupVersionKind, labelSelector string) ([]string, error) {
+	client, err := k.dynamicClient()
+	if err != nil {
+		return nil, err
+	}
+	gvr, _ := meta.UnsafeGuessKindToResource(gvk)
+	list, err := client.Resource(gvr).List(ctx, metav1.ListOptions{LabelSelector: labelSelector})
+	if err != nil {
+		return nil, fmt.Errorf("listing %s (%s) in %s: %w", gvr.Resource, labelSelector, k.Describe(), err)
+	}
+	names := make([]string, 0, len(list.Items))
+	for _, item := range list.Items {
+		names = append(names, item.GetName())
+	}
+	sort.Strings(names)
+	return names, nil
 }
 
 func decode(u *unstructured.Unstructured, obj Object) error {

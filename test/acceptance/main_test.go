@@ -31,7 +31,9 @@ import (
 	"github.com/tenonhq/terraform-provider-tenon/provider"
 )
 
-var suite = controlplane.NewSuite(controlplane.Options{})
+// suite is the whole stack: tenon_agent's test needs the scheduler, the controller manager and
+// KWOK for its Deployment to roll out; the other tests need only the API server.
+var suite = controlplane.NewSuite(controlplane.Options{Scheduler: true, ControllerManager: true, KWOK: true})
 
 func TestMain(m *testing.M) {
 	os.Exit(suite.Main(m))
@@ -55,8 +57,9 @@ var shared = struct {
 	err error
 }{}
 
-// requireCluster starts the control plane (once per package), installs the CRDs and points
-// terraform-plugin-testing at bin/tofu. It skips under -short and fails when a tool is missing.
+// requireCluster starts the control plane (once per package), installs the CRDs (again after
+// tenon_agent's test removed them) and points terraform-plugin-testing at bin/tofu. It skips
+// under -short and fails when a tool is missing.
 func requireCluster(t *testing.T) *cluster {
 	t.Helper()
 	cp := suite.Require(t)
@@ -66,6 +69,9 @@ func requireCluster(t *testing.T) *cluster {
 	})
 	if shared.err != nil {
 		t.Fatalf("setting up the control plane: %v", shared.err)
+	}
+	if err := installCRDs(shared.c.rest); err != nil {
+		t.Fatalf("installing the CRDs: %v", err)
 	}
 	return shared.c
 }
@@ -101,9 +107,6 @@ func setUp(kubeconfig string) (*cluster, error) {
 	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
 	if err != nil {
 		return nil, fmt.Errorf("reading %s: %w", kubeconfig, err)
-	}
-	if err := installCRDs(cfg); err != nil {
-		return nil, err
 	}
 	dyn, err := dynamic.NewForConfig(cfg)
 	if err != nil {

@@ -191,3 +191,26 @@ func expectManager(u *unstructured.Unstructured) error {
 	}
 	return fmt.Errorf("%s %s has no apply entry of field manager tenon-terraform: %+v", u.GetKind(), u.GetName(), u.GetManagedFields())
 }
+
+func checkLiveNamespaced(ctx context.Context, c *cluster, gvr schema.GroupVersionResource, ns, name string, check func(*unstructured.Unstructured) error) resource.TestCheckFunc {
+	return func(*terraform.State) error {
+		u, err := c.dynamic.Resource(gvr).Namespace(ns).Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			return fmt.Errorf("reading %s %s/%s: %w", gvr.Resource, ns, name, err)
+		}
+		return check(u)
+	}
+}
+
+func checkGoneNamespaced(ctx context.Context, c *cluster, gvr schema.GroupVersionResource, ns, name string) resource.TestCheckFunc {
+	return func(*terraform.State) error {
+		_, err := c.dynamic.Resource(gvr).Namespace(ns).Get(ctx, name, metav1.GetOptions{})
+		if err == nil {
+			return fmt.Errorf("%s %s/%s still exists", gvr.Resource, ns, name)
+		}
+		if !apierrors.IsNotFound(err) {
+			return err
+		}
+		return nil
+	}
+}

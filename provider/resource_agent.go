@@ -1,0 +1,321 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/int64default"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/objectdefault"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/tenonhq/terraform-provider-tenon/engine/agent/manifests"
+	"github.com/tenonhq/terraform-provider-tenon/provider/delivery"
+)
+
+var (
+	_ resource.ResourceWithConfigure      = (*agentResource)(nil)
+	_ resource.ResourceWithImportState    = (*agentResource)(nil)
+	_ resource.ResourceWithValidateConfig = (*agentResource)(nil)
+)
+
+// agentResource is tenon_agent: the agent's Namespace, CRDs, ServiceAccount, RBAC, Deployment
+// and PodDisruptionBudget, as engine/agent/manifests builds them.
+type agentResource struct {
+	target delivery.Target
+}
+
+// NewAgentResource returns the tenon_agent resource.
+func NewAgentResource() resource.Resource { return &agentResource{} }
+
+func (r *agentResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_agent"
+}
+
+func (r *agentResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
+	r.target = targetFromProviderData(req.ProviderData, &resp.Diagnostics)
+}
+
+func (r *agentResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+	optStr := func(d string) schema.StringAttribute {
+		return schema.StringAttribute{Optional: true, MarkdownDescription: d}
+	}
+	defStr := func(def, d string) schema.StringAttribute {
+		return schema.StringAttribute{Optional: true, Computed: true, Default: stringdefault.StaticString(def), MarkdownDescription: d}
+	}
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "Installs, upgrades and removes Tenon's agent: its Namespace, the `tenon.dev` CRDs, a ServiceAccount " +
+			"(with annotations for IAM roles for service accounts), least-privilege RBAC, the Deployment (leader election, " +
+			"probes, metrics) and a PodDisruptionBudget, built by `engine/agent/manifests` (the same objects as " +
+			"`examples/local/agent.yaml`). Apply waits until the Deployment is available. Destroy refuses to remove the CRDs " +
+			"while nodes the agent launched still exist, unless `force_destroy` is set.",
+		Attributes: map[string]schema.Attribute{
+			"id": idAttribute(),
+			"namespace": schema.StringAttribute{Optional: true, Computed: true, Default: stringdefault.StaticString(manifests.DefaultNamespace),
+				PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()},
+				MarkdownDescription: "Namespace of the agent. Defaults to `" + manifests.DefaultNamespace + "`; changing it reinstalls the agent."},
+			"image":             defStr(manifests.DefaultImage, "Container image of the agent. Defaults to `"+manifests.DefaultImage+"`."),
+			"image_pull_policy": optStr("`Always`, `IfNotPresent` or `Never`; absent lets Kubernetes choose."),
+			"replicas": schema.Int64Attribute{Optional: true, Computed: true, Default: int64default.StaticInt64(manifests.DefaultReplicas),
+				MarkdownDescription: "Replicas of the Deployment: one leader, the others on stand-by. Defaults to 2 (they need two nodes)."},
+			"cloud":        schema.StringAttribute{Required: true, MarkdownDescription: "Where nodes are launched: `aws` or `kwok`."},
+			"cluster_name": schema.StringAttribute{Required: true, MarkdownDescription: "Name of the cluster in cloud tags and logs."},
+			"service_account_annotations": schema.MapAttribute{Optional: true, ElementType: types.StringType, Validators: nonEmptyMap(),
+				MarkdownDescription: "Annotations of the agent's ServiceAccount, such as `eks.amazonaws.com/role-arn` for IRSA."},
+			"settings": schema.SingleNestedAttribute{Optional: true, Computed: true, Default: objectdefault.StaticValue(defaultAgentSettings()),
+				MarkdownDescription: "The agent's behaviour flags.",
+				Attributes: map[string]schema.Attribute{
+					"batch_idle":         defStr(manifests.DefaultBatchIdle.String(), "A batch of pending pods ends after this long without a new one. Defaults to `1s`."),
+					"batch_max":          defStr(manifests.DefaultBatchMax.String(), "A batch ends this long after its first pod at the latest. Defaults to `10s`."),
+					"log_level":          defStr(manifests.DefaultLogLevel, "`debug`, `info` (the default), `warn` or `error`."),
+					"log_format":         defStr(manifests.DefaultLogFormat, "`json` (the default) or `text`."),
+					"interruption_queue": optStr("SQS queue of spot interruption and instance state events (aws only)."),
+					"region":             optStr("Cloud region; absent lets the agent decide."),
+					"zones": schema.ListAttribute{Optional: true, ElementType: types.StringType, Validators: nonEmptyList(),
+						MarkdownDescription: "Zones nodes may be launched in; absent means all of the region."},
+					"kwok_launch_delay": optStr("Simulated boot time of KWOK nodes, such as `5s` (kwok only)."),
+				}},
+			"args": schema.ListAttribute{Optional: true, ElementType: types.StringType, Validators: nonEmptyList(),
+				MarkdownDescription: "Extra agent flags, such as `--disruption-interval=30s`."},
+			"wait_for_rollout": schema.BoolAttribute{Optional: true, Computed: true, Default: booldefault.StaticBool(true),
+				MarkdownDescription: "Wait after apply until the Deployment is available (all replicas updated and ready). Defaults to true."},
+			"force_destroy": schema.BoolAttribute{Optional: true, Computed: true, Default: booldefault.StaticBool(false),
+				MarkdownDescription: "Remove the CRDs (and with them every NodePool, NodeClass and NodeClaim) even while nodes the agent launched still exist. Those nodes are then no longer managed: remove them yourself."},
+			"timeouts": schema.SingleNestedAttribute{Optional: true, MarkdownDescription: "How long apply waits for the rollout.",
+				Attributes: map[string]schema.Attribute{
+					"create": optStr("Such as `10m` (the default)."),
+					"update": optStr("Such as `10m` (the default)."),
+				}},
+			"available_replicas": schema.Int64Attribute{Computed: true, MarkdownDescription: "Available replicas of the agent's Deployment when last read."},
+		},
+	}
+}
+
+// ValidateConfig runs manifests' own validation of the options at plan time.
+func (r *agentResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
+	var m agentModel
+	if d := req.Config.Get(ctx, &m); d.HasError() {
+		return
+	}
+	opts, problems := m.toOptions()
+	if err := opts.Defaulted().Validate(); err != nil {
+		problems = append(problems, splitAgentProblems(err.Error())...)
+	}
+	if t := m.Timeouts; t != nil {
+		for name, v := range map[string]types.String{"create": t.Create, "update": t.Update} {
+			if _, err := time.ParseDuration(v.ValueString()); !v.IsNull() && !v.IsUnknown() && err != nil {
+				resp.Diagnostics.AddAttributeError(path.Root("timeouts").AtName(name), "Invalid Agent Timeout", "timeouts."+name+": must be a duration such as 10m")
+			}
+		}
+	}
+	for _, problem := range problems {
+		p, ok := agentProblemPath(problem)
+		if !ok || underUnknown(ctx, req.Config, p) {
+			if !ok {
+				resp.Diagnostics.AddError("Invalid Agent", problem)
+			}
+			continue
+		}
+		resp.Diagnostics.AddAttributeError(p, "Invalid Agent", p.String()+": "+problem)
+	}
+}
+
+func (r *agentResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	var plan agentModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if r.install(ctx, &plan, plan.rolloutTimeout(false), &resp.Diagnostics) {
+		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	}
+}
+
+func (r *agentResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	var plan agentModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if r.install(ctx, &plan, plan.rolloutTimeout(true), &resp.Diagnostics) {
+		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	}
+}
+
+// install applies every object in order, then waits for the rollout when asked.
+func (r *agentResource) install(ctx context.Context, plan *agentModel, timeout time.Duration, diags *diag.Diagnostics) bool {
+	if diags.HasError() || !requireTarget(r.target, diags) {
+		return false
+	}
+	opts, _ := plan.toOptions()
+	objs, err := manifests.Objects(opts)
+	if err != nil {
+		diags.AddError("Invalid Agent", err.Error())
+		return false
+	}
+	for _, obj := range objs {
+		if err := r.target.Apply(ctx, obj); err != nil {
+			diags.AddError("Cannot Install the Agent", err.Error())
+			return false
+		}
+	}
+	plan.ID = types.StringValue(opts.Defaulted().Namespace)
+	plan.AvailableReplicas = types.Int64Value(0)
+	if !plan.WaitForRollout.ValueBool() {
+		if d, err := r.deployment(ctx, plan.Namespace.ValueString()); err == nil {
+			plan.AvailableReplicas = types.Int64Value(int64(d.Status.AvailableReplicas))
+		}
+		return true
+	}
+	d, err := r.waitForRollout(ctx, plan.Namespace.ValueString(), timeout)
+	if err != nil {
+		diags.AddError("Agent Not Available", err.Error())
+		return false
+	}
+	plan.AvailableReplicas = types.Int64Value(int64(d.Status.AvailableReplicas))
+	return true
+}
+
+func (r *agentResource) deployment(ctx context.Context, namespace string) (*appsv1.Deployment, error) {
+	d := &appsv1.Deployment{TypeMeta: metav1.TypeMeta{APIVersion: "apps/v1", Kind: "Deployment"},
+		ObjectMeta: metav1.ObjectMeta{Name: manifests.Name, Namespace: namespace}}
+	return d, r.target.Get(ctx, d)
+}
+
+// rolloutPoll is how often the Deployment is read while waiting.
+const rolloutPoll = time.Second
+
+// waitForRollout waits until the Deployment's current generation is rolled out and available.
+func (r *agentResource) waitForRollout(ctx context.Context, namespace string, timeout time.Duration) (*appsv1.Deployment, error) {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	for {
+		d, err := r.deployment(ctx, namespace)
+		if err != nil && ctx.Err() == nil {
+			return nil, err
+		}
+		if err == nil && rolledOut(d) {
+			return d, nil
+		}
+		select {
+		case <-ctx.Done():
+			return nil, fmt.Errorf("the agent Deployment %s/%s is not available after %s (%s); check `kubectl -n %s describe deployment %s` "+
+				"(can the nodes pull the image?), or set wait_for_rollout = false", namespace, manifests.Name, timeout, describeRollout(d), namespace, manifests.Name)
+		case <-time.After(rolloutPoll):
+		}
+	}
+}
+
+func rolledOut(d *appsv1.Deployment) bool {
+	want := int32(1)
+	if d.Spec.Replicas != nil {
+		want = *d.Spec.Replicas
+	}
+	if d.Status.ObservedGeneration < d.Generation || d.Status.UpdatedReplicas < want || d.Status.AvailableReplicas < want {
+		return false
+	}
+	for _, c := range d.Status.Conditions {
+		if c.Type == appsv1.DeploymentAvailable {
+			return c.Status == corev1.ConditionTrue
+		}
+	}
+	return false
+}
+
+func describeRollout(d *appsv1.Deployment) string {
+	if d == nil {
+		return "not found"
+	}
+	parts := []string{fmt.Sprintf("%d of %d replicas available", d.Status.AvailableReplicas, ptrOr(d.Spec.Replicas, 1))}
+	for _, c := range d.Status.Conditions {
+		parts = append(parts, fmt.Sprintf("%s=%s %s", c.Type, c.Status, c.Message))
+	}
+	return strings.Join(parts, "; ")
+}
+
+func ptrOr(p *int32, def int32) int32 {
+	if p == nil {
+		return def
+	}
+	return *p
+}
+
+func (r *agentResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	var state agentModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() || !requireTarget(r.target, &resp.Diagnostics) {
+		return
+	}
+	d, err := r.deployment(ctx, state.ID.ValueString())
+	if delivery.IsNotFound(err) {
+		resp.State.RemoveResource(ctx)
+		return
+	}
+	if err != nil {
+		resp.Diagnostics.AddError("Cannot Read the Agent", err.Error())
+		return
+	}
+	sa := &corev1.ServiceAccount{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "ServiceAccount"},
+		ObjectMeta: metav1.ObjectMeta{Name: manifests.Name, Namespace: d.Namespace}}
+	if err := r.target.Get(ctx, sa); err != nil && !delivery.IsNotFound(err) {
+		resp.Diagnostics.AddError("Cannot Read the Agent", err.Error())
+		return
+	}
+	m := agentFromLive(d, sa, &state)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+}
+
+func (r *agentResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
+	var state agentModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() || !requireTarget(r.target, &resp.Diagnostics) {
+		return
+	}
+	if lister, ok := r.target.(delivery.Lister); ok && !state.ForceDestroy.ValueBool() {
+		nodes, err := lister.ListNames(ctx, corev1.SchemeGroupVersion.WithKind("Node"), manifests.PoolLabel)
+		if err != nil {
+			resp.Diagnostics.AddError("Cannot Remove the Agent", err.Error())
+			return
+		}
+		if len(nodes) > 0 {
+			resp.Diagnostics.AddError("Tenon Still Manages Nodes",
+				fmt.Sprintf("%d node(s) launched by the agent still exist (%s). Removing the agent and its CRDs would leave them running "+
+					"and unmanaged. Delete the node pools first (the agent drains and removes their nodes), then destroy the agent; or set "+
+					"force_destroy = true to remove it anyway and remove those nodes yourself.", len(nodes), strings.Join(firstN(nodes, 5), ", ")))
+			return
+		}
+	}
+	opts, _ := state.toOptions()
+	objs, err := manifests.Objects(opts)
+	if err != nil {
+		resp.Diagnostics.AddError("Cannot Remove the Agent", err.Error())
+		return
+	}
+	for i := len(objs) - 1; i >= 0; i-- {
+		if err := r.target.Delete(ctx, objs[i]); err != nil {
+			resp.Diagnostics.AddError("Cannot Remove the Agent", err.Error())
+			return
+		}
+	}
+}
+
+func firstN(s []string, n int) []string {
+	if len(s) > n {
+		return append(s[:n:n], "...")
+	}
+	return s
+}
+
+// ImportState adopts an installed agent by its namespace: terraform import tenon_agent.this tenon-system.
+func (r *agentResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), req.ID)...)
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("namespace"), req.ID)...)
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("wait_for_rollout"), true)...)
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("force_destroy"), false)...)
+}

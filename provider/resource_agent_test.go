@@ -1,0 +1,119 @@
+package provider
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/tenonhq/terraform-provider-tenon/engine/agent/manifests"
+)
+
+func agentHCL(body string) string {
+	return "resource \"tenon_agent\" \"test\" {\n" + body + "\n}\n"
+}
+
+func TestAgentValidationAtPlan(t *testing.T) {
+	ok := "  cloud        = \"kwok\"\n  cluster_name = \"local\"\n"
+	cases := []validationCase{
+		{"cloud", agentHCL("  cloud = \"gcp\"\n  cluster_name = \"local\""), "cloud"},
+		{"cluster name", agentHCL("  cloud = \"kwok\"\n  cluster_name = \"Local Cluster\""), "cluster_name"},
+		{"namespace", agentHCL(ok + "  namespace = \"Tenon\""), "namespace"},
+		{"replicas", agentHCL(ok + "  replicas = 0"), "replicas"},
+		{"pull policy", agentHCL(ok + "  image_pull_policy = \"Sometimes\""), "image_pull_policy"},
+		{"log level", agentHCL(ok + "  settings = { log_level = \"loud\" }"), "settings.log_level"},
+		{"batch idle", agentHCL(ok + "  settings = { batch_idle = \"soon\" }"), "settings.batch_idle"},
+		{"batch idle above max", agentHCL(ok + "  settings = { batch_idle = \"20s\", batch_max = \"10s\" }"), "settings.batch_idle"},
+		{"interruption queue on kwok", agentHCL(ok + "  settings = { interruption_queue = \"q\" }"), "settings.interruption_queue"},
+		{"args", agentHCL(ok + "  args = [\"verbose\"]"), "args"},
+		{"annotation", agentHCL(ok + "  service_account_annotations = { \"not a key\" = \"x\" }"), "service_account_annotations"},
+	}
+	runValidationCases(t, "Invalid Agent", cases)
+}
+
+func TestSplitAgentProblems(t *testing.T) {
+	got := splitAgentProblems(`invalid agent options: cluster name: required; it names the cluster in cloud tags and logs; replicas 0: must be at least 1; settings log level "x": must be one of debug, info`)
+	want := []string{"cluster name: required; it names the cluster in cloud tags and logs", "replicas 0: must be at least 1", `settings log level "x": must be one of debug, info`}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
+
+// TestAgentRoundTrip: what the model installs (manifests' Deployment and ServiceAccount) reads
+// back as the same model, so a plan after apply is empty and import sees every setting.
+func TestAgentRoundTrip(t *testing.T) {
+	s := types.StringValue
+	for _, tc := range []struct {
+		name  string
+		model agentModel
+	}{
+		{"aws with every setting", agentModel{
+			Namespace: s("tenon"), Image: s("example.com/tenon:v1"), ImagePullPolicy: s("IfNotPresent"), Replicas: types.Int64Value(3),
+			Cloud: s("aws"), ClusterName: s("prod"),
+			ServiceAccountAnnotations: map[string]types.String{"eks.amazonaws.com/role-arn": s("arn:aws:iam::1:role/tenon")},
+			Settings: &agentSettingsModel{BatchIdle: s("2s"), BatchMax: s("20s"), LogLevel: s("debug"), LogFormat: s("text"),
+				InterruptionQueue: s("tenon-prod"), Region: s("eu-west-1"), Zones: []types.String{s("eu-west-1a"), s("eu-west-1b")}, KWOKLaunchDelay: types.StringNull()},
+			Args:           []types.String{s("--disruption-interval=30s")},
+			WaitForRollout: types.BoolValue(true), ForceDestroy: types.BoolValue(false),
+		}},
+		{"kwok defaults", agentModel{
+			Namespace: s(manifests.DefaultNamespace), Image: s(manifests.DefaultImage), ImagePullPolicy: types.StringNull(), Replicas: types.Int64Value(2),
+			Cloud: s("kwok"), ClusterName: s("local"),
+			Settings: &agentSettingsModel{BatchIdle: s("1s"), BatchMax: s("10s"), LogLevel: s("info"), LogFormat: s("json"),
+				InterruptionQueue: types.StringNull(), Region: types.StringNull(), KWOKLaunchDelay: s("5s")},
+			WaitForRollout: types.BoolValue(false), ForceDestroy: types.BoolValue(true),
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			opts, problems := tc.model.toOptions()
+			if len(problems) > 0 {
+				t.Fatal(problems)
+			}
+			objs, err := manifests.Objects(opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var d *appsv1.Deployment
+			var sa *corev1.ServiceAccount
+			for _, o := range objs {
+				switch o := o.(type) {
+				case *appsv1.Deployment:
+					d = o
+				case *corev1.ServiceAccount:
+					sa = o
+				}
+			}
+			want := tc.model
+			want.ID = want.Namespace
+			want.AvailableReplicas = types.Int64Value(0)
+			got := agentFromLive(d, sa, &tc.model)
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("round trip changed the model (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestRolledOut(t *testing.T) {
+	two := int32(2)
+	available := appsv1.DeploymentCondition{Type: appsv1.DeploymentAvailable, Status: corev1.ConditionTrue}
+	for _, tc := range []struct {
+		name   string
+		status appsv1.DeploymentStatus
+		gen    int64
+		want   bool
+	}{
+		{"all available", appsv1.DeploymentStatus{ObservedGeneration: 2, UpdatedReplicas: 2, AvailableReplicas: 2, Conditions: []appsv1.DeploymentCondition{available}}, 2, true},
+		{"old generation observed", appsv1.DeploymentStatus{ObservedGeneration: 1, UpdatedReplicas: 2, AvailableReplicas: 2, Conditions: []appsv1.DeploymentCondition{available}}, 2, false},
+		{"one available", appsv1.DeploymentStatus{ObservedGeneration: 2, UpdatedReplicas: 2, AvailableReplicas: 1, Conditions: []appsv1.DeploymentCondition{available}}, 2, false},
+		{"no condition", appsv1.DeploymentStatus{ObservedGeneration: 2, UpdatedReplicas: 2, AvailableReplicas: 2}, 2, false},
+	} {
+		d := &appsv1.Deployment{Spec: appsv1.DeploymentSpec{Replicas: &two}, Status: tc.status}
+		d.Generation = tc.gen
+		if got := rolledOut(d); got != tc.want {
+			t.Errorf("%s: rolledOut = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
