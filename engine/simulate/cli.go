@@ -110,6 +110,7 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	nowFlag := fs.String("now", "", "consolidate: plan at this `time` (RFC 3339, such as 2026-01-05T10:00:00Z); default the current time")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "Usage: tenon simulate [-f FILE]... [-o text|json] [--repeat N] [--check] [--timeout D]")
+		fmt.Fprintln(fs.Output(), "       tenon simulate [-f FILE... | --example NAME] [--consolidate] [--until-stable] [--max-rounds N] [--now TIME]")
 		fmt.Fprintln(fs.Output(), "\nSimulates Tenon's packing on scenario files, with no cluster and no cloud: prints the")
 		fmt.Fprintln(fs.Output(), "nodes it would launch, their cost against a proven lower bound, and why any pod cannot")
 		fmt.Fprintln(fs.Output(), "be placed. Several -f files form one scenario. Without -f it runs two small embedded")
