@@ -299,6 +299,10 @@ func (c *ControlPlane) startKWOK(ctx context.Context) error {
 		"--config="+stages,
 		"--manage-all-nodes=false",
 		"--manage-nodes-with-annotation-selector="+KWOKNodeAnnotation+"=fake",
+		// Renew each node's Lease as a kubelet does: without it the node
+		// controller marks every KWOK node NotReady after its grace period
+		// (and their pods not Ready, which zeroes PodDisruptionBudgets).
+		"--node-lease-duration-seconds=40",
 		"--node-ip=127.0.0.1",
 		"--cidr=10.244.0.0/16", // pod IPs, apart from the service range
 		"--server-address=127.0.0.1:"+strconv.Itoa(port),
