@@ -38,7 +38,8 @@ func gitBlock() schema.Block {
 			"kept in step, for ArgoCD, Flux or the agent's pull mode (`tenon agent --policy-git-url`) to apply. Create, " +
 			"update and delete are commits pushed to `branch`; read reads the file back, so an edit made in Git shows up " +
 			"as drift. A push that loses a race with another writer is re-applied on the new head, never forced. " +
-			"Exclusive with `kubernetes`.",
+			"With a `kubernetes` block beside it, objects still go to Git and their computed `status` is read from " +
+			"that cluster (empty until ArgoCD, Flux or the agent has applied them).",
 		Attributes: map[string]schema.Attribute{
 			"url": schema.StringAttribute{Optional: true, MarkdownDescription: "Repository URL: `https://...`, " +
 				"`ssh://...` or `git@host:org/repo.git`, `git://...` or `file://...`. Required in this block."},
@@ -80,10 +81,6 @@ func configureGit(ctx context.Context, req provider.ConfigureRequest, resp *prov
 	}
 	var k *kubernetesModel
 	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("kubernetes"), &k)...)
-	if k != nil {
-		resp.Diagnostics.AddAttributeError(path.Root("kubernetes"), "Conflicting Delivery Targets",
-			"The provider delivers resources either to a cluster (kubernetes) or to Git (git), not both; remove one of the blocks.")
-	}
 	if resp.Diagnostics.HasError() {
 		return nil, true
 	}
@@ -117,5 +114,13 @@ func configureGit(ctx context.Context, req provider.ConfigureRequest, resp *prov
 		resp.Diagnostics.AddAttributeError(path.Root("git"), "Invalid Git Configuration", err.Error())
 		return nil, true
 	}
-	return target, true
+	if k == nil {
+		return target, true
+	}
+	// A kubernetes block beside git: objects still go to Git; status is read from the cluster.
+	live := configureKubernetes(ctx, req, resp)
+	if resp.Diagnostics.HasError() {
+		return nil, true
+	}
+	return &delivery.GitWithStatus{Git: target, Live: live}, true
 }

@@ -141,3 +141,69 @@ func (g *Git) Describe() string {
 	}
 	return fmt.Sprintf("git repository %s (branch %s, path %s)", g.cfg.URL, g.cfg.Branch, p)
 }
+
+// GitWithStatus is the git target with a cluster beside it: objects go to Git as with Git, and
+// Apply and Get add the status the cluster reports for the object, once ArgoCD, Flux or the
+// agent's pull mode has applied it. Before that (the object is not in the cluster yet) status
+// stays empty; a cluster that cannot be read is an error.
+type GitWithStatus struct {
+	*Git
+	// Live is where status is read from: the kubernetes target.
+	Live Target
+}
+
+var _ Target = (*GitWithStatus)(nil)
+
+// Apply commits obj and fills in its live status.
+func (g *GitWithStatus) Apply(ctx context.Context, obj Object) error {
+	if err := g.Git.Apply(ctx, obj); err != nil {
+		return err
+	}
+	return g.addStatus(ctx, obj)
+}
+
+// Get reads obj from Git and fills in its live status.
+func (g *GitWithStatus) Get(ctx context.Context, obj Object) error {
+	if err := g.Git.Get(ctx, obj); err != nil {
+		return err
+	}
+	return g.addStatus(ctx, obj)
+}
+
+// Describe names the repository and the cluster.
+func (g *GitWithStatus) Describe() string {
+	return g.Git.Describe() + ", with status from " + g.Live.Describe()
+}
+
+// addStatus copies the status of the live object into obj; the spec stays Git's.
+func (g *GitWithStatus) addStatus(ctx context.Context, obj Object) error {
+	kind := obj.GetObjectKind().GroupVersionKind().Kind
+	live, ok := obj.DeepCopyObject().(Object)
+	if !ok {
+		return fmt.Errorf("%s %q: %T is not an API object; this is always a bug in the provider, please report it", kind, obj.GetName(), obj)
+	}
+	switch err := g.Live.Get(ctx, live); {
+	case IsNotFound(err):
+		return nil // not applied to the cluster yet
+	case err != nil:
+		return fmt.Errorf("reading the status of %s %q: %w", kind, obj.GetName(), err)
+	}
+	liveContent, err := runtime.DefaultUnstructuredConverter.ToUnstructured(live)
+	if err != nil {
+		return fmt.Errorf("encoding the live %s %q: %w", kind, obj.GetName(), err)
+	}
+	content, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
+	if err != nil {
+		return fmt.Errorf("encoding %s %q: %w", kind, obj.GetName(), err)
+	}
+	delete(content, "status")
+	if st, ok := liveContent["status"]; ok {
+		content["status"] = st
+	}
+	gvk := obj.GetObjectKind().GroupVersionKind()
+	if err := fill(&unstructured.Unstructured{Object: content}, obj); err != nil {
+		return err
+	}
+	obj.GetObjectKind().SetGroupVersionKind(gvk)
+	return nil
+}

@@ -2,6 +2,8 @@ package delivery_test
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -97,5 +99,67 @@ func TestGitTarget(t *testing.T) {
 	}
 	if err := target.Delete(ctx, emptyNodePool("general")); err != nil {
 		t.Errorf("Delete of a deleted object: %v", err)
+	}
+}
+
+// liveTarget is a cluster holding one NodePool with a status, for GitWithStatus.
+type liveTarget struct {
+	pool *v1.NodePool // nil: nothing applied yet
+	err  error
+}
+
+func (l *liveTarget) Apply(context.Context, delivery.Object) error {
+	return errors.New("the git target must not write to the cluster")
+}
+func (l *liveTarget) Delete(context.Context, delivery.Object) error {
+	return errors.New("the git target must not write to the cluster")
+}
+func (l *liveTarget) Describe() string { return "a test cluster" }
+func (l *liveTarget) Get(_ context.Context, obj delivery.Object) error {
+	if l.err != nil {
+		return l.err
+	}
+	if l.pool == nil || l.pool.Name != obj.GetName() {
+		return fmt.Errorf("%s: %w", obj.GetName(), delivery.ErrNotFound)
+	}
+	l.pool.DeepCopyInto(obj.(*v1.NodePool))
+	return nil
+}
+
+// TestGitWithStatus: spec comes from Git, status from the cluster once the object is there.
+func TestGitWithStatus(t *testing.T) {
+	srv := gitopstest.Start(t)
+	srv.NewRepo("policy")
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	git, err := delivery.NewGit(delivery.GitConfig{URL: srv.GitURL("policy")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	live := &liveTarget{}
+	target := &delivery.GitWithStatus{Git: git, Live: live}
+	np := gitNodePool("general", "spot")
+	if err := target.Apply(ctx, np); err != nil {
+		t.Fatalf("Apply before the cluster has it: %v", err)
+	}
+	if np.Status.Nodes != 0 {
+		t.Errorf("status %+v before the cluster has the object", np.Status)
+	}
+	// The cluster has an older spec and a status: the spec stays Git's, the status is the cluster's.
+	live.pool = gitNodePool("general", "on-demand")
+	live.pool.Status.Nodes = 3
+	got := emptyNodePool("general")
+	if err := target.Get(ctx, got); err != nil {
+		t.Fatalf("Get: %v", err)
+	}
+	if got.Status.Nodes != 3 || got.Spec.Template.Spec.Requirements[0].Values[0] != "spot" || got.Kind != v1.NodePoolKind {
+		t.Errorf("Get = spec %v status %+v kind %q; want Git's spec and the cluster's status", got.Spec.Template.Spec.Requirements, got.Status, got.Kind)
+	}
+	live.err = errors.New("connection refused")
+	if err := target.Get(ctx, emptyNodePool("general")); err == nil || !strings.Contains(err.Error(), "reading the status of NodePool \"general\"") {
+		t.Errorf("Get with the cluster down = %v", err)
+	}
+	if !strings.Contains(target.Describe(), "with status from a test cluster") {
+		t.Errorf("Describe = %q", target.Describe())
 	}
 }

@@ -1,6 +1,7 @@
 package acceptance_test
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"sync"
@@ -12,6 +13,10 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/yaml"
 
 	"github.com/tenonhq/terraform-provider-tenon/engine/gitops/gitopstest"
 )
@@ -187,5 +192,68 @@ resource "tenon_nodepool" "p%d" {
 	wg.Wait()
 	if k := g.file("kustomization.yaml"); strings.Contains(k, "ws-") {
 		t.Errorf("kustomization.yaml lists pools after both workspaces were destroyed:\n%s", k)
+	}
+}
+
+// TestGitDeliveryWithLiveStatus: with a kubernetes block beside git, objects still go to Git
+// only, and their computed status is read from the cluster once something applied them there.
+func TestGitDeliveryWithLiveStatus(t *testing.T) {
+	c := requireCluster(t)
+	g := newGitRepo(t)
+	ctx := context.Background()
+	res := "tenon_nodepool.test"
+	config := strings.Replace(gitNodePoolConfig(g, "git-status-pool", 10), "  git {",
+		fmt.Sprintf("  kubernetes {\n    config_path = %q\n  }\n  git {", c.kubeconfig), 1)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: providers,
+		Steps: []resource.TestStep{
+			{
+				Config: config,
+				Check: resource.ComposeTestCheckFunc(
+					g.checkFile("nodepool/git-status-pool.yaml", "weight: 10"),
+					func(*terraform.State) error {
+						// Written to Git only: nothing reached the cluster.
+						_, err := c.dynamic.Resource(nodePools).Get(ctx, "git-status-pool", metav1.GetOptions{})
+						if !apierrors.IsNotFound(err) {
+							return fmt.Errorf("git-status-pool in the cluster: %w, want NotFound", err)
+						}
+						return nil
+					},
+				),
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(res, tfjsonpath.New("status").AtMapKey("nodes"), knownvalue.Int64Exact(0)),
+				},
+			},
+			{
+				// ArgoCD (here: the test) applies the file and the agent reports two nodes.
+				PreConfig: func() {
+					u := &unstructured.Unstructured{}
+					if err := yaml.Unmarshal([]byte(g.file("nodepool/git-status-pool.yaml")), &u.Object); err != nil {
+						t.Fatal(err)
+					}
+					created, err := c.dynamic.Resource(nodePools).Create(ctx, u, metav1.CreateOptions{})
+					if err != nil {
+						t.Fatalf("creating the pool as ArgoCD would: %v", err)
+					}
+					if err := unstructured.SetNestedField(created.Object, int64(2), "status", "nodes"); err != nil {
+						t.Fatal(err)
+					}
+					if _, err := c.dynamic.Resource(nodePools).UpdateStatus(ctx, created, metav1.UpdateOptions{}); err != nil {
+						t.Fatalf("setting the pool's status: %v", err)
+					}
+				},
+				Config: config,
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(res, tfjsonpath.New("status").AtMapKey("nodes"), knownvalue.Int64Exact(2)),
+				},
+			},
+		},
+	})
+	// Destroy removed the file from Git; the cluster's copy is ArgoCD's to prune, not Terraform's.
+	if g.file("nodepool/git-status-pool.yaml") != "" {
+		t.Errorf("nodepool/git-status-pool.yaml is still in Git after destroy")
+	}
+	if err := c.dynamic.Resource(nodePools).Delete(ctx, "git-status-pool", metav1.DeleteOptions{}); err != nil {
+		t.Errorf("cleaning up the cluster's copy: %v", err)
 	}
 }
