@@ -288,29 +288,41 @@ func (p *planner) choosePrefix(list []*nodeInfo) (int, *packing.Result, error) {
 	if cur.k == 0 {
 		cur = evals[k0]
 	}
-	// Steps shrink to 2% of the prefix: finer is the local search's job.
-	step, finest := max(cur.k/8, 1), max(cur.k/50, 1)
-	for {
+	// Step search: steps double while moving the same way (the model
+	// under- or overshoots by a lot when the room elsewhere is far from
+	// its guess), halve when neither neighbour is better, and stop at 3%
+	// of the prefix: finer is the local search's job.
+	step, finest, dir := max(cur.k/8, 1), max(cur.k/32, 1), 0
+	for p.budgetLeft(0) {
 		moved := false
-		for _, k := range []int{cur.k + step, cur.k - step} {
-			e, ok, err := eval(k)
+		for _, d := range []int{1, -1} {
+			if dir != 0 && d != dir {
+				continue
+			}
+			e, ok, err := eval(cur.k + d*step)
 			if err != nil {
 				return 0, nil, err
 			}
 			if ok && better(e, cur) {
 				cur, moved = e, true
+				if dir == d {
+					step *= 2
+				}
+				dir = d
 				break
 			}
 		}
-		if !moved {
-			if step <= finest {
-				break
-			}
-			step = max(step/2, finest)
+		if moved {
+			continue
 		}
-		if !p.budgetLeft(0) {
+		if dir != 0 {
+			dir = 0 // try both ways at this step before shrinking
+			continue
+		}
+		if step <= finest {
 			break
 		}
+		step = max(step/2, finest)
 	}
 	best := bestOf()
 	return best.k, best.r, nil
