@@ -61,7 +61,9 @@ const (
 // Convert converts the Karpenter objects of the inputs. It returns Errors
 // when an input is malformed, holds an unknown kind, has a field of the wrong
 // type, or converts into an object Tenon's validation rejects; every such
-// error names the file, the object and the input field.
+// error names the file, the document (number, kind and name) and the input
+// field. The Result is returned with the errors too, for callers that list
+// what did convert.
 func Convert(inputs []Input, opts Options) (*Result, error) {
 	res := &Result{}
 	var errs Errors
