@@ -10,14 +10,11 @@ resource "tenon_agent" "this" {
     region             = var.region
     interruption_queue = aws_sqs_queue.interruption.name
   }
-  # What the aws cloud writes into the nodes' bootstrap user data and uses to
-  # find the AMI parameters (engine/cloud/aws Options).
-  args = [
-    "--cluster-endpoint=${module.eks.cluster_endpoint}",
-    "--cluster-ca=${module.eks.cluster_certificate_authority_data}",
-    "--cluster-cidr=${module.eks.cluster_service_cidr}",
-    "--kubernetes-version=${var.kubernetes_version}",
-  ]
+  # The endpoint nodes join (inside the cluster the agent itself talks to
+  # the kubernetes Service, which nodes cannot reach before they join). The
+  # CA comes from the agent's ServiceAccount and the Kubernetes version from
+  # the API server.
+  args = ["--cluster-endpoint=${module.eks.cluster_endpoint}"]
 
   depends_on = [aws_eks_pod_identity_association.agent, aws_iam_role_policy.agent]
 }

@@ -219,7 +219,7 @@ func (p *Provider) bootstrapMissing(spec *v1.AWSNodeClassSpec) string {
 		return ""
 	}
 	if p.opts.ClusterEndpoint == "" || p.opts.ClusterCA == "" {
-		return "the agent was started without the cluster endpoint and CA, which " + family(spec) + " user data needs; start it with --cluster-endpoint and --cluster-ca, or use amiFamily Custom with your own userData"
+		return "the aws cloud has no cluster endpoint or CA (Options.ClusterEndpoint, ClusterCA), which " + family(spec) + " user data needs; start tenon agent with --cluster-endpoint and a kubeconfig carrying the CA, or use amiFamily Custom with your own userData"
 	}
 	return ""
 }
@@ -407,7 +407,7 @@ func (p *Provider) discoverAMIs(ctx context.Context, spec *v1.AWSNodeClassSpec) 
 	}
 	fam := family(spec)
 	if p.opts.KubernetesVersion == "" {
-		return nil, "the agent was started without the Kubernetes version, which names the " + fam + " AMI parameters; start it with --kubernetes-version or set amiSelectorTerms", nil
+		return nil, "the aws cloud has no Kubernetes version (Options.KubernetesVersion, which tenon agent reads from the API server), and it names the " + fam + " AMI parameters; set amiSelectorTerms to choose AMIs without it", nil
 	}
 	var amis []v1.AMI
 	var missing []string
@@ -423,7 +423,7 @@ func (p *Provider) discoverAMIs(ctx context.Context, spec *v1.AWSNodeClassSpec) 
 		amis = append(amis, v1.AMI{ID: id, Name: fa.parameter, Requirements: fa.requirements})
 	}
 	if len(amis) == 0 {
-		return nil, "no " + fam + " AMI for Kubernetes " + p.opts.KubernetesVersion + " (SSM parameters " + strings.Join(missing, ", ") + " not found); check --kubernetes-version or set amiSelectorTerms", nil
+		return nil, "no " + fam + " AMI for Kubernetes " + p.opts.KubernetesVersion + " (SSM parameters " + strings.Join(missing, ", ") + " not found); check the cluster's Kubernetes version or set amiSelectorTerms", nil
 	}
 	return amis, "", nil
 }

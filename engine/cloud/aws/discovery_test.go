@@ -88,7 +88,7 @@ func TestDiscovery(t *testing.T) {
 			subnets:  []string{"subnet-a", "subnet-a2", "subnet-b", "subnet-c"},
 			groups:   []string{"sg-node"},
 			profile:  "node-role",
-			notReady: "--kubernetes-version",
+			notReady: "no Kubernetes version",
 		},
 		{
 			name:     "restricted tags",
@@ -118,7 +118,7 @@ func TestDiscovery(t *testing.T) {
 			groups:   []string{"sg-node"},
 			amis:     []string{"ami-al2023-amd64", "ami-al2023-arm64", "ami-al2023-nvidia"},
 			profile:  "node-role",
-			notReady: "--cluster-endpoint",
+			notReady: "no cluster endpoint or CA",
 		},
 	}
 	for _, tc := range cases {

@@ -37,6 +37,14 @@ func (p *Provider) typeView(ctx context.Context) (*typeView, error) {
 	if tv != nil {
 		return tv, nil
 	}
+	p.loadMu.Lock()
+	defer p.loadMu.Unlock()
+	p.mu.Lock()
+	tv = p.types
+	p.mu.Unlock()
+	if tv != nil {
+		return tv, nil
+	}
 	return p.loadTypeView(ctx)
 }
 

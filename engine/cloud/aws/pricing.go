@@ -73,6 +73,14 @@ func (p *Provider) priceView(ctx context.Context) *priceView {
 	if pv != nil {
 		return pv
 	}
+	p.loadMu.Lock()
+	defer p.loadMu.Unlock()
+	p.mu.Lock()
+	pv = p.prices
+	p.mu.Unlock()
+	if pv != nil {
+		return pv
+	}
 	return p.loadPriceView(ctx)
 }
 

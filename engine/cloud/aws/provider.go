@@ -133,6 +133,10 @@ type Provider struct {
 
 	specs *catalog.Catalog // embedded specs (capacity, allocatable, labels)
 
+	// loadMu serializes the first loads of the type and price views, so
+	// concurrent first launches ask AWS once.
+	loadMu sync.Mutex
+
 	mu          sync.Mutex
 	classes     map[string]*resolved         // by NodeClass name
 	types       *typeView                    // instance types and offerings of the region
