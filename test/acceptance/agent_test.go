@@ -3,9 +3,14 @@ package acceptance_test
 import (
 	"context"
 	"fmt"
+	"io"
+	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
@@ -21,6 +26,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/tenonhq/terraform-provider-tenon/engine/agent"
 	"github.com/tenonhq/terraform-provider-tenon/hack/controlplane"
 )
 
@@ -45,9 +51,10 @@ resource "tenon_agent" "test" {
 }
 
 // TestAgent: tenon_agent installs the agent (its Deployment rolls out on a KWOK node, where no
-// image is pulled), imports, upgrades in place, restores a hand-edited Deployment, refuses to
-// remove the CRDs while a node the agent launched exists, and removes everything with
-// force_destroy.
+// image is pulled), imports, upgrades in place, and restores a hand-edited Deployment; the
+// agent it installed, run in process with the Deployment's own arguments, launches a KWOK node
+// for a pending pod; destroy then refuses to remove the CRDs while that node exists, and
+// removes everything with force_destroy.
 func TestAgent(t *testing.T) {
 	c := requireCluster(t)
 	ctx := context.Background()
@@ -112,16 +119,19 @@ func TestAgent(t *testing.T) {
 				}),
 			},
 			{
-				// A node the agent launched still exists: destroy refuses and says why.
+				// The agent works: run what the installed Deployment's container would (its image
+				// cannot be pulled here) and watch it launch a KWOK node for a pending pod.
 				PreConfig: func() {
-					n := kwokNode("acc-tenon-node")
-					n.Annotations = nil
-					n.Labels["tenon.dev/nodepool"] = "general"
-					createNode(t, client, n)
+					runInstalledAgent(t, c)
+					launchForPendingPod(t, c, client)
 				},
+				Config: agentConfig(c, "registry.invalid/tenon:v2", "info", false),
+			},
+			{
+				// A node the agent launched exists: destroy refuses and says why.
 				Config:      agentConfig(c, "registry.invalid/tenon:v2", "info", false),
 				Destroy:     true,
-				ExpectError: regexp.MustCompile(`Tenon Still Manages Nodes[\s\S]*acc-tenon-node[\s\S]*force_destroy`),
+				ExpectError: regexp.MustCompile(`Tenon Still Manages Nodes[\s\S]*force_destroy`),
 			},
 			{
 				Config: agentConfig(c, "registry.invalid/tenon:v2", "info", true),
@@ -191,4 +201,128 @@ func expectImage(u *unstructured.Unstructured, image string) error {
 		return fmt.Errorf("agent image %v, want %s", c["image"], image)
 	}
 	return nil
+}
+
+// runInstalledAgent runs `tenon agent` in process with the arguments of the installed
+// Deployment's container (local listen addresses, the admin kubeconfig), until the test ends.
+func runInstalledAgent(t *testing.T, c *cluster) {
+	t.Helper()
+	u, err := c.dynamic.Resource(deployments).Namespace("tenon-system").Get(context.Background(), "tenon", metav1.GetOptions{})
+	if err != nil {
+		t.Fatalf("reading the agent's Deployment: %v", err)
+	}
+	container, err := agentContainer(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	live, _, _ := unstructured.NestedStringSlice(container, "args")
+	if len(live) == 0 || live[0] != "agent" {
+		t.Fatalf("the agent container's args %v do not start with the agent subcommand", live)
+	}
+	var args []string
+	for _, a := range live[1:] {
+		switch {
+		case strings.HasPrefix(a, "--metrics-addr="):
+			a = "--metrics-addr=127.0.0.1:0"
+		case strings.HasPrefix(a, "--health-addr="):
+			a = "--health-addr=127.0.0.1:0"
+		}
+		args = append(args, a)
+	}
+	args = append(args, "--kubeconfig="+c.kubeconfig)
+	logPath := filepath.Join(t.TempDir(), "agent.log")
+	logFile, err := os.Create(logPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan int, 1)
+	go func() { done <- agent.Command(ctx, args, io.Discard, logFile) }()
+	t.Logf("running the agent in process: tenon agent %s (log %s)", strings.Join(args, " "), logPath)
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case <-done:
+		case <-time.After(30 * time.Second):
+			t.Errorf("the agent did not stop within 30s of its context ending")
+		}
+		_ = logFile.Close()
+		if t.Failed() {
+			data, _ := os.ReadFile(logPath)
+			t.Logf("agent log:\n%s", tailLines(string(data), 40))
+		}
+	})
+}
+
+func tailLines(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}
+
+// launchForPendingPod creates a kwok NodeClass, a NodePool and a pod that only that pool's
+// nodes can run, and waits until the agent has launched a node and the pod runs on it.
+func launchForPendingPod(t *testing.T, c *cluster, client kubernetes.Interface) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	objects := []struct {
+		gvr schema.GroupVersionResource
+		obj map[string]any
+	}{
+		{nodeClasses, map[string]any{"apiVersion": "tenon.dev/v1", "kind": "NodeClass", "metadata": map[string]any{"name": "acc-agent"},
+			"spec": map[string]any{"kwok": map[string]any{}}}},
+		{nodePools, map[string]any{"apiVersion": "tenon.dev/v1", "kind": "NodePool", "metadata": map[string]any{"name": "acc-agent"},
+			"spec": map[string]any{"template": map[string]any{"spec": map[string]any{
+				"nodeClassRef": map[string]any{"name": "acc-agent"},
+				"requirements": []any{map[string]any{"key": "tenon.dev/capacity-type", "operator": "In", "values": []any{"on-demand"}}},
+			}}}}},
+	}
+	for _, o := range objects {
+		if _, err := c.dynamic.Resource(o.gvr).Create(ctx, &unstructured.Unstructured{Object: o.obj}, metav1.CreateOptions{}); err != nil {
+			t.Fatalf("creating %s: %v", o.gvr.Resource, err)
+		}
+	}
+	pod := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: "inflate", Namespace: "default"},
+		Spec: corev1.PodSpec{
+			NodeSelector: map[string]string{"tenon.dev/nodepool": "acc-agent"},
+			Containers: []corev1.Container{{Name: "inflate", Image: "registry.invalid/pause:1",
+				Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceCPU: apiresource.MustParse("1")}}}},
+		},
+	}
+	if _, err := client.CoreV1().Pods("default").Create(ctx, pod, metav1.CreateOptions{}); err != nil {
+		t.Fatalf("creating the pending pod: %v", err)
+	}
+	t.Cleanup(func() {
+		bg := context.Background()
+		_ = client.CoreV1().Pods("default").Delete(bg, "inflate", metav1.DeleteOptions{GracePeriodSeconds: new(int64)})
+		nodes, _ := client.CoreV1().Nodes().List(bg, metav1.ListOptions{LabelSelector: "tenon.dev/nodepool"})
+		for _, n := range nodes.Items {
+			_ = client.CoreV1().Nodes().Delete(bg, n.Name, metav1.DeleteOptions{})
+		}
+	})
+	start := time.Now()
+	for {
+		p, err := client.CoreV1().Pods("default").Get(ctx, "inflate", metav1.GetOptions{})
+		if err == nil && p.Status.Phase == corev1.PodRunning && p.Spec.NodeName != "" {
+			node, err := client.CoreV1().Nodes().Get(ctx, p.Spec.NodeName, metav1.GetOptions{})
+			if err == nil && node.Labels["tenon.dev/nodepool"] == "acc-agent" {
+				t.Logf("the agent launched node %s (%s) and the pod runs on it after %s", node.Name,
+					node.Labels["node.kubernetes.io/instance-type"], time.Since(start).Round(time.Second))
+				return
+			}
+		}
+		select {
+		case <-ctx.Done():
+			state := "not found"
+			if p != nil {
+				state = fmt.Sprintf("phase %s on node %q", p.Status.Phase, p.Spec.NodeName)
+			}
+			t.Fatalf("the agent launched no node for the pending pod within 3m: pod %s", state)
+		case <-time.After(time.Second):
+		}
+	}
 }
