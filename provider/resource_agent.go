@@ -60,7 +60,10 @@ func (r *agentResource) Schema(_ context.Context, _ resource.SchemaRequest, resp
 			"(with annotations for IAM roles for service accounts), least-privilege RBAC, the Deployment (leader election, " +
 			"probes, metrics) and a PodDisruptionBudget, built by `engine/agent/manifests` (the same objects as " +
 			"`examples/local/agent.yaml`). Apply waits until the Deployment is available. Destroy refuses to remove the CRDs " +
-			"while nodes the agent launched still exist, unless `force_destroy` is set.",
+			"while nodes the agent launched still exist, unless `force_destroy` is set.\n\n" +
+			"Where the image cannot be pulled (a local KWOK cluster, air-gapped tests), KWOK still reports the agent's pod " +
+			"Running, and the agent itself runs outside the cluster with the Deployment's own arguments plus `--kubeconfig` " +
+			"(`tenon agent --cloud=kwok --cluster-name=... --kubeconfig=...`), as `make demo` and the acceptance test do.",
 		Attributes: map[string]schema.Attribute{
 			"id": idAttribute(),
 			"namespace": schema.StringAttribute{Optional: true, Computed: true, Default: stringdefault.StaticString(manifests.DefaultNamespace),
