@@ -242,6 +242,7 @@ func (f *filler) fill(n *node, seed *bucket, dry bool) []take {
 	// (which only shrinks), or n refuses it, unless it has pod affinity
 	// terms, which a pod placed later may satisfy.
 	live := append(f.live[:0], f.active...)
+	s.fills++
 	defer func() { f.live = live[:0] }()
 	for {
 		if !f.minReq.fits(n.room) {
@@ -266,7 +267,11 @@ func (f *filler) fill(n *node, seed *bucket, dry bool) []take {
 			}
 			live[kept] = b
 			kept++
-			if score := align(b.c.req, n.room, alloc) * worth(b, alloc, price, s.opts.worth); score > bestScore {
+			// A bucket's worth on n is the same at every step of the fill.
+			if b.worthFill != s.fills {
+				b.worth, b.worthFill = worth(b, alloc, price, s.opts.worth), s.fills
+			}
+			if score := align(b.c.req, n.room, alloc) * b.worth; score > bestScore {
 				best, bestK, bestScore = b, k, score
 			}
 		}
