@@ -26,6 +26,10 @@
 //     hostname anti-affinity clique get the node whose price less the value
 //     of the pods riding along is least. Each claim is finally shrunk to the
 //     cheapest offering that holds it, with a price-ordered option list.
+//   - A local-improvement pass (improve.go) then merges a claim into
+//     another or empties it into others' spare room when that costs less,
+//     moving only pods whose rules are all per zone, within a pool and
+//     zone; its work is counted, so results stay deterministic.
 //   - Two fill strategies run concurrently, a core each, and the cheapest
 //     result wins (WithStrategy picks one for callers short of CPU).
 //   - Preferences (preferred affinities, ScheduleAnyway, PreferNoSchedule)
@@ -34,8 +38,9 @@
 //
 // The lower bound is the best of the per-resource fractional bound, an LP
 // over node types with size-threshold rows, and an assignment LP in which a
-// pod's whole request must go to one type it fits; every one is a
-// dual-feasible point, so a true bound whatever the rounding.
+// pod's whole request must go to one type it fits, whose price ascent
+// starts from the first LP's duals (so it is never below it); every one is
+// a dual-feasible point, so a true bound whatever the rounding.
 //
 // The package is pure: values in, values out, deterministic for a given input
 // and bounded by the caller's context.
