@@ -1,7 +1,10 @@
 // Command benchtable runs `tenon simulate -o json --repeat N` on each
 // scenario file and prints one row per file: pods, new nodes, cost, lower
 // bound, their ratio, the median in-process solve time, pods per second
-// and the process's peak RSS. `make bench` runs it after the Go
+// the process's peak RSS and CPU seconds (all runs, parsing included: on
+// a loaded machine a steadier figure than the wall-clock median). With
+// -check (the default) tenon checks every result against the hard rules
+// and a violation fails the table. `make bench` runs it after the Go
 // benchmarks.
 //
 //	go run ./hack/benchtable -tenon bin/tenon -repeat 5 ../shared/workloads/*.yaml
@@ -38,6 +41,7 @@ type summary struct {
 func main() {
 	tenon := flag.String("tenon", "bin/tenon", "the tenon `binary` to run")
 	repeat := flag.Int("repeat", 5, "solve `N` times per file after a warm-up")
+	check := flag.Bool("check", true, "pass --check: a result that breaks a hard rule fails the table")
 	flag.Parse()
 	if flag.NArg() == 0 {
 		fmt.Fprintln(os.Stderr, "usage: benchtable [-tenon bin/tenon] [-repeat 5] FILE...")
@@ -45,17 +49,17 @@ func main() {
 	}
 	files := flag.Args()
 	slices.SortStableFunc(files, naturalCompare)
-	if err := run(os.Stdout, *tenon, *repeat, files); err != nil {
+	if err := run(os.Stdout, *tenon, *repeat, *check, files); err != nil {
 		fmt.Fprintf(os.Stderr, "benchtable: %v\n", err)
 		os.Exit(1)
 	}
 }
 
-func run(w io.Writer, tenon string, repeat int, files []string) error {
+func run(w io.Writer, tenon string, repeat int, check bool, files []string) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "file\tpods\tnodes\tunplaced\tcost $/h\tbound $/h\tratio\tsolve s\tpods/s\tpeak RSS MiB\t")
+	fmt.Fprintln(tw, "file\tpods\tnodes\tunplaced\tcost $/h\tbound $/h\tratio\tsolve s\tpods/s\tpeak RSS MiB\tproc CPU s\t")
 	for _, f := range files {
-		row, err := measure(tenon, repeat, f)
+		row, err := measure(tenon, repeat, check, f)
 		if err != nil {
 			return err
 		}
@@ -65,8 +69,12 @@ func run(w io.Writer, tenon string, repeat int, files []string) error {
 }
 
 // measure runs tenon simulate on one file and formats its row.
-func measure(tenon string, repeat int, file string) (string, error) {
-	cmd := exec.Command(tenon, "simulate", "-f", file, "-o", "json", "--repeat", fmt.Sprint(repeat))
+func measure(tenon string, repeat int, check bool, file string) (string, error) {
+	args := []string{"simulate", "-f", file, "-o", "json", "--repeat", fmt.Sprint(repeat)}
+	if check {
+		args = append(args, "--check")
+	}
+	cmd := exec.Command(tenon, args...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
@@ -84,13 +92,14 @@ func measure(tenon string, repeat int, file string) (string, error) {
 	if s.SolveSeconds > 0 {
 		rate = fmt.Sprintf("%.0f", float64(s.Pods)/s.SolveSeconds)
 	}
-	rss := "-"
+	rss, cpu := "-", "-"
 	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
 		rss = fmt.Sprintf("%.0f", float64(ru.Maxrss)/1024) // Linux reports KiB
+		cpu = fmt.Sprintf("%.2f", float64(ru.Utime.Nano()+ru.Stime.Nano())/1e9)
 	}
 	name := strings.TrimSuffix(filepath.Base(file), filepath.Ext(file))
-	return fmt.Sprintf("%s\t%d\t%d\t%d\t%.4f\t%.4f\t%s\t%.6f\t%s\t%s\t",
-		name, s.Pods, s.NewNodes, s.Unschedulable, s.CostPerHour, s.LowerBoundPerHour, ratio, s.SolveSeconds, rate, rss), nil
+	return fmt.Sprintf("%s\t%d\t%d\t%d\t%.4f\t%.4f\t%s\t%.6f\t%s\t%s\t%s\t",
+		name, s.Pods, s.NewNodes, s.Unschedulable, s.CostPerHour, s.LowerBoundPerHour, ratio, s.SolveSeconds, rate, rss, cpu), nil
 }
 
 // naturalCompare orders names with numbers in them by value, so the

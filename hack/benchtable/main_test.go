@@ -38,6 +38,11 @@ func TestRun(t *testing.T) {
 			wantErr: "w1.yaml: exit status 2: bad input",
 		},
 		{
+			name:    "--check is passed, and a violation fails the table",
+			body:    `case "$*" in *--check*) echo "w1: pod default/x-0 overlaps" >&2; exit 1;; esac; echo '{}'`,
+			wantErr: "w1.yaml: exit status 1: w1: pod default/x-0 overlaps",
+		},
+		{
 			name:    "output that is not JSON",
 			body:    `echo nope`,
 			wantErr: "w1.yaml: reading the JSON",
@@ -46,7 +51,7 @@ func TestRun(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var out bytes.Buffer
-			err := run(&out, fakeTenon(t, tt.body), 5, []string{"w1.yaml"})
+			err := run(&out, fakeTenon(t, tt.body), 5, true, []string{"w1.yaml"})
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 					t.Fatalf("error %v, want %q", err, tt.wantErr)
