@@ -329,3 +329,31 @@ func TestWireNewFromDefaultConfig(t *testing.T) {
 		t.Errorf("requests: %d CreateFleet, %d GetProducts; region %s", len(w.Requests("CreateFleet")), len(w.Requests("GetProducts")), p.Region())
 	}
 }
+
+func TestWireAMISelectorTerms(t *testing.T) {
+	e := newWireEnv(t)
+	e.cs.put(nodeClass("default", func(s *v1.AWSNodeClassSpec) {
+		s.AMIFamily = v1.AMIFamilyCustom
+		s.AMISelectorTerms = []v1.AMISelectorTerm{{Tags: v1.SelectorTags{"team": "platform"}, Name: "custom-*"}}
+	}))
+	status, err := e.p.NodeClassStatus(t.Context(), "default")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var amis []string
+	for _, a := range status.AMIs {
+		amis = append(amis, a.ID)
+	}
+	if !slices.Equal(amis, []string{"ami-custom-new", "ami-custom-arm"}) {
+		t.Errorf("AMIs = %v, want the newest per architecture", amis)
+	}
+	r := e.w.Requests("DescribeImages")[0]
+	wantForm(t, r, map[string]string{"Owner.1": "self", "Owner.2": "amazon"})
+	got := map[string]string{}
+	for _, f := range awsfake.FormFilters(r.Form) {
+		got[*f.Name] = strings.Join(f.Values, ",")
+	}
+	if got["state"] != "available" || got["tag:team"] != "platform" || got["name"] != "custom-*" {
+		t.Errorf("DescribeImages filters = %v", got)
+	}
+}

@@ -37,7 +37,7 @@ import (
 // provider sends into SDK inputs and the Fake's outputs into response bodies
 // shaped like the API reference's examples. Requests must be SigV4-signed
 // with the access key AKIDEXAMPLE (Config does that). It serves the
-// operations of engine/cloud/aws's narrow interfaces except DescribeImages.
+// operations of engine/cloud/aws's narrow interfaces.
 type Server struct {
 	srv  *httptest.Server
 	fake *Fake
@@ -302,6 +302,19 @@ func (w *Server) ec2Op(ctx context.Context, op string, form url.Values) (string,
 				x("groupDescription", "nodes"), x("vpcId", aws.ToString(g.VpcId)), xtags(g.Tags)))
 		}
 		return response(op, x("securityGroupInfo", items...)), nil
+	case "DescribeImages":
+		out, err := f.DescribeImages(ctx, &ec2.DescribeImagesInput{ImageIds: FormList(form, "ImageId"), Owners: FormList(form, "Owner"), Filters: FormFilters(form)})
+		if err != nil {
+			return "", err
+		}
+		var items []string
+		for _, im := range out.Images {
+			items = append(items, x("item", x("imageId", aws.ToString(im.ImageId)), x("imageLocation", "123456789012/"+esc(aws.ToString(im.Name))),
+				x("imageState", string(im.State)), x("imageOwnerId", aws.ToString(im.OwnerId)), x("creationDate", aws.ToString(im.CreationDate)),
+				x("isPublic", "false"), x("architecture", string(im.Architecture)), x("imageType", "machine"), x("name", esc(aws.ToString(im.Name))),
+				x("rootDeviceType", "ebs"), x("virtualizationType", "hvm"), xtags(im.Tags)))
+		}
+		return response(op, x("imagesSet", items...)), nil
 	case "DescribeInstanceTypes":
 		var names []ec2types.InstanceType
 		for _, n := range FormList(form, "InstanceType") {
