@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -25,7 +26,6 @@ import (
 	v1 "github.com/tenonhq/terraform-provider-tenon/engine/api/v1"
 	"github.com/tenonhq/terraform-provider-tenon/engine/api/v1alpha5"
 	"github.com/tenonhq/terraform-provider-tenon/engine/cloud"
-	"github.com/tenonhq/terraform-provider-tenon/engine/cloud/kwok"
 )
 
 // Field indexes the controllers look objects up by.
@@ -47,6 +47,10 @@ type Agent struct {
 	// nominated remembers when each pod was nominated, to measure pod
 	// startup latency when it runs.
 	nominated *nominations
+	// podCounts is the workload pod count of each node at the last
+	// disruption pass, to notice pods coming and going.
+	podCountsMu sync.Mutex
+	podCounts   map[string]int
 }
 
 // NewScheme returns the scheme of every type the agent reads or writes.
@@ -96,6 +100,12 @@ func Run(ctx context.Context, cfg *rest.Config, opts Options, log logr.Logger) e
 		return err
 	}
 	ctrl.SetLogger(log)
+	// client-go's default of 5 requests per second would pace a batch of
+	// claims and the evictions of a drain; the agent writes in bursts.
+	if cfg.QPS == 0 {
+		cfg = rest.CopyConfig(cfg)
+		cfg.QPS, cfg.Burst = 50, 100
+	}
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:                        scheme,
 		Logger:                        log,
@@ -142,23 +152,6 @@ func Run(ctx context.Context, cfg *rest.Config, opts Options, log logr.Logger) e
 	return nil
 }
 
-// newCloud builds the cloud provider --cloud names.
-func newCloud(_ context.Context, cfg *rest.Config, scheme *runtime.Scheme, opts Options) (cloud.CloudProvider, error) {
-	switch opts.Cloud {
-	case CloudKWOK:
-		// The provider reads and writes Nodes directly, not through the
-		// cache, so that Create's idempotency check never sees stale data.
-		c, err := client.New(cfg, client.Options{Scheme: scheme})
-		if err != nil {
-			return nil, fmt.Errorf("creating the kwok provider's client: %w", err)
-		}
-		return kwok.New(c, kwok.Options{ClusterName: opts.ClusterName, Region: opts.Region, Zones: opts.Zones, LaunchDelay: opts.KWOKLaunchDelay})
-	case CloudAWS:
-		return nil, errors.New("--cloud aws: aws cloud provider not built into this binary yet; use --cloud kwok")
-	}
-	return nil, fmt.Errorf("--cloud %q: use kwok or aws", opts.Cloud)
-}
-
 // New wires the agent's controllers into mgr. Metrics register on reg.
 func New(mgr manager.Manager, provider cloud.CloudProvider, opts Options, reg prometheus.Registerer, log logr.Logger) (*Agent, error) {
 	m, err := newMetrics(reg)
@@ -173,6 +166,7 @@ func New(mgr manager.Manager, provider cloud.CloudProvider, opts Options, reg pr
 		metrics:   m,
 		log:       log,
 		nominated: newNominations(),
+		podCounts: map[string]int{},
 	}
 	a.batcher = newBatcher(opts.BatchIdle, opts.BatchMax, a.provision, log.WithName("provisioner"))
 	ctx := context.Background()
@@ -202,7 +196,7 @@ func New(mgr manager.Manager, provider cloud.CloudProvider, opts Options, reg pr
 		return nil, fmt.Errorf("indexing pods: %w", err)
 	}
 	for _, setup := range []func(manager.Manager) error{
-		a.setupProvisioning, a.setupLifecycle, a.setupNodes, a.setupLoops,
+		a.setupProvisioning, a.setupLifecycle, a.setupNodes, a.setupLoops, a.setupInterruption,
 	} {
 		if err := setup(mgr); err != nil {
 			return nil, err

@@ -69,7 +69,7 @@ func (a *Agent) disruptEmpty(ctx context.Context, now time.Time) error {
 			continue
 		}
 		empty := workloads[node.Name] == 0
-		if err := a.recordEmpty(ctx, c, empty, now); err != nil {
+		if err := a.recordEmpty(ctx, c, empty, a.podsChanged(node.Name, workloads[node.Name]), now); err != nil {
 			return err
 		}
 		pool := pools[c.Labels[v1.LabelNodePool]]
@@ -122,13 +122,25 @@ func (a *Agent) awaitsPods(v *clusterView, node string, now time.Time) bool {
 	return false
 }
 
-// recordEmpty keeps the claim's Empty condition current.
-func (a *Agent) recordEmpty(ctx context.Context, c *v1.NodeClaim, empty bool, now time.Time) error {
+// podsChanged reports whether node's workload pod count differs from the
+// one seen last time (not on the first look).
+func (a *Agent) podsChanged(node string, count int) bool {
+	a.podCountsMu.Lock()
+	defer a.podCountsMu.Unlock()
+	last, seen := a.podCounts[node]
+	a.podCounts[node] = count
+	return seen && last != count
+}
+
+// recordEmpty keeps the claim's Empty condition current, and its
+// LastPodEventTime (consolidateAfter counts from it) when pods came or
+// went.
+func (a *Agent) recordEmpty(ctx context.Context, c *v1.NodeClaim, empty, podsChanged bool, now time.Time) error {
 	status := metav1.ConditionFalse
 	if empty {
 		status = metav1.ConditionTrue
 	}
-	if cur := meta.FindStatusCondition(c.Status.Conditions, v1.ConditionEmpty); cur != nil && cur.Status == status {
+	if cur := meta.FindStatusCondition(c.Status.Conditions, v1.ConditionEmpty); cur != nil && cur.Status == status && !podsChanged {
 		return nil
 	}
 	c = c.DeepCopy()

@@ -217,6 +217,9 @@ func (a *Agent) initialize(ctx context.Context, claim *v1.NodeClaim, node *corev
 		}
 	}
 	setCondition(claim, v1.ConditionInitialized, metav1.ConditionTrue, ReasonInitialized, "")
+	if claim.Status.LastPodEventTime.IsZero() {
+		claim.Status.LastPodEventTime = metav1.Now()
+	}
 	setCondition(claim, v1.ConditionReady, metav1.ConditionTrue, ReasonInitialized, "")
 	if err := a.client.Status().Update(ctx, claim); err != nil {
 		return reconcile.Result{}, ignoreConflict(err)

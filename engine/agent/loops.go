@@ -26,6 +26,7 @@ func (a *Agent) setupLoops(mgr manager.Manager) error {
 		run      func(context.Context, time.Time) error
 	}{
 		{"disruption", a.opts.DisruptionInterval, a.disruptEmpty},
+		{"consolidation", consolidationInterval, a.consolidate},
 		{"garbage-collection", gcInterval, a.collectGarbage},
 		{"pool-status", statusInterval, a.updateStatus},
 		{"unschedulable-retry", requeueInterval, a.retryUnschedulable},

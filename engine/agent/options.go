@@ -43,9 +43,16 @@ type Options struct {
 	// KWOKLaunchDelay is how long the kwok provider waits before making a
 	// node, to simulate boot time.
 	KWOKLaunchDelay time.Duration
-	// Region and Zones select the catalog's offerings (kwok).
+	// Region and Zones select the catalog's offerings (kwok); Region is
+	// also the EC2 region (aws; default the SDK's).
 	Region string
 	Zones  []string
+	// InterruptionQueue is the SQS queue of EventBridge interruption
+	// events (aws); "" turns interruption handling off.
+	InterruptionQueue string
+	// ClusterEndpoint is the API server URL new nodes join (aws); ""
+	// means the one the agent talks to.
+	ClusterEndpoint string
 
 	// Timing knobs with production defaults; tests shorten them.
 	LaunchTimeout       time.Duration
@@ -119,6 +126,8 @@ func ParseFlags(args []string, stderr io.Writer) (Options, error) {
 	fs.StringVar(&o.Region, "region", o.Region, "region whose catalog offerings and prices apply (default us-east-1)")
 	zones := zoneList(o.Zones)
 	fs.Var(&zones, "zones", "comma-separated zones of the region (default its a, b and c zones)")
+	fs.StringVar(&o.InterruptionQueue, "interruption-queue", o.InterruptionQueue, "aws: SQS queue receiving EventBridge spot interruption, rebalance, health and state-change events; empty turns interruption handling off")
+	fs.StringVar(&o.ClusterEndpoint, "cluster-endpoint", o.ClusterEndpoint, "aws: API server URL new nodes join (default the one the agent talks to)")
 	o.PolicyGit.addFlags(fs)
 	if err := fs.Parse(args); err != nil {
 		return o, err

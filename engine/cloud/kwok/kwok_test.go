@@ -183,3 +183,37 @@ func TestNewRejectsBadConfig(t *testing.T) {
 		t.Error("New with a zone outside the region succeeded")
 	}
 }
+
+func TestInterruptionSourceDeliversUntilDone(t *testing.T) {
+	ctx := context.Background()
+	p, c := newProvider(t, kwok.Options{})
+	launched, err := p.Create(ctx, claim("victim"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := p.InterruptionSource()
+	var node corev1.Node
+	if err := c.Get(ctx, client.ObjectKey{Name: "victim"}, &node); err != nil {
+		t.Fatal(err)
+	}
+	node.Annotations[kwok.AnnotationInterruption] = string(cloud.SpotInterruption)
+	if err := c.Update(ctx, &node); err != nil {
+		t.Fatal(err)
+	}
+	evs, err := src.Receive(ctx)
+	if err != nil || len(evs) != 1 {
+		t.Fatalf("Receive = %v, %v; want one event", evs, err)
+	}
+	ev := evs[0]
+	if ev.Kind != cloud.SpotInterruption || ev.ProviderID != launched.Status.ProviderID || ev.Deadline.Sub(ev.Time) != 2*time.Minute {
+		t.Errorf("event %+v", ev)
+	}
+	if err := src.Done(ctx, ev); err != nil {
+		t.Fatal(err)
+	}
+	short, cancel := context.WithTimeout(ctx, 3*time.Second)
+	defer cancel()
+	if evs, err := src.Receive(short); err != nil || len(evs) != 0 {
+		t.Errorf("after Done: %v, %v; want nothing", evs, err)
+	}
+}

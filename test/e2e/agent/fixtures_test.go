@@ -159,14 +159,7 @@ func runningOn(t *testing.T, e env, ns, selector, pool string) (int, int, string
 // the instance types of the nodes it would launch, sorted.
 func predictedTypes(t *testing.T, scenario string) []string {
 	t.Helper()
-	s, err := simulate.Parse(simulate.File{Name: "scenario.yaml", Data: []byte(scenario)})
-	if err != nil {
-		t.Fatalf("parsing the scenario: %v", err)
-	}
-	rep, err := s.Simulate(context.Background())
-	if err != nil {
-		t.Fatalf("simulating: %v", err)
-	}
+	rep := simulateReport(t, scenario)
 	var out []string
 	for _, n := range rep.Nodes {
 		if !n.Existing {
@@ -175,6 +168,20 @@ func predictedTypes(t *testing.T, scenario string) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// simulateReport runs `tenon simulate`'s engine on a scenario.
+func simulateReport(t *testing.T, scenario string) *simulate.Report {
+	t.Helper()
+	s, err := simulate.Parse(simulate.File{Name: "scenario.yaml", Data: []byte(scenario)})
+	if err != nil {
+		t.Fatalf("parsing the scenario: %v", err)
+	}
+	rep, err := s.Simulate(context.Background())
+	if err != nil {
+		t.Fatalf("simulating: %v", err)
+	}
+	return rep
 }
 
 // cleanupPool deletes the namespace's Deployments and the pool's claims (the
