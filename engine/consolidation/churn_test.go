@@ -11,8 +11,12 @@ func TestPackedClusterNoChurn(t *testing.T) {
 	if testing.Short() {
 		t.Skip("packs 10,000 pods; skipped under -short")
 	}
-	for _, seed := range []uint64{500, 7} {
-		snap := packedCluster(t, 10000, seed)
+	size, seeds := 10000, []uint64{500, 7}
+	if raceEnabled {
+		size, seeds = 4000, []uint64{500}
+	}
+	for _, seed := range seeds {
+		snap := packedCluster(t, size, seed)
 		res, err := Plan(context.Background(), snap, t0, DefaultOptions())
 		if err != nil {
 			t.Fatal(err)

@@ -138,7 +138,7 @@ func randomSnapshot(r *rand.Rand) *state.Snapshot {
 // node, and applies to a cluster where every workload pod is bound.
 func TestPlanProperties(t *testing.T) {
 	n := 150
-	if testing.Short() {
+	if testing.Short() || raceEnabled {
 		n = 40
 	}
 	for i := range n {
@@ -266,7 +266,11 @@ func TestPlanDeterministic(t *testing.T) {
 		snaps = append(snaps, randomSnapshot(rand.New(rand.NewPCG(uint64(i), 7))))
 	}
 	if !testing.Short() {
-		snaps = append(snaps, scaledDown(packedCluster(t, 4000, 3), 0.5, 3))
+		size := 4000
+		if raceEnabled {
+			size = 1000
+		}
+		snaps = append(snaps, scaledDown(packedCluster(t, size, 3), 0.5, 3))
 	}
 	for i, snap := range snaps {
 		var first []byte
