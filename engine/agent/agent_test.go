@@ -268,3 +268,68 @@ spec:
 		t.Errorf("maxPods not applied: %s", p.String())
 	}
 }
+
+// TestStillValid: a consolidation command's nodes may go only when their
+// pods fit on what is left without launching anything.
+func TestStillValid(t *testing.T) {
+	node := func(name, cpu string) string {
+		return `
+apiVersion: v1
+kind: Node
+metadata:
+  name: ` + name + `
+  labels: {tenon.dev/nodepool: p, kubernetes.io/arch: amd64, kubernetes.io/os: linux, node.kubernetes.io/instance-type: m5.large, topology.kubernetes.io/zone: us-east-1a, tenon.dev/capacity-type: on-demand}
+status:
+  allocatable: {cpu: "` + cpu + `", memory: 8Gi, pods: "30"}
+`
+	}
+	pod := func(name, nodeName, cpu string) string {
+		return `
+apiVersion: v1
+kind: Pod
+metadata: {name: ` + name + `, namespace: default}
+spec:
+  nodeName: ` + nodeName + `
+  containers: [{name: c, image: x, resources: {requests: {cpu: "` + cpu + `"}}}]
+`
+	}
+	base := `
+apiVersion: tenon.dev/v1
+kind: NodeClass
+metadata: {name: default}
+spec: {kwok: {}}
+---
+apiVersion: tenon.dev/v1
+kind: NodePool
+metadata: {name: p}
+spec:
+  template:
+    spec:
+      nodeClassRef: {name: default}
+`
+	cases := []struct {
+		name  string
+		docs  []string
+		valid bool
+	}{
+		{"fits on the other node", []string{node("a", "2"), node("b", "2"), pod("pod-x", "a", "500m"), pod("pod-y", "b", "500m")}, true},
+		{"would need a new node", []string{node("a", "2"), node("b", "2"), pod("pod-x", "a", "1500m"), pod("pod-y", "b", "1500m")}, false},
+		{"empty node", []string{node("a", "2"), node("b", "2"), pod("pod-y", "b", "1500m")}, true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			s, err := simulate.Parse(simulate.File{Name: "s.yaml", Data: []byte(base + "---" + strings.Join(tc.docs, "---"))})
+			if err != nil {
+				t.Fatal(err)
+			}
+			snap, err := s.Snapshot()
+			if err != nil {
+				t.Fatal(err)
+			}
+			why := stillValid(context.Background(), snap, []string{"a"})
+			if (why == "") != tc.valid {
+				t.Errorf("stillValid = %q, want valid %v", why, tc.valid)
+			}
+		})
+	}
+}

@@ -52,6 +52,7 @@ func (a *Agent) disruptEmpty(ctx context.Context, now time.Time) error {
 	for _, p := range v.snap.Pools {
 		pools[p.Name] = p
 	}
+	a.forgetPodCounts(nodes)
 	// Budgets count each pool's claims and those already leaving.
 	total, leaving := map[string]int{}, map[string]int{}
 	for _, c := range v.claims {
@@ -130,6 +131,17 @@ func (a *Agent) podsChanged(node string, count int) bool {
 	last, seen := a.podCounts[node]
 	a.podCounts[node] = count
 	return seen && last != count
+}
+
+// forgetPodCounts drops the pod counts of nodes that are gone.
+func (a *Agent) forgetPodCounts(nodes map[string]*corev1.Node) {
+	a.podCountsMu.Lock()
+	defer a.podCountsMu.Unlock()
+	for name := range a.podCounts {
+		if nodes[name] == nil {
+			delete(a.podCounts, name)
+		}
+	}
 }
 
 // recordEmpty keeps the claim's Empty condition current, and its
