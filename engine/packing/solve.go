@@ -464,5 +464,22 @@ func (s *solver) lowerBound() float64 {
 	if slot {
 		ndims++
 	}
-	return lowerBound(items, cols, k, ndims)
+	return lowerBound(mergeDemand(items), cols, k, ndims)
+}
+
+// mergeDemand sums the counts of items with the same request, keeping
+// the first one's place: the bounds depend only on how many pods of each
+// request there are, and many classes (one per Deployment) share one.
+func mergeDemand(items []demandItem) []demandItem {
+	at := make(map[vec]int, len(items))
+	var out []demandItem
+	for _, it := range items {
+		if i, ok := at[it.req]; ok {
+			out[i].count += it.count
+			continue
+		}
+		at[it.req] = len(out)
+		out = append(out, it)
+	}
+	return out
 }
