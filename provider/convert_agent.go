@@ -88,14 +88,49 @@ var agentProblems = []struct {
 	{"args", path.Root("args")},
 }
 
-// agentProblemPath returns the attribute a problem is about, and whether one matched.
+// agentProblemPath returns the attribute a problem is about, and whether one matched. Problems
+// about one element (args[1], settings zones[0], service account annotation "key") point at it,
+// so that an element unknown at plan time is not reported.
 func agentProblemPath(problem string) (path.Path, bool) {
 	for _, p := range agentProblems {
-		if strings.HasPrefix(problem, p.prefix+" ") || strings.HasPrefix(problem, p.prefix+"[") || strings.HasPrefix(problem, p.prefix+":") {
-			return p.path, true
+		rest, found := strings.CutPrefix(problem, p.prefix)
+		if !found || rest == "" || !strings.ContainsRune(" [:", rune(rest[0])) {
+			continue
 		}
+		if i, ok := bracketIndex(rest); ok {
+			return p.path.AtListIndex(i), true
+		}
+		if key, ok := quotedKey(rest); ok && p.prefix == "service account annotation" {
+			return p.path.AtMapKey(key), true
+		}
+		return p.path, true
 	}
 	return path.Empty(), false
+}
+
+// bracketIndex reads a leading "[3]".
+func bracketIndex(s string) (int, bool) {
+	if !strings.HasPrefix(s, "[") {
+		return 0, false
+	}
+	end := strings.IndexByte(s, ']')
+	if end < 0 {
+		return 0, false
+	}
+	var i int
+	if _, err := fmt.Sscanf(s[1:end], "%d", &i); err != nil {
+		return 0, false
+	}
+	return i, true
+}
+
+// quotedKey reads a leading ` "key"`.
+func quotedKey(s string) (string, bool) {
+	var key string
+	if _, err := fmt.Sscanf(strings.TrimPrefix(s, " "), "%q", &key); err != nil {
+		return "", false
+	}
+	return key, true
 }
 
 // splitAgentProblems splits the error of manifests.Options.Validate ("invalid agent options:

@@ -3,6 +3,8 @@ package provider
 import (
 	"testing"
 
+	tfresource "github.com/hashicorp/terraform-plugin-testing/helper/resource"
+
 	"github.com/google/go-cmp/cmp"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	appsv1 "k8s.io/api/apps/v1"
@@ -27,10 +29,36 @@ func TestAgentValidationAtPlan(t *testing.T) {
 		{"batch idle", agentHCL(ok + "  settings = { batch_idle = \"soon\" }"), "settings.batch_idle"},
 		{"batch idle above max", agentHCL(ok + "  settings = { batch_idle = \"20s\", batch_max = \"10s\" }"), "settings.batch_idle"},
 		{"interruption queue on kwok", agentHCL(ok + "  settings = { interruption_queue = \"q\" }"), "settings.interruption_queue"},
-		{"args", agentHCL(ok + "  args = [\"verbose\"]"), "args"},
-		{"annotation", agentHCL(ok + "  service_account_annotations = { \"not a key\" = \"x\" }"), "service_account_annotations"},
+		{"args", agentHCL(ok + "  args = [\"--fine\", \"verbose\"]"), "args[1]"},
+		{"zones", agentHCL(ok + "  settings = { zones = [\"a,b\"] }"), "settings.zones[0]"},
+		{"annotation", agentHCL(ok + "  service_account_annotations = { \"not a key\" = \"x\" }"), `service_account_annotations["not a key"]`},
 	}
 	runValidationCases(t, "Invalid Agent", cases)
+}
+
+// TestAgentUnknownAtPlan: values known only after apply (the cluster name and an argument
+// from an EKS module) are not reported at plan time.
+func TestAgentUnknownAtPlan(t *testing.T) {
+	requireTofu(t)
+	tfresource.UnitTest(t, tfresource.TestCase{
+		ProtoV6ProviderFactories: factories(newMemoryTarget()),
+		Steps: []tfresource.TestStep{{
+			Config: `
+resource "terraform_data" "eks" {
+  input = "prod"
+}
+
+resource "tenon_agent" "test" {
+  cloud        = "aws"
+  cluster_name = terraform_data.eks.output
+  args         = ["--cluster-endpoint=https://x", terraform_data.eks.output]
+  service_account_annotations = { "eks.amazonaws.com/role-arn" = terraform_data.eks.output }
+}
+`,
+			PlanOnly:           true,
+			ExpectNonEmptyPlan: true,
+		}},
+	})
 }
 
 func TestSplitAgentProblems(t *testing.T) {
