@@ -3,20 +3,39 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/tenonhq/terraform-provider-tenon/engine/agent"
 	"github.com/tenonhq/terraform-provider-tenon/hack/controlplane"
 )
 
-// TestDemoEndToEnd runs `make demo`'s driver for real: it builds the tenon binary from this
-// module, starts the whole local stack, runs the agent, scales inflate 0 -> 10 -> 0 and checks
-// every pod ran on agent-launched nodes and the agent's nodes were all removed. About a minute
-// plus the build.
+// agentHelperEnv makes this test binary run `tenon agent` instead of the tests: the end-to-end
+// test starts it as the agent process, so it needs no build of the whole tenon binary (minutes
+// on a busy 2-core machine). It runs agent.Command, the function `tenon agent` dispatches to,
+// with the same arguments; `make demo` runs bin/tenon itself.
+const agentHelperEnv = "TENON_DEMO_TEST_AGENT"
+
+func TestMain(m *testing.M) {
+	if os.Getenv(agentHelperEnv) == "1" {
+		args := os.Args[1:]
+		if len(args) == 0 || args[0] != "agent" {
+			fmt.Fprintf(os.Stderr, "%s=1: want the arguments of tenon agent, got %q\n", agentHelperEnv, args)
+			os.Exit(2)
+		}
+		os.Exit(agent.Command(context.Background(), args[1:], os.Stdout, os.Stderr))
+	}
+	os.Exit(m.Run())
+}
+
+// TestDemoEndToEnd runs `make demo`'s driver for real: it starts the whole local stack, runs
+// the agent (this test binary as `tenon agent`, see TestMain), scales inflate 0 -> 10 -> 0 and
+// checks every pod ran on agent-launched nodes and the agent's nodes were all removed. About a
+// minute.
 func TestDemoEndToEnd(t *testing.T) {
 	if testing.Short() {
 		t.Skip("SKIPPED: -short was given and the demo needs the whole local stack; run it without -short after `make testbin`")
@@ -30,19 +49,18 @@ func TestDemoEndToEnd(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tenon := filepath.Join(t.TempDir(), "tenon")
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv(agentHelperEnv, "1") // the agent process is this test binary; see TestMain
 	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
 	defer cancel()
-	build := exec.CommandContext(ctx, "go", "build", "-o", tenon, ".")
-	build.Dir = root
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("building tenon: %v\n%s", err, out)
-	}
 
 	dir := t.TempDir()
 	var out bytes.Buffer
 	cfg := config{
-		BinDir: bin, Tenon: tenon, Examples: filepath.Join(root, "examples", "local"), Dir: dir,
+		BinDir: bin, Tenon: self, Examples: filepath.Join(root, "examples", "local"), Dir: dir,
 		Replicas: 10, ScaleUpTimeout: 2 * time.Minute, ScaleDownTimeout: 2 * time.Minute, StartTimeout: 2 * time.Minute,
 		Poll: 250 * time.Millisecond, Out: &out,
 	}
