@@ -147,9 +147,16 @@ func addFieldErrors(ctx context.Context, diags *diag.Diagnostics, config tfsdk.C
 	}
 }
 
+// underUnknown reports whether the value at p, or one it is part of, or one inside it, is
+// unknown: then an error there may be about a placeholder, and the check waits for apply.
 func underUnknown(ctx context.Context, config tfsdk.Config, p path.Path) bool {
+	var v attr.Value
+	if d := config.GetAttribute(ctx, p, &v); !d.HasError() && v != nil {
+		if tv, err := v.ToTerraformValue(ctx); err == nil && !tv.IsFullyKnown() {
+			return true
+		}
+	}
 	for {
-		var v attr.Value
 		if d := config.GetAttribute(ctx, p, &v); !d.HasError() && v != nil && v.IsUnknown() {
 			return true
 		}

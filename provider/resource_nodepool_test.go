@@ -322,3 +322,29 @@ func assertInSchema(t *testing.T, r resource.Resource, p path.Path) {
 		t.Errorf("%s is not an attribute of the schema: %v", p, d)
 	}
 }
+
+// TestNodePoolUnknownAtPlan: a value known only after apply (here inside a list) is not
+// checked at plan time, where it is only a placeholder; apply checks it.
+func TestNodePoolUnknownAtPlan(t *testing.T) {
+	requireTofu(t)
+	tfresource.UnitTest(t, tfresource.TestCase{
+		ProtoV6ProviderFactories: factories(newMemoryTarget()),
+		Steps: []tfresource.TestStep{{
+			Config: `
+resource "terraform_data" "cpu" {
+  input = "4"
+}
+
+resource "tenon_nodepool" "test" {
+  name = "pool"
+  template = {
+    node_class   = "default"
+    requirements = [{ key = "tenon.dev/instance-cpu", operator = "Gt", values = [terraform_data.cpu.output] }]
+  }
+}
+`,
+			PlanOnly:           true,
+			ExpectNonEmptyPlan: true,
+		}},
+	})
+}
