@@ -11,6 +11,7 @@ import (
 
 	"github.com/robfig/cron/v3"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -70,10 +71,10 @@ func (a *Agent) disruptEmpty(ctx context.Context, now time.Time) error {
 			continue
 		}
 		empty := workloads[node.Name] == 0
-		if err := a.recordEmpty(ctx, c, empty, a.podsChanged(node.Name, workloads[node.Name]), now); err != nil {
+		pool := pools[c.Labels[v1.LabelNodePool]]
+		if err := a.recordConditions(ctx, c, pool, empty, a.podsChanged(node.Name, workloads[node.Name]), now); err != nil {
 			return err
 		}
-		pool := pools[c.Labels[v1.LabelNodePool]]
 		if !empty || pool == nil || pool.Disruption.ConsolidateAfter == nil {
 			continue
 		}
@@ -144,24 +145,51 @@ func (a *Agent) forgetPodCounts(nodes map[string]*corev1.Node) {
 	}
 }
 
-// recordEmpty keeps the claim's Empty condition current, and its
-// LastPodEventTime (consolidateAfter counts from it) when pods came or
-// went.
-func (a *Agent) recordEmpty(ctx context.Context, c *v1.NodeClaim, empty, podsChanged bool, now time.Time) error {
-	status := metav1.ConditionFalse
-	if empty {
-		status = metav1.ConditionTrue
+// recordConditions keeps the claim's disruption conditions current, so
+// that people (and kubectl) see what the agent sees: Empty (no workload
+// pods; its transition time is when the node emptied), Consolidatable
+// (consolidateAfter has passed since the last pod event), Expired (older
+// than expireAfter) and Drifted (launched from a pool template that has
+// since changed). LastPodEventTime moves when pods come or go. The status
+// is written only when something changed.
+func (a *Agent) recordConditions(ctx context.Context, c *v1.NodeClaim, pool *state.Pool, empty, podsChanged bool, now time.Time) error {
+	out := c.DeepCopy()
+	if podsChanged {
+		out.Status.LastPodEventTime = metav1.NewTime(now)
 	}
-	if cur := meta.FindStatusCondition(c.Status.Conditions, v1.ConditionEmpty); cur != nil && cur.Status == status && !podsChanged {
+	set := func(t string, on bool, reasonOn, reasonOff, message string) {
+		status := metav1.ConditionFalse
+		reason := reasonOff
+		if on {
+			status, reason = metav1.ConditionTrue, reasonOn
+		}
+		if cur := meta.FindStatusCondition(out.Status.Conditions, t); cur != nil && cur.Status == status {
+			return
+		}
+		if t == v1.ConditionEmpty {
+			out.Status.LastPodEventTime = metav1.NewTime(now)
+		}
+		meta.SetStatusCondition(&out.Status.Conditions, metav1.Condition{
+			Type: t, Status: status, Reason: reason, Message: message, LastTransitionTime: metav1.NewTime(now), ObservedGeneration: c.Generation,
+		})
+	}
+	set(v1.ConditionEmpty, empty, "NoWorkloadPods", "WorkloadPods", "")
+	if pool != nil {
+		stable := out.Status.LastPodEventTime.Time
+		if stable.Before(c.CreationTimestamp.Time) {
+			stable = c.CreationTimestamp.Time
+		}
+		after := pool.Disruption.ConsolidateAfter
+		set(v1.ConditionConsolidatable, after != nil && now.Sub(stable) >= *after, "ConsolidateAfterPassed", "Waiting", "")
+		set(v1.ConditionDrifted, c.Annotations[v1.AnnotationNodePoolHash] != "" && c.Annotations[v1.AnnotationNodePoolHash] != pool.TemplateHash,
+			"NodePoolDrifted", "NotDrifted", "")
+	}
+	expireAfter, expires := c.Spec.ExpireAfter.Duration()
+	set(v1.ConditionExpired, expires && now.Sub(c.CreationTimestamp.Time) >= expireAfter, "ExpireAfterPassed", "NotExpired", "")
+	if equality.Semantic.DeepEqual(out.Status, c.Status) {
 		return nil
 	}
-	c = c.DeepCopy()
-	meta.SetStatusCondition(&c.Status.Conditions, metav1.Condition{
-		Type: v1.ConditionEmpty, Status: status, Reason: map[bool]string{true: "NoWorkloadPods", false: "WorkloadPods"}[empty],
-		LastTransitionTime: metav1.NewTime(now), ObservedGeneration: c.Generation,
-	})
-	c.Status.LastPodEventTime = metav1.NewTime(now)
-	if err := a.client.Status().Update(ctx, c); err != nil {
+	if err := a.client.Status().Update(ctx, out); err != nil {
 		return ignoreConflict(client.IgnoreNotFound(err))
 	}
 	return nil

@@ -168,7 +168,13 @@ func TestLimitsAreNeverExceeded(t *testing.T) {
 	if maxCPU.Cmp(resource.MustParse("8")) > 0 {
 		t.Errorf("the pool reached %s CPU of nodes; its limit is 8", maxCPU.String())
 	}
-	t.Logf("high-water mark %s CPU; %d pods left pending with the limit named, e.g. %q", maxCPU.String(), len(pending), eventsFor(t, e, ns, pending[0], "FailedScheduling")[0])
+	example := ""
+	for _, m := range eventsFor(t, e, ns, pending[0], "FailedScheduling") {
+		if strings.Contains(m, "limit cpu=8") {
+			example = m
+		}
+	}
+	t.Logf("high-water mark %s CPU; %d pods left pending with the limit named, e.g. %q", maxCPU.String(), len(pending), example)
 }
 
 func containsAny(msgs []string, sub string) bool {
