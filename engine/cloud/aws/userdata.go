@@ -205,7 +205,9 @@ func bottlerocketConflict(custom *string) string {
 }
 
 // bottlerocketUserData is Bottlerocket's TOML settings: the NodeClass's own
-// TOML, then Tenon's kubernetes tables.
+// TOML, then Tenon's kubernetes tables. Bottlerocket rejects settings it does
+// not know, and has none for podsPerCore, so that kubelet setting is not
+// passed (the agent still sizes pods per node by it).
 func bottlerocketUserData(b bootstrap) (string, error) {
 	if t := bottlerocketConflict(b.custom); t != "" {
 		return "", fmt.Errorf("userData defines [%s], which the agent writes; move those settings to the NodeClass's kubelet block or remove them", t)
@@ -226,7 +228,6 @@ func bottlerocketUserData(b bootstrap) (string, error) {
 	writeTOML(&buf, "cluster-dns-ip", dns)
 	if k != nil {
 		writeInt(&buf, "max-pods", k.MaxPods)
-		writeInt(&buf, "pods-per-core", k.PodsPerCore)
 		writeInt(&buf, "image-gc-high-threshold-percent", k.ImageGCHighThresholdPercent)
 		writeInt(&buf, "image-gc-low-threshold-percent", k.ImageGCLowThresholdPercent)
 		writeInt(&buf, "eviction-max-pod-grace-period", k.EvictionMaxPodGracePeriod)
