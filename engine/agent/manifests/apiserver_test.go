@@ -103,7 +103,7 @@ func objectsIn(t *testing.T, ctx context.Context, c client.Client, ns string) (*
 
 // access is one request the agent's ServiceAccount makes, or must not be able to make.
 type access struct {
-	group, resource, subresource, verb, namespace string
+	group, resource, subresource, verb, namespace, name string
 }
 
 func (a access) String() string {
@@ -115,13 +115,16 @@ func (a access) String() string {
 	if a.namespace != "" {
 		where = "in " + a.namespace
 	}
+	if a.name != "" {
+		res += " " + a.name
+	}
 	return fmt.Sprintf("%s %s.%s %s", a.verb, res, a.group, where)
 }
 
 // TestRBACAllowsTheAgentsVerbsAndNothingElse asks the API server's authorizer, through
 // SubjectAccessReviews for the agent's ServiceAccount, about every verb of the permission table
-// and about requests outside it, for both clouds; then makes real requests impersonating the
-// ServiceAccount.
+// and about requests outside it, for both clouds and in pull mode; then makes real requests
+// impersonating the ServiceAccount.
 func TestRBACAllowsTheAgentsVerbsAndNothingElse(t *testing.T) {
 	c, cfg := cluster(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
@@ -130,19 +133,31 @@ func TestRBACAllowsTheAgentsVerbsAndNothingElse(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, cloud := range manifests.Clouds {
-		t.Run(cloud, func(t *testing.T) {
-			opts := manifests.Options{Cloud: cloud, ClusterName: "c", Namespace: "rbac-" + cloud}
+	pull := &manifests.PolicyGit{URL: "https://git.example.com/acme/policy.git", Secret: "policy-git"}
+	cases := []struct {
+		name string
+		opts manifests.Options
+	}{
+		{"aws", manifests.Options{Cloud: manifests.CloudAWS, ClusterName: "c", Namespace: "rbac-aws"}},
+		{"kwok", manifests.Options{Cloud: manifests.CloudKWOK, ClusterName: "c", Namespace: "rbac-kwok"}},
+		{"kwok-pull-mode", manifests.Options{Cloud: manifests.CloudKWOK, ClusterName: "c", Namespace: "rbac-pull", PolicyGit: pull}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			opts, cloud := tc.opts, tc.opts.Cloud
 			apply(t, ctx, c, opts)
 			ns := opts.Namespace
 			user := "system:serviceaccount:" + ns + ":" + manifests.Name
 			groups := []string{"system:serviceaccounts", "system:serviceaccounts:" + ns, "system:authenticated"}
 
 			var allowed []access
-			for _, p := range manifests.PermissionsFor(cloud) {
+			for _, p := range opts.Permissions() {
 				res, sub, _ := strings.Cut(p.Resource, "/")
 				for _, v := range p.Verbs {
 					a := access{group: p.Group, resource: res, subresource: sub, verb: v}
+					if len(p.ResourceNames) > 0 {
+						a.name = p.ResourceNames[0]
+					}
 					switch {
 					case p.Namespaced:
 						a.namespace = ns
@@ -167,7 +182,6 @@ func TestRBACAllowsTheAgentsVerbsAndNothingElse(t *testing.T) {
 				{group: "apps", resource: "daemonsets", verb: "delete", namespace: "default"},
 				{group: "policy", resource: "poddisruptionbudgets", verb: "update", namespace: "default"},
 				{group: "tenon.dev", resource: "nodepools", verb: "update"},
-				{group: "tenon.dev", resource: "nodeclasses", verb: "delete"},
 				{group: "coordination.k8s.io", resource: "leases", verb: "update", namespace: "default"},
 				{group: "coordination.k8s.io", resource: "leases", verb: "delete", namespace: ns},
 				{group: "rbac.authorization.k8s.io", resource: "clusterroles", verb: "escalate"},
@@ -176,11 +190,25 @@ func TestRBACAllowsTheAgentsVerbsAndNothingElse(t *testing.T) {
 			if cloud != manifests.CloudKWOK {
 				denied = append(denied, access{resource: "nodes", verb: "create"})
 			}
+			if opts.PolicyGit == nil {
+				denied = append(denied,
+					access{group: "tenon.dev", resource: "nodepools", verb: "patch"},
+					access{group: "tenon.dev", resource: "nodeclasses", verb: "delete"},
+					access{resource: "configmaps", verb: "create", namespace: ns},
+					access{resource: "configmaps", verb: "get", namespace: ns, name: manifests.PolicyStatusConfigMap})
+			} else {
+				denied = append(denied,
+					access{resource: "configmaps", verb: "get", namespace: ns, name: "someone-elses"},
+					access{resource: "configmaps", verb: "patch", namespace: "default", name: manifests.PolicyStatusConfigMap},
+					access{resource: "secrets", verb: "get", namespace: ns, name: "other-secret"},
+					access{resource: "secrets", verb: "list", namespace: ns},
+					access{group: "tenon.dev", resource: "nodeclaims", verb: "deletecollection"})
+			}
 			check := func(a access, want bool) {
 				sar := &authorizationv1.SubjectAccessReview{Spec: authorizationv1.SubjectAccessReviewSpec{
 					User: user, Groups: groups,
 					ResourceAttributes: &authorizationv1.ResourceAttributes{
-						Group: a.group, Resource: a.resource, Subresource: a.subresource, Verb: a.verb, Namespace: a.namespace,
+						Group: a.group, Resource: a.resource, Subresource: a.subresource, Verb: a.verb, Namespace: a.namespace, Name: a.name,
 					},
 				}}
 				got, err := clients.AuthorizationV1().SubjectAccessReviews().Create(ctx, sar, metav1.CreateOptions{})
@@ -214,7 +242,7 @@ func TestRBACAllowsTheAgentsVerbsAndNothingElse(t *testing.T) {
 			if _, err := as.CoreV1().Secrets("").List(ctx, metav1.ListOptions{Limit: 1}); !apierrors.IsForbidden(err) {
 				t.Errorf("listing secrets as the agent: got %v, want Forbidden", err)
 			}
-			node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "rbac-probe-" + cloud}}
+			node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "rbac-probe-" + tc.name}}
 			_, err = as.CoreV1().Nodes().Create(ctx, node, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
 			if cloud == manifests.CloudKWOK && err != nil {
 				t.Errorf("creating a node (dry run) as the kwok agent: %v", err)

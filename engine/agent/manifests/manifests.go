@@ -124,6 +124,21 @@ func agentArgs(o Options) []string {
 	if s.KWOKLaunchDelay != 0 {
 		args = append(args, "--kwok-launch-delay="+s.KWOKLaunchDelay.String())
 	}
+	if g := o.PolicyGit; g != nil {
+		args = append(args, "--policy-git-url="+g.URL)
+		if g.Branch != "" {
+			args = append(args, "--policy-git-branch="+g.Branch)
+		}
+		if g.Path != "" {
+			args = append(args, "--policy-git-path="+g.Path)
+		}
+		if g.Interval != 0 {
+			args = append(args, "--policy-git-interval="+g.Interval.String())
+		}
+		if g.Secret != "" {
+			args = append(args, "--policy-git-secret="+g.Secret)
+		}
+	}
 	return append(args, o.Args...)
 }
 
@@ -167,7 +182,7 @@ func clusterRole(o Options) *rbacv1.ClusterRole {
 	return &rbacv1.ClusterRole{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "rbac.authorization.k8s.io/v1", Kind: "ClusterRole"},
 		ObjectMeta: meta(ClusterRoleName(o.Namespace), ""),
-		Rules:      rules(o.Cloud, false),
+		Rules:      rules(o, false),
 	}
 }
 
@@ -188,7 +203,7 @@ func role(o Options) *rbacv1.Role {
 	return &rbacv1.Role{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "rbac.authorization.k8s.io/v1", Kind: "Role"},
 		ObjectMeta: meta(Name, o.Namespace),
-		Rules:      rules(o.Cloud, true),
+		Rules:      rules(o, true),
 	}
 }
 

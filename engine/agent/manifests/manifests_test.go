@@ -215,6 +215,11 @@ func TestValidateNamesTheFieldAndTheFix(t *testing.T) {
 		{"annotation value", manifests.Options{Cloud: "aws", ClusterName: "c", ServiceAccountAnnotations: map[string]string{"eks.amazonaws.com/role-arn": ""}},
 			[]string{"the value is empty"}},
 		{"positional arg", manifests.Options{Cloud: "aws", ClusterName: "c", Args: []string{"simulate"}}, []string{`args[0] "simulate": must be a flag`}},
+		{"pull mode without url", manifests.Options{Cloud: "aws", ClusterName: "c", PolicyGit: &manifests.PolicyGit{Path: "x"}}, []string{`policy git url "": required in pull mode`}},
+		{"pull mode interval", manifests.Options{Cloud: "aws", ClusterName: "c", PolicyGit: &manifests.PolicyGit{URL: "https://example.com/p.git", Interval: time.Millisecond}},
+			[]string{"policy git interval 1ms: use 1s or more"}},
+		{"pull mode secret", manifests.Options{Cloud: "aws", ClusterName: "c", PolicyGit: &manifests.PolicyGit{URL: "https://example.com/p.git", Secret: "Git_Creds"}},
+			[]string{`policy git secret "Git_Creds"`}},
 		{"every problem at once", manifests.Options{Cloud: "x", Namespace: "X"}, []string{`cloud "x"`, "cluster name: required", `namespace "X"`}},
 	}
 	for _, tc := range cases {
@@ -439,7 +444,9 @@ func TestAgentAcceptsTheGeneratedArguments(t *testing.T) {
 		{Cloud: manifests.CloudKWOK, ClusterName: "dev", Namespace: "autoscaling",
 			Settings: manifests.Settings{BatchIdle: 2 * time.Second, BatchMax: 30 * time.Second, LogLevel: "debug", LogFormat: "text",
 				Region: "us-east-1", Zones: []string{"us-east-1a", "us-east-1b"}, KWOKLaunchDelay: 3 * time.Second}},
-		{Cloud: manifests.CloudAWS, ClusterName: "prod", Settings: manifests.Settings{LogLevel: "warn"}},
+		{Cloud: manifests.CloudAWS, ClusterName: "prod", Settings: manifests.Settings{LogLevel: "warn", InterruptionQueue: "prod-tenon"}},
+		{Cloud: manifests.CloudKWOK, ClusterName: "gitops", PolicyGit: &manifests.PolicyGit{
+			URL: "https://git.example.com/acme/policy.git", Branch: "prod", Path: "clusters/gitops", Interval: time.Minute, Secret: "policy-git"}},
 	}
 	for _, opts := range cases {
 		t.Run(opts.Cloud+"/"+opts.ClusterName, func(t *testing.T) {
@@ -462,9 +469,73 @@ func TestAgentAcceptsTheGeneratedArguments(t *testing.T) {
 				got.Region != s.Region || !slices.Equal(got.Zones, s.Zones) || got.KWOKLaunchDelay != s.KWOKLaunchDelay {
 				t.Errorf("the agent parsed %+v from %q", got, args)
 			}
+			if got.InterruptionQueue != s.InterruptionQueue {
+				t.Errorf("interruption queue %q, want %q", got.InterruptionQueue, s.InterruptionQueue)
+			}
+			if g := o.PolicyGit; g != nil {
+				p := got.PolicyGit
+				if p.URL != g.URL || p.Branch != g.Branch || p.Path != g.Path || p.Interval != g.Interval || p.Secret != g.Secret {
+					t.Errorf("pull mode %+v, want %+v", p, *g)
+				}
+			} else if got.PolicyGit.URL != "" {
+				t.Errorf("pull mode on (%+v) without PolicyGit", got.PolicyGit)
+			}
 			if got.MetricsAddr != ":8080" || got.HealthAddr != ":8081" {
 				t.Errorf("metrics %q, health %q: want the container ports :8080 and :8081", got.MetricsAddr, got.HealthAddr)
 			}
 		})
+	}
+}
+
+// TestPullModeAddsOnlyItsPermissions: pull mode grants writes to the policy objects, its status
+// ConfigMap by name and its credentials Secret by name; without it, none of these.
+func TestPullModeAddsOnlyItsPermissions(t *testing.T) {
+	has := func(rules []rbacv1.PolicyRule, group, res, verb string, names ...string) bool {
+		for _, r := range rules {
+			if slices.Contains(r.APIGroups, group) && slices.Contains(r.Resources, res) && slices.Contains(r.Verbs, verb) && slices.Equal(r.ResourceNames, names) {
+				return true
+			}
+		}
+		return false
+	}
+	off := objects(t, localOptions())
+	pull := localOptions()
+	pull.PolicyGit = &manifests.PolicyGit{URL: "https://git.example.com/acme/policy.git", Secret: "policy-git"}
+	on := objects(t, pull)
+	checks := []struct {
+		namespaced       bool
+		group, res, verb string
+		names            []string
+	}{
+		{false, "tenon.dev", "nodepools", "patch", nil},
+		{false, "tenon.dev", "nodeclasses", "create", nil},
+		{false, "tenon.dev", "provisioners", "delete", nil},
+		{true, "", "configmaps", "create", nil},
+		{true, "", "configmaps", "patch", []string{manifests.PolicyStatusConfigMap}},
+		{true, "", "configmaps", "get", []string{manifests.PolicyStatusConfigMap}},
+		{true, "", "secrets", "get", []string{"policy-git"}},
+	}
+	for _, c := range checks {
+		rulesOf := func(objs []client.Object) []rbacv1.PolicyRule {
+			if c.namespaced {
+				return find[*rbacv1.Role](t, objs).Rules
+			}
+			return find[*rbacv1.ClusterRole](t, objs).Rules
+		}
+		if !has(rulesOf(on), c.group, c.res, c.verb, c.names...) {
+			t.Errorf("pull mode lacks %s %s %s %v", c.group, c.res, c.verb, c.names)
+		}
+		if has(rulesOf(off), c.group, c.res, c.verb, c.names...) {
+			t.Errorf("without pull mode the agent may %s %s %s %v", c.verb, c.group, c.res, c.names)
+		}
+	}
+	for _, r := range find[*rbacv1.Role](t, on).Rules {
+		if slices.Contains(r.Resources, "secrets") && !slices.Equal(r.ResourceNames, []string{"policy-git"}) {
+			t.Errorf("a rule grants secrets beyond policy-git: %+v", r)
+		}
+	}
+	args := find[*appsv1.Deployment](t, on).Spec.Template.Spec.Containers[0].Args
+	if !slices.Contains(args, "--policy-git-url=https://git.example.com/acme/policy.git") || !slices.Contains(args, "--policy-git-secret=policy-git") {
+		t.Errorf("args %q lack the pull-mode flags", args)
 	}
 }

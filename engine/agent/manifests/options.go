@@ -72,8 +72,27 @@ type Options struct {
 	Settings Settings
 	// Resources of the agent's container. Empty means DefaultResources().
 	Resources corev1.ResourceRequirements
+	// PolicyGit turns on pull mode: the agent applies the tenon.dev objects of a Git path
+	// itself, where no ArgoCD or Flux runs. Nil means off. It adds the permissions pull mode
+	// needs (see Permissions).
+	PolicyGit *PolicyGit
 	// Args are appended to the agent's generated arguments, for flags Settings does not cover.
 	Args []string
+}
+
+// PolicyGit is the agent's pull mode (the --policy-git-* flags).
+type PolicyGit struct {
+	// URL is the repository (https://, ssh:// or git@host:path). Required.
+	URL string
+	// Branch to follow; empty means the agent's default.
+	Branch string
+	// Path is the repository folder holding the objects; empty means the root.
+	Path string
+	// Interval between fetches; zero means the agent's default.
+	Interval time.Duration
+	// Secret names a Secret in the agent's namespace with the Git credentials; empty means
+	// anonymous access. The agent may read this Secret and no other.
+	Secret string
 }
 
 // Settings are the agent's behaviour flags.
@@ -144,6 +163,10 @@ func (o Options) Defaulted() Options {
 	}
 	o.ServiceAccountAnnotations = maps.Clone(o.ServiceAccountAnnotations)
 	o.Args = slices.Clone(o.Args)
+	if o.PolicyGit != nil {
+		g := *o.PolicyGit
+		o.PolicyGit = &g
+	}
 	s.Zones = slices.Clone(s.Zones)
 	return o
 }
@@ -187,6 +210,19 @@ func (o Options) Validate() error {
 		}
 	}
 	o.Settings.validate(o.Cloud, add)
+	if g := o.PolicyGit; g != nil {
+		if strings.TrimSpace(g.URL) == "" || strings.ContainsAny(g.URL, " \t\n") {
+			add("policy git url %q: required in pull mode, a repository URL such as https://github.com/acme/policy.git", g.URL)
+		}
+		if g.Interval != 0 && g.Interval < time.Second {
+			add("policy git interval %s: use 1s or more, such as 30s", g.Interval)
+		}
+		if g.Secret != "" {
+			for _, msg := range validation.IsDNS1123Subdomain(g.Secret) {
+				add("policy git secret %q: %s", g.Secret, msg)
+			}
+		}
+	}
 	for i, a := range o.Args {
 		if !strings.HasPrefix(a, "-") {
 			add("args[%d] %q: must be a flag such as --name=value", i, a)

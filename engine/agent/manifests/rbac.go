@@ -2,6 +2,7 @@ package manifests
 
 import (
 	"slices"
+	"strings"
 
 	rbacv1 "k8s.io/api/rbac/v1"
 )
@@ -21,6 +22,10 @@ type Permission struct {
 	// Namespaced puts the permission in a Role in the agent's namespace instead of the
 	// ClusterRole.
 	Namespaced bool
+	// PolicyGit limits the permission to agents in pull mode (Options.PolicyGit).
+	PolicyGit bool
+	// ResourceNames, when set, limit the permission to those objects.
+	ResourceNames []string
 }
 
 // Permissions is the agent's least privilege: exactly the verbs its code calls (engine/agent
@@ -61,9 +66,17 @@ type Permission struct {
 //	tenon.dev nodeclasses/status     update             readiness (and, for aws, resolved subnets, security groups, AMIs)
 //	coordination.k8s.io leases       get create update  (Role, agent namespace) leader election on one Lease
 //
-// Nothing else: no Secrets, no ConfigMaps, no pod writes but deletion, no cluster-wide Leases.
-// (The Git pull mode, engine/agent/policysync, is not part of this install yet; it would add
-// writes to the policy objects and a status ConfigMap.)
+// Pull mode (Options.PolicyGit, engine/agent/policysync) adds, and only then:
+//
+//	tenon.dev nodeclasses, nodepools, provisioners  create patch delete
+//	                                                    server-side apply of the Git path's objects (create
+//	                                                    when new), pruning of those that left Git
+//	core configmaps                  create             (Role) the status ConfigMap, the first time
+//	core configmaps                  get patch          (Role, that ConfigMap only) reading and applying it
+//	core secrets                     get                (Role, the --policy-git-secret Secret only) Git credentials
+//
+// Nothing else: no other Secrets or ConfigMaps, no pod writes but deletion, no cluster-wide
+// Leases.
 var Permissions = []Permission{
 	{Group: "", Resource: "pods", Verbs: []string{"get", "list", "watch"},
 		Why: "provisioning watches unschedulable pods; termination and disruption list a node's pods to drain it"},
@@ -101,33 +114,58 @@ var Permissions = []Permission{
 		Why: "readiness, and for aws what the cloud resolved (subnets, security groups, AMIs)"},
 	{Group: "coordination.k8s.io", Resource: "leases", Verbs: []string{"get", "create", "update"}, Namespaced: true,
 		Why: "leader election holds one Lease in the agent's namespace"},
+	{Group: "tenon.dev", Resource: "nodeclasses", Verbs: []string{"create", "patch", "delete"}, PolicyGit: true,
+		Why: "pull mode applies the Git path's NodeClasses (create when new) and prunes those that left Git"},
+	{Group: "tenon.dev", Resource: "nodepools", Verbs: []string{"create", "patch", "delete"}, PolicyGit: true,
+		Why: "pull mode applies and prunes NodePools"},
+	{Group: "tenon.dev", Resource: "provisioners", Verbs: []string{"create", "patch", "delete"}, PolicyGit: true,
+		Why: "pull mode applies and prunes Provisioners"},
+	{Group: "", Resource: "configmaps", Verbs: []string{"create"}, Namespaced: true, PolicyGit: true,
+		Why: "pull mode creates its status ConfigMap the first time (create cannot be limited to a name)"},
+	{Group: "", Resource: "configmaps", Verbs: []string{"get", "patch"}, Namespaced: true, PolicyGit: true, ResourceNames: []string{PolicyStatusConfigMap},
+		Why: "pull mode reads and applies its status ConfigMap, and no other"},
 }
 
-// PermissionsFor returns the permissions an agent of cloud needs.
-func PermissionsFor(cloud string) []Permission {
+// PolicyStatusConfigMap is the ConfigMap in the agent's namespace where pull mode records the
+// last synced commit (engine/agent/policysync's default name).
+const PolicyStatusConfigMap = "tenon-policy-sync"
+
+// Permissions returns the permissions the agent o describes needs: PermissionsFor its cloud,
+// plus pull mode's when o.PolicyGit is set, with read access to its credentials Secret alone.
+func (o Options) Permissions() []Permission {
 	var out []Permission
 	for _, p := range Permissions {
-		if p.Cloud == "" || p.Cloud == cloud {
+		if (p.Cloud == "" || p.Cloud == o.Cloud) && (!p.PolicyGit || o.PolicyGit != nil) {
 			out = append(out, p)
 		}
+	}
+	if o.PolicyGit != nil && o.PolicyGit.Secret != "" {
+		out = append(out, Permission{Group: "", Resource: "secrets", Verbs: []string{"get"}, Namespaced: true, PolicyGit: true,
+			ResourceNames: []string{o.PolicyGit.Secret}, Why: "pull mode reads the Git credentials from this Secret, and no other"})
 	}
 	return out
 }
 
-// rules turns permissions into policy rules: one rule per group and resource with the union of
-// its verbs, in the table's order, namespaced or cluster-wide as asked.
-func rules(cloud string, namespaced bool) []rbacv1.PolicyRule {
+// PermissionsFor returns the permissions an agent of cloud needs without pull mode.
+func PermissionsFor(cloud string) []Permission {
+	return Options{Cloud: cloud}.Permissions()
+}
+
+// rules turns the permissions of o into policy rules: one rule per group, resource and
+// resource names with the union of its verbs, in the table's order, namespaced or
+// cluster-wide as asked.
+func rules(o Options, namespaced bool) []rbacv1.PolicyRule {
 	var out []rbacv1.PolicyRule
-	index := map[[2]string]int{}
-	for _, p := range PermissionsFor(cloud) {
+	index := map[[3]string]int{}
+	for _, p := range o.Permissions() {
 		if p.Namespaced != namespaced {
 			continue
 		}
-		key := [2]string{p.Group, p.Resource}
+		key := [3]string{p.Group, p.Resource, strings.Join(p.ResourceNames, ",")}
 		i, ok := index[key]
 		if !ok {
 			index[key] = len(out)
-			out = append(out, rbacv1.PolicyRule{APIGroups: []string{p.Group}, Resources: []string{p.Resource}})
+			out = append(out, rbacv1.PolicyRule{APIGroups: []string{p.Group}, Resources: []string{p.Resource}, ResourceNames: slices.Clone(p.ResourceNames)})
 			i = len(out) - 1
 		}
 		for _, v := range p.Verbs {
