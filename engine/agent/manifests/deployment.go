@@ -19,7 +19,7 @@ const runAsUser = 65532
 // hostname) spread over zones, never on a node the agent launched, with probes, requests and a
 // locked-down security context.
 func deployment(o Options) *appsv1.Deployment {
-	selector := &metav1.LabelSelector{MatchLabels: labels()}
+	selector := &metav1.LabelSelector{MatchLabels: Labels()}
 	maxUnavailable := intstr.FromInt32(1)
 	maxSurge := intstr.FromInt32(0) // anti-affinity: a surge pod could find no free node
 	return &appsv1.Deployment{
@@ -33,7 +33,7 @@ func deployment(o Options) *appsv1.Deployment {
 				RollingUpdate: &appsv1.RollingUpdateDeployment{MaxUnavailable: &maxUnavailable, MaxSurge: &maxSurge},
 			},
 			Template: corev1.PodTemplateSpec{
-				ObjectMeta: metav1.ObjectMeta{Labels: labels()},
+				ObjectMeta: metav1.ObjectMeta{Labels: Labels()},
 				Spec: corev1.PodSpec{
 					ServiceAccountName: Name,
 					PriorityClassName:  PriorityClassName,
@@ -49,7 +49,7 @@ func deployment(o Options) *appsv1.Deployment {
 						MaxSkew:           1,
 						TopologyKey:       corev1.LabelTopologyZone,
 						WhenUnsatisfiable: corev1.ScheduleAnyway,
-						LabelSelector:     &metav1.LabelSelector{MatchLabels: labels()},
+						LabelSelector:     &metav1.LabelSelector{MatchLabels: Labels()},
 					}},
 					Containers: []corev1.Container{container(o)},
 				},
@@ -73,7 +73,7 @@ func affinity() *corev1.Affinity {
 		PodAntiAffinity: &corev1.PodAntiAffinity{
 			RequiredDuringSchedulingIgnoredDuringExecution: []corev1.PodAffinityTerm{{
 				TopologyKey:   corev1.LabelHostname,
-				LabelSelector: &metav1.LabelSelector{MatchLabels: labels()},
+				LabelSelector: &metav1.LabelSelector{MatchLabels: Labels()},
 			}},
 		},
 	}

@@ -3,6 +3,14 @@
 // Deployment and its PodDisruptionBudget. They are typed values built from Options, so the
 // tenon_agent Terraform resource, the golden file examples/local/agent.yaml and `make demo`
 // share one source of truth. The package is pure: it builds values and talks to no API server.
+//
+// To install the agent, apply the objects in order, for example with server-side apply:
+//
+//	objs, err := manifests.Objects(manifests.Options{Cloud: manifests.CloudAWS, ClusterName: "prod"})
+//	us, err := manifests.Unstructured(objs) // without status and null timestamps
+//	for _, u := range us { /* apply u; after the CRDs, wait until they are Established */ }
+//
+// Permissions lists every verb the agent is granted and why.
 package manifests
 
 import (
@@ -30,10 +38,13 @@ const Name = "tenon"
 // ContainerName is the name of the agent's container in the Deployment.
 const ContainerName = "agent"
 
-// Labels are on every object this package builds, and select the agent's pods.
-var Labels = map[string]string{
-	"app.kubernetes.io/name":      "tenon",
-	"app.kubernetes.io/component": "agent",
+// Labels returns the labels on every object this package builds, which also select the
+// agent's pods (a new map each call).
+func Labels() map[string]string {
+	return map[string]string{
+		"app.kubernetes.io/name":      "tenon",
+		"app.kubernetes.io/component": "agent",
+	}
 }
 
 // PoolLabel marks nodes the agent launched; the agent never runs on them, so that removing a
@@ -142,16 +153,8 @@ func agentArgs(o Options) []string {
 	return append(args, o.Args...)
 }
 
-func labels() map[string]string {
-	out := make(map[string]string, len(Labels))
-	for k, v := range Labels {
-		out[k] = v
-	}
-	return out
-}
-
 func meta(name, namespace string) metav1.ObjectMeta {
-	return metav1.ObjectMeta{Name: name, Namespace: namespace, Labels: labels()}
+	return metav1.ObjectMeta{Name: name, Namespace: namespace, Labels: Labels()}
 }
 
 func namespace(o Options) *corev1.Namespace {
@@ -223,7 +226,7 @@ func podDisruptionBudget(o Options) *policyv1.PodDisruptionBudget {
 		ObjectMeta: meta(Name, o.Namespace),
 		Spec: policyv1.PodDisruptionBudgetSpec{
 			MaxUnavailable: &maxUnavailable,
-			Selector:       &metav1.LabelSelector{MatchLabels: labels()},
+			Selector:       &metav1.LabelSelector{MatchLabels: Labels()},
 		},
 	}
 }
