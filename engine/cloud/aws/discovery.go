@@ -189,7 +189,7 @@ func (p *Provider) discover(ctx context.Context, nc *v1.NodeClass) (*resolved, e
 			pick(groupsOK, fmt.Sprintf("%d security groups", len(groups)), "no security group matches "+describeGroupTerms(spec.SecurityGroupSelectorTerms, p.opts.ClusterName)+"; tag your security groups or fix securityGroupSelectorTerms")),
 		p.condition(nc, v1.ConditionAMIsReady, amisOK, reason(amisOK, "AMIsFound", "NoAMIs"),
 			pick(amisOK, fmt.Sprintf("%d AMIs", len(amis)), amiReason)),
-		p.condition(nc, v1.ConditionInstanceProfileReady, true, "InstanceProfileNamed", "instance profile "+r.status.InstanceProfile),
+		p.condition(nc, v1.ConditionInstanceProfileReady, true, "InstanceProfileNamed", profileMessage(spec)),
 	}
 	for _, c := range conds {
 		if c.Status != metav1.ConditionTrue {
@@ -267,6 +267,16 @@ func instanceProfile(spec *v1.AWSNodeClassSpec) string {
 		return spec.InstanceProfile
 	}
 	return spec.Role
+}
+
+// profileMessage says which instance profile launches use. The agent has no
+// IAM permissions to check or create it; a missing profile shows as a
+// launch error.
+func profileMessage(spec *v1.AWSNodeClassSpec) string {
+	if spec.InstanceProfile != "" {
+		return "instance profile " + spec.InstanceProfile
+	}
+	return "instance profile " + spec.Role + ", named like the role: create it with the role (see docs/guides/aws-iam.md)"
 }
 
 // tagFilters turns selector tags into EC2 filters: tag:<key>=<value>, or
