@@ -235,14 +235,29 @@ func runInstalledAgent(t *testing.T, c *cluster) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// What `tenon agent` (engine/agent.Command) does, but for klog.SetLogger: klog's logger is
+	// process-global, and this process runs client-go for the test too.
+	opts, err := agent.ParseFlags(args, io.Discard)
+	if err != nil {
+		t.Fatalf("the installed Deployment's arguments do not parse as agent flags: %v", err)
+	}
+	restConfig, err := agent.RestConfig(opts.Kubeconfig)
+	if err != nil {
+		t.Fatal(err)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan int, 1)
-	go func() { done <- agent.Command(ctx, args, io.Discard, logFile) }()
+	done := make(chan error, 1)
+	go func() {
+		done <- agent.Run(ctx, restConfig, opts, agent.NewLogger(logFile, opts.LogLevel, opts.LogFormat))
+	}()
 	t.Logf("running the agent in process: tenon agent %s (log %s)", strings.Join(args, " "), logPath)
 	t.Cleanup(func() {
 		cancel()
 		select {
-		case <-done:
+		case err := <-done:
+			if err != nil {
+				t.Errorf("the agent stopped with an error: %v", err)
+			}
 		case <-time.After(30 * time.Second):
 			t.Errorf("the agent did not stop within 30s of its context ending")
 		}
