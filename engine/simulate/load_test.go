@@ -67,28 +67,9 @@ func TestLoadEveryWorkload(t *testing.T) {
 	}
 }
 
-// TestLoadIsFast keeps the largest reference scenario well under a second
-// to load and convert (generously bounded here: CI machines are shared and
-// -race slows decoding several times).
-func TestLoadIsFast(t *testing.T) {
-	file := filepath.Join(workloadsDir, "diverse-20k.yaml")
-	if _, err := os.Stat(file); err != nil {
-		t.Skipf("SKIPPING: %s is absent", file)
-	}
-	start := time.Now()
-	s, err := Load(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := s.Snapshot(); err != nil {
-		t.Fatal(err)
-	}
-	elapsed := time.Since(start)
-	t.Logf("diverse-20k: load and snapshot in %v", elapsed)
-	if elapsed > 10*time.Second {
-		t.Errorf("loading diverse-20k took %v", elapsed)
-	}
-}
+// Loading speed is measured by BenchmarkLoad (make bench), never asserted
+// here: a wall-clock limit in a unit test fails on a busy machine for
+// reasons that have nothing to do with the code.
 
 func BenchmarkLoad(b *testing.B) {
 	file := filepath.Join(workloadsDir, "diverse-20k.yaml")
