@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	v1 "github.com/tenonhq/terraform-provider-tenon/engine/api/v1"
@@ -87,6 +88,7 @@ func (a *Agent) updateStatus(ctx context.Context, _ time.Time) error {
 			if err := a.client.Status().Update(ctx, np); err != nil {
 				return ignoreConflict(client.IgnoreNotFound(fmt.Errorf("updating the status of nodepool %s: %w", np.Name, err)))
 			}
+			a.announceReadiness(np, before.Conditions, np.Status.Conditions)
 		}
 	}
 	var provisioners v1alpha5.ProvisionerList
@@ -108,9 +110,26 @@ func (a *Agent) updateStatus(ctx context.Context, _ time.Time) error {
 			if err := a.client.Status().Update(ctx, p); err != nil {
 				return ignoreConflict(client.IgnoreNotFound(fmt.Errorf("updating the status of provisioner %s: %w", p.Name, err)))
 			}
+			a.announceReadiness(p, before.Conditions, p.Status.Conditions)
 		}
 	}
 	return nil
+}
+
+// announceReadiness emits an event on a pool whose Ready condition changed:
+// Warning with the reason when it stopped launching, Normal when it can
+// launch again.
+func (a *Agent) announceReadiness(pool runtime.Object, before, after []metav1.Condition) {
+	was := meta.FindStatusCondition(before, v1.ConditionReady)
+	now := meta.FindStatusCondition(after, v1.ConditionReady)
+	if now == nil || (was != nil && was.Status == now.Status) {
+		return
+	}
+	if now.Status == metav1.ConditionTrue {
+		a.recorder.Eventf(pool, nil, corev1.EventTypeNormal, "Ready", "Status", "The pool can launch nodes")
+		return
+	}
+	a.recorder.Eventf(pool, nil, corev1.EventTypeWarning, now.Reason, "Status", "The pool cannot launch nodes: %s", now.Message)
 }
 
 func usageOf(usage map[string]*poolUsage, pool string) *poolUsage {
