@@ -41,6 +41,10 @@ func TestNodeClassValidationAtPlan(t *testing.T) {
       image_gc_high_threshold_percent = 50
       image_gc_low_threshold_percent  = 60
     }`), "aws.kubelet.image_gc_low_threshold_percent"},
+		{"ebs without size or snapshot", awsHCL(`    block_device_mappings = [{ device_name = "/dev/xvda", ebs = { encrypted = true } }]`), "aws.block_device_mappings[0].ebs"},
+		{"empty security group term", awsHCL(`    security_group_selector_terms = [{}]`), "aws.security_group_selector_terms[0]"},
+		{"ami id", awsHCL(`    ami_selector_terms = [{ id = "image-1" }]`), "aws.ami_selector_terms[0].id"},
+		{"reserved resource", awsHCL(`    kubelet = { system_reserved = { gpu = "1" } }`), `aws.kubelet.system_reserved["gpu"]`},
 		{"soft eviction without grace", awsHCL(`    kubelet = { eviction_soft = { "memory.available" = "10%" } }`), "aws.kubelet.eviction_soft_grace_period"},
 	}
 	runValidationCases(t, "Invalid NodeClass", cases)

@@ -101,6 +101,19 @@ func TestNodePoolValidationAtPlan(t *testing.T) {
         "kubernetes.io/hostname" = "x"
       }
     }`), `template.metadata.labels["kubernetes.io/hostname"]`},
+		{"label value", tmpl(`    metadata = {
+      labels = {
+        "example.com/team" = "-bad-"
+      }
+    }`), `template.metadata.labels["example.com/team"]`},
+		{"annotation key", tmpl(`    metadata = {
+      annotations = {
+        "not a key" = "x"
+      }
+    }`), `template.metadata.annotations["not a key"]`},
+		{"taint key", tmpl(`    taints = [
+      { key = "bad key", effect = "NoSchedule" },
+    ]`), "template.taints[0].key"},
 		{"taint effect", tmpl(`    taints = [
       { key = "example.com/t", effect = "Sometimes" },
     ]`), "template.taints[0].effect"},
