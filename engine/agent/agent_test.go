@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -331,5 +332,22 @@ spec:
 				t.Errorf("stillValid = %q, want valid %v", why, tc.valid)
 			}
 		})
+	}
+}
+
+// TestMetricsRegisterTwice: a second agent in the same process reuses the
+// collectors the first registered.
+func TestMetricsRegisterTwice(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	first, err := newMetrics(reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	second, err := newMetrics(reg)
+	if err != nil {
+		t.Fatalf("second registration: %v", err)
+	}
+	if first.queueDepth != second.queueDepth || first.nodesTerminated != second.nodesTerminated {
+		t.Error("the second agent's collectors are not the first's")
 	}
 }

@@ -1,6 +1,8 @@
 package agent
 
 import (
+	"errors"
+
 	"github.com/prometheus/client_golang/prometheus"
 )
 
@@ -75,14 +77,31 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 			Name: "tenon_interruption_received_total", Help: "Interruption events from the cloud, by kind.",
 		}, []string{"kind"}),
 	}
-	for _, c := range []prometheus.Collector{
-		m.nodeClaimsCreated, m.nodesCreated, m.nodesTerminated, m.launchFailures, m.podStartup,
-		m.schedulingDuration, m.queueDepth, m.unschedulablePods, m.disruptionDecisions, m.poolUsage,
-		m.poolLimit, m.poolNodes, m.clusterCostPerHour, m.evictions, m.interruptionReceived,
-	} {
-		if err := reg.Register(c); err != nil {
-			return nil, err
-		}
+	// An agent started again in the same process (tests, a restart after
+	// a lost leadership) keeps counting on the collectors it registered.
+	err := errors.Join(
+		register(reg, &m.nodeClaimsCreated), register(reg, &m.nodesCreated), register(reg, &m.nodesTerminated),
+		register(reg, &m.launchFailures), register(reg, &m.podStartup), register(reg, &m.schedulingDuration),
+		register(reg, &m.queueDepth), register(reg, &m.unschedulablePods), register(reg, &m.disruptionDecisions),
+		register(reg, &m.poolUsage), register(reg, &m.poolLimit), register(reg, &m.poolNodes),
+		register(reg, &m.clusterCostPerHour), register(reg, &m.evictions), register(reg, &m.interruptionReceived),
+	)
+	if err != nil {
+		return nil, err
 	}
 	return m, nil
+}
+
+// register registers *c on reg, or replaces *c with the collector of the
+// same description registered before.
+func register[T prometheus.Collector](reg prometheus.Registerer, c *T) error {
+	err := reg.Register(*c)
+	var already prometheus.AlreadyRegisteredError
+	if errors.As(err, &already) {
+		if existing, ok := already.ExistingCollector.(T); ok {
+			*c = existing
+			return nil
+		}
+	}
+	return err
 }
