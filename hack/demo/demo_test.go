@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -28,6 +29,10 @@ func TestMain(m *testing.M) {
 			os.Exit(2)
 		}
 		os.Exit(agent.Command(context.Background(), args[1:], os.Stdout, os.Stderr))
+	}
+	flag.Parse()
+	if testing.Short() {
+		fmt.Fprintln(os.Stderr, "\n*** SKIPPING the end-to-end demo test of hack/demo: -short was given; it needs the whole local stack (make testbin) ***")
 	}
 	os.Exit(m.Run())
 }
