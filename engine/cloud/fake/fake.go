@@ -151,6 +151,9 @@ func (p *Provider) begin(ctx context.Context, method, arg string) error {
 	latency := p.latency
 	p.mu.Unlock()
 	if latency > 0 {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		select {
 		case <-ctx.Done():
 			return ctx.Err()

@@ -153,7 +153,7 @@ func TestKnobs(t *testing.T) {
 	if r, err := p.IsDrifted(ctx, &v1.NodeClaim{Status: v1.NodeClaimStatus{ProviderID: "fake://a"}}); err != nil || r != cloud.DriftImage {
 		t.Errorf("IsDrifted = %q, %v", r, err)
 	}
-	p.SetLatency(50 * time.Millisecond)
+	p.SetLatency(time.Minute)
 	short, cancel := context.WithTimeout(ctx, 5*time.Millisecond)
 	defer cancel()
 	if _, err := p.List(short); !errors.Is(err, context.DeadlineExceeded) {
