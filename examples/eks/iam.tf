@@ -2,8 +2,9 @@ data "aws_caller_identity" "current" {}
 
 data "aws_partition" "current" {}
 
-# The nodes' role. Tenon launches with the instance profile named like the
-# role (it has no IAM write permissions), so the profile is created here.
+# The nodes' role. The NodeClass names it; the agent creates and manages the
+# instance profile holding it (tenon_<cluster>_<hash>, see
+# docs/guides/aws-iam.md).
 resource "aws_iam_role" "node" {
   name = "${var.cluster_name}-tenon-node"
   assume_role_policy = jsonencode({
@@ -25,11 +26,6 @@ resource "aws_iam_role_policy_attachment" "node" {
   ])
   role       = aws_iam_role.node.name
   policy_arn = "arn:${data.aws_partition.current.partition}:iam::aws:policy/${each.value}"
-}
-
-resource "aws_iam_instance_profile" "node" {
-  name = aws_iam_role.node.name
-  role = aws_iam_role.node.name
 }
 
 # Lets nodes with the role join the cluster.

@@ -14,6 +14,6 @@ output "interruption_queue" {
 }
 
 output "node_role" {
-  description = "The nodes' IAM role (and instance profile) name."
+  description = "The nodes' IAM role name (the agent manages its instance profile)."
   value       = aws_iam_role.node.name
 }

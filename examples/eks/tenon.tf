@@ -21,7 +21,8 @@ resource "tenon_agent" "this" {
 
 # How nodes are launched: AL2023 (the NVIDIA variant for GPU types is picked
 # automatically), in the subnets and security group tagged for discovery,
-# with the node role's instance profile, IMDSv2 only, a 50 GiB root volume.
+# with an instance profile the agent creates for the node role, IMDSv2
+# only, a 50 GiB root volume.
 resource "tenon_node_class" "default" {
   name = "default"
   aws = {
@@ -38,7 +39,7 @@ resource "tenon_node_class" "default" {
     }]
   }
 
-  depends_on = [tenon_agent.this, aws_iam_instance_profile.node, aws_eks_access_entry.node]
+  depends_on = [tenon_agent.this, aws_eks_access_entry.node]
 }
 
 # General workloads: spot first, on-demand when spot has no capacity, across

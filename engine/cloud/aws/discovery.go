@@ -36,6 +36,9 @@ type resolved struct {
 	subnetFor map[string]string
 	// notReady is why the class cannot launch, or "".
 	notReady string
+	// managedProfile is true when the class names a role and
+	// status.InstanceProfile is the profile the provider manages for it.
+	managedProfile bool
 }
 
 // Invalidate drops what NodeClass name resolved to, so the next use
@@ -73,6 +76,14 @@ func (p *Provider) rediscover(ctx context.Context, name string) error {
 		return fmt.Errorf("looking up nodeclass %q: %w", name, err)
 	}
 	if nc == nil {
+		p.mu.Lock()
+		r := p.classes[name]
+		p.mu.Unlock()
+		if r != nil && r.managedProfile {
+			if err := p.DeleteInstanceProfile(ctx, name); err != nil {
+				return err
+			}
+		}
 		p.Invalidate(name)
 		return nil
 	}
@@ -178,7 +189,14 @@ func (p *Provider) discover(ctx context.Context, nc *v1.NodeClass) (*resolved, e
 		r.status.SecurityGroups = append(r.status.SecurityGroups, v1.SecurityGroup{ID: aws.ToString(g.GroupId), Name: aws.ToString(g.GroupName)})
 	}
 	r.status.AMIs = amis
-	r.status.InstanceProfile = instanceProfile(spec)
+	if spec.InstanceProfile != "" {
+		r.status.InstanceProfile = spec.InstanceProfile
+	} else {
+		if r.status.InstanceProfile, err = p.ensureInstanceProfile(ctx, nc, spec.Role); err != nil {
+			return nil, err
+		}
+		r.managedProfile = true
+	}
 
 	var missing []string
 	subnetsOK, groupsOK, amisOK := len(subnets) > 0, len(groups) > 0, len(amis) > 0
@@ -189,7 +207,7 @@ func (p *Provider) discover(ctx context.Context, nc *v1.NodeClass) (*resolved, e
 			pick(groupsOK, fmt.Sprintf("%d security groups", len(groups)), "no security group matches "+describeGroupTerms(spec.SecurityGroupSelectorTerms, p.opts.ClusterName)+"; tag your security groups or fix securityGroupSelectorTerms")),
 		p.condition(nc, v1.ConditionAMIsReady, amisOK, reason(amisOK, "AMIsFound", "NoAMIs"),
 			pick(amisOK, fmt.Sprintf("%d AMIs", len(amis)), amiReason)),
-		p.condition(nc, v1.ConditionInstanceProfileReady, true, "InstanceProfileNamed", profileMessage(spec)),
+		p.condition(nc, v1.ConditionInstanceProfileReady, true, reason(r.managedProfile, "InstanceProfileManaged", "InstanceProfileNamed"), profileMessage(spec, r.status.InstanceProfile)),
 	}
 	for _, c := range conds {
 		if c.Status != metav1.ConditionTrue {
@@ -258,25 +276,14 @@ func family(spec *v1.AWSNodeClassSpec) string {
 	return spec.AMIFamily
 }
 
-// instanceProfile is the profile named in the spec, or, for a role, the
-// profile named after the role (the convention examples/eks and
-// docs/guides/aws-iam.md follow: create an instance profile with the role's
-// name).
-func instanceProfile(spec *v1.AWSNodeClassSpec) string {
-	if spec.InstanceProfile != "" {
-		return spec.InstanceProfile
-	}
-	return spec.Role
-}
-
-// profileMessage says which instance profile launches use. The agent has no
-// IAM permissions to check or create it; a missing profile shows as a
-// launch error.
-func profileMessage(spec *v1.AWSNodeClassSpec) string {
+// profileMessage says which instance profile launches use: the one the spec
+// names (not checked: a missing profile shows as a launch error), or the one
+// the provider manages for the spec's role.
+func profileMessage(spec *v1.AWSNodeClassSpec, profile string) string {
 	if spec.InstanceProfile != "" {
 		return "instance profile " + spec.InstanceProfile
 	}
-	return "instance profile " + spec.Role + ", named like the role: create it with the role (see docs/guides/aws-iam.md)"
+	return "instance profile " + profile + " managed by the agent, holding role " + roleName(spec.Role)
 }
 
 // tagFilters turns selector tags into EC2 filters: tag:<key>=<value>, or

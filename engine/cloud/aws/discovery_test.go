@@ -39,7 +39,7 @@ func TestDiscovery(t *testing.T) {
 		{
 			name:    "default selectors find the cluster's tagged subnets and groups and the AL2023 parameters",
 			subnets: []string{"subnet-a", "subnet-a2", "subnet-b", "subnet-c"}, groups: []string{"sg-node"},
-			amis: []string{"ami-al2023-amd64", "ami-al2023-arm64", "ami-al2023-nvidia"}, profile: "node-role",
+			amis: []string{"ami-al2023-amd64", "ami-al2023-arm64", "ami-al2023-nvidia"}, profile: defaultProfile,
 		},
 		{
 			name: "Bottlerocket parameters, instance profile, ID and name terms",
@@ -60,7 +60,7 @@ func TestDiscovery(t *testing.T) {
 				s.SecurityGroupSelectorTerms = []v1.SecurityGroupSelectorTerm{{Tags: v1.SelectorTags{"tenon.dev/discovery": "*"}}}
 			},
 			subnets: []string{"subnet-a", "subnet-a2", "subnet-b", "subnet-c"}, groups: []string{"sg-node"},
-			amis: []string{"ami-custom-new", "ami-custom-arm"}, profile: "node-role",
+			amis: []string{"ami-custom-new", "ami-custom-arm"}, profile: defaultProfile,
 		},
 		{
 			name: "no subnet matches",
@@ -69,7 +69,7 @@ func TestDiscovery(t *testing.T) {
 			},
 			groups:   []string{"sg-node"},
 			amis:     []string{"ami-al2023-amd64", "ami-al2023-arm64", "ami-al2023-nvidia"},
-			profile:  "node-role",
+			profile:  defaultProfile,
 			notReady: "no subnet matches subnetSelectorTerms",
 		},
 		{
@@ -79,7 +79,7 @@ func TestDiscovery(t *testing.T) {
 			},
 			subnets:  []string{"subnet-a", "subnet-a2", "subnet-b", "subnet-c"},
 			amis:     []string{"ami-al2023-amd64", "ami-al2023-arm64", "ami-al2023-nvidia"},
-			profile:  "node-role",
+			profile:  defaultProfile,
 			notReady: "no security group matches securityGroupSelectorTerms",
 		},
 		{
@@ -87,7 +87,7 @@ func TestDiscovery(t *testing.T) {
 			opts:     func(o *Options) { o.KubernetesVersion = "" },
 			subnets:  []string{"subnet-a", "subnet-a2", "subnet-b", "subnet-c"},
 			groups:   []string{"sg-node"},
-			profile:  "node-role",
+			profile:  defaultProfile,
 			notReady: "no Kubernetes version",
 		},
 		{
@@ -96,7 +96,7 @@ func TestDiscovery(t *testing.T) {
 			subnets:  []string{"subnet-a", "subnet-a2", "subnet-b", "subnet-c"},
 			groups:   []string{"sg-node"},
 			amis:     []string{"ami-al2023-amd64", "ami-al2023-arm64", "ami-al2023-nvidia"},
-			profile:  "node-role",
+			profile:  defaultProfile,
 			notReady: "tags tenon.dev/cluster are set by the agent",
 		},
 		{
@@ -108,7 +108,7 @@ func TestDiscovery(t *testing.T) {
 			subnets:  []string{"subnet-a", "subnet-a2", "subnet-b", "subnet-c"},
 			groups:   []string{"sg-node"},
 			amis:     []string{"ami-br-amd64", "ami-br-arm64", "ami-br-nvidia"},
-			profile:  "node-role",
+			profile:  defaultProfile,
 			notReady: "userData defines [settings.kubernetes]",
 		},
 		{
@@ -117,7 +117,7 @@ func TestDiscovery(t *testing.T) {
 			subnets:  []string{"subnet-a", "subnet-a2", "subnet-b", "subnet-c"},
 			groups:   []string{"sg-node"},
 			amis:     []string{"ami-al2023-amd64", "ami-al2023-arm64", "ami-al2023-nvidia"},
-			profile:  "node-role",
+			profile:  defaultProfile,
 			notReady: "no cluster endpoint or CA",
 		},
 	}

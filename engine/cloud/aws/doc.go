@@ -18,13 +18,17 @@
 // What it does, and where:
 //
 //   - api.go: the narrow per-service interfaces (EC2API, SSMAPI, PricingAPI,
-//     SQSAPI) with the SDK's exact signatures. They list every operation
+//     SQSAPI, IAMAPI) with the SDK's exact signatures. They list every operation
 //     the provider calls; docs/guides/aws-iam.md is checked against them.
 //   - discovery.go: NodeClass → subnets and security groups (tag selectors or
 //     IDs; by default the kubernetes.io/cluster/<name> tag), AMIs (the
 //     family's public SSM parameters, or amiSelectorTerms), instance
 //     profile, and the Ready condition saying what is missing. Cached per
 //     NodeClass spec, refreshed on a timer, dropped by Invalidate.
+//   - instanceprofile.go: for a NodeClass with role, the instance profile
+//     the provider manages (tenon_<cluster>_<hash>, tagged with the cluster
+//     and the NodeClass, holding exactly the role), deleted once the
+//     NodeClass is gone.
 //   - instancetypes.go, pricing.go: DescribeInstanceTypes and
 //     DescribeInstanceTypeOfferings per zone; on-demand prices from the Price
 //     List API (us-east-1 endpoint) and spot prices from the spot price
@@ -38,6 +42,6 @@
 //     untracked instances after a grace period) and TagRegistered.
 //   - interruption.go: the SQS InterruptionSource for EventBridge events.
 //
-// Subpackage awsfake is an in-memory EC2/SSM/Pricing/SQS with fault knobs
-// for tests.
+// Subpackage awsfake is an in-memory EC2/SSM/Pricing/SQS/IAM with fault
+// knobs for tests, and awsfake.Server serves it over HTTP for wire tests.
 package aws

@@ -66,6 +66,12 @@ func (c *classes) put(nc *v1.NodeClass) {
 	c.m[nc.Name] = nc
 }
 
+func (c *classes) remove(name string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	delete(c.m, name)
+}
+
 type env struct {
 	p       *Provider
 	fake    *awsfake.Fake
@@ -85,7 +91,7 @@ func newEnv(t *testing.T, mutate ...func(*Options)) *env {
 	opts := Options{
 		ClusterName: testCluster, Region: "us-east-1", InterruptionQueue: "tenon-prod",
 		NodeClass: cs.lookup, ClusterEndpoint: "https://ABC.gr7.us-east-1.eks.amazonaws.com", ClusterCA: "Q0E=",
-		KubernetesVersion: awsfake.KubernetesVersion, EC2: f, SSM: f, Pricing: f, SQS: f,
+		KubernetesVersion: awsfake.KubernetesVersion, EC2: f, SSM: f, Pricing: f, SQS: f, IAM: f,
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Now: clock.Now, RefreshInterval: -1, Catalog: testCatalog(t),
 	}
 	for _, m := range mutate {
@@ -159,3 +165,8 @@ func amiIDs(ids ...string) []v1.AMISelectorTerm {
 
 // errDial is what an unreachable endpoint looks like.
 var errDial = errors.New("dial tcp: lookup api.pricing.us-east-1.amazonaws.com: no such host")
+
+// defaultProfile is the instance profile the provider manages for the
+// "default" NodeClass of cluster prod in us-east-1 (written out, so a change
+// of the naming scheme, which would orphan existing profiles, fails tests).
+const defaultProfile = "tenon_prod_e17225dea66a4bd9"

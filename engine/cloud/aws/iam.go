@@ -9,8 +9,9 @@ import (
 // impliedActions are IAM actions AWS authorizes for the provider's calls
 // besides the calls' own actions, with the reason.
 var impliedActions = map[string]string{
-	"ec2:RunInstances": "CreateFleet launches its instances through RunInstances, authorized against the caller",
-	"iam:PassRole":     "launching with an instance profile passes the node role to EC2",
+	"ec2:RunInstances":       "CreateFleet launches its instances through RunInstances, authorized against the caller",
+	"iam:PassRole":           "launching with an instance profile passes the node role to EC2, and adding the role to a profile passes it too",
+	"iam:TagInstanceProfile": "CreateInstanceProfile with Tags is authorized against TagInstanceProfile as well",
 }
 
 // RequiredActions returns every IAM action the provider needs, sorted: one
@@ -28,6 +29,7 @@ func RequiredActions() []string {
 	add("ssm", reflect.TypeFor[SSMAPI]())
 	add("pricing", reflect.TypeFor[PricingAPI]())
 	add("sqs", reflect.TypeFor[SQSAPI]())
+	add("iam", reflect.TypeFor[IAMAPI]())
 	for action := range impliedActions {
 		set[action] = true
 	}

@@ -93,12 +93,12 @@ func TestIAMGuideMatchesTheCode(t *testing.T) {
 	}
 	// Sanity of the derivation itself: a call the provider makes is there,
 	// and nothing it never calls.
-	for _, a := range []string{"ec2:CreateFleet", "sqs:ReceiveMessage", "ssm:GetParameter", "pricing:GetProducts", "ec2:RunInstances"} {
+	for _, a := range []string{"ec2:CreateFleet", "sqs:ReceiveMessage", "ssm:GetParameter", "pricing:GetProducts", "ec2:RunInstances", "iam:CreateInstanceProfile", "iam:TagInstanceProfile"} {
 		if !slices.Contains(RequiredActions(), a) {
 			t.Errorf("RequiredActions lacks %s", a)
 		}
 	}
-	if slices.Contains(RequiredActions(), "ec2:RunInstance") || len(RequiredActions()) != 20 {
+	if slices.Contains(RequiredActions(), "ec2:RunInstance") || len(RequiredActions()) != 26 {
 		t.Errorf("RequiredActions = %d actions %v", len(RequiredActions()), RequiredActions())
 	}
 }
@@ -123,10 +123,21 @@ func TestIAMGuideScopesDestructiveActionsByClusterTag(t *testing.T) {
 				if !slices.Equal(s.condition("StringEquals", "aws:RequestTag/tenon.dev/cluster"), []string{"${CLUSTER_NAME}"}) {
 					t.Errorf("ec2:CreateLaunchTemplate (%s) does not require the cluster tag", s.Sid)
 				}
+			case "iam:CreateInstanceProfile", "iam:TagInstanceProfile":
+				if !slices.Equal(s.condition("StringEquals", "aws:RequestTag/tenon.dev/cluster"), []string{"${CLUSTER_NAME}"}) {
+					t.Errorf("%s (%s) does not require the cluster tag on the new profile", a, s.Sid)
+				}
+			case "iam:AddRoleToInstanceProfile", "iam:RemoveRoleFromInstanceProfile", "iam:DeleteInstanceProfile":
+				if !slices.Equal(s.condition("StringEquals", "aws:ResourceTag/tenon.dev/cluster"), []string{"${CLUSTER_NAME}"}) {
+					t.Errorf("%s (%s) is not limited by aws:ResourceTag/tenon.dev/cluster", a, s.Sid)
+				}
 			case "iam:PassRole":
 				if !slices.Equal(s.Resource, []string{"${NODE_ROLE_ARN}"}) || !slices.Equal(s.condition("StringEquals", "iam:PassedToService"), []string{"ec2.amazonaws.com"}) {
 					t.Errorf("iam:PassRole resource %v condition %v, want only the node role, only to EC2", s.Resource, s.Condition)
 				}
+			}
+			if strings.HasSuffix(a, "InstanceProfile") && !slices.Equal(s.Resource, []string{"arn:aws:iam::${ACCOUNT_ID}:instance-profile/tenon_${CLUSTER_NAME}_*"}) {
+				t.Errorf("%s is not limited to the profiles the agent names (tenon_<cluster>_*): %v", a, s.Resource)
 			}
 			if strings.HasPrefix(a, "sqs:") && !slices.Equal(s.Resource, []string{"arn:aws:sqs:${REGION}:${ACCOUNT_ID}:${QUEUE_NAME}"}) {
 				t.Errorf("%s is not limited to the interruption queue: %v", a, s.Resource)

@@ -120,7 +120,7 @@ func TestCreateSpotFleet(t *testing.T) {
 	}
 	for name, data := range lts {
 		if !strings.HasPrefix(name, "tenon/prod/") || aws.ToString(data.ImageId) != "ami-al2023-amd64" ||
-			aws.ToString(data.IamInstanceProfile.Name) != "node-role" || !slices.Equal(data.SecurityGroupIds, []string{"sg-node"}) {
+			aws.ToString(data.IamInstanceProfile.Name) != defaultProfile || !slices.Equal(data.SecurityGroupIds, []string{"sg-node"}) {
 			t.Errorf("launch template %s = %+v", name, data)
 		}
 		ud, _ := base64.StdEncoding.DecodeString(aws.ToString(data.UserData))

@@ -14,6 +14,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/ec2"
+	"github.com/aws/aws-sdk-go-v2/service/iam"
 	"github.com/aws/aws-sdk-go-v2/service/pricing"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/aws/aws-sdk-go-v2/service/ssm"
@@ -91,12 +92,13 @@ type Options struct {
 	// names the public SSM parameters of the EKS-optimized AMIs.
 	KubernetesVersion string
 
-	// EC2, SSM, Pricing and SQS replace the clients built from Config (tests
-	// pass awsfake.Fake).
+	// EC2, SSM, Pricing, SQS and IAM replace the clients built from Config
+	// (tests pass awsfake.Fake).
 	EC2     EC2API
 	SSM     SSMAPI
 	Pricing PricingAPI
 	SQS     SQSAPI
+	IAM     IAMAPI
 
 	// Catalog is the embedded instance catalog (catalog.New()), when the
 	// caller has loaded it already; nil means New loads it. Only its specs
@@ -128,6 +130,7 @@ type Provider struct {
 	ssm     SSMAPI
 	pricing PricingAPI
 	sqs     SQSAPI
+	iam     IAMAPI
 	log     *slog.Logger
 	now     func() time.Time
 
@@ -169,7 +172,7 @@ func New(ctx context.Context, opts Options) (*Provider, error) {
 		}
 	}
 	p := &Provider{
-		opts: opts, region: region, ec2: opts.EC2, ssm: opts.SSM, pricing: opts.Pricing, sqs: opts.SQS,
+		opts: opts, region: region, ec2: opts.EC2, ssm: opts.SSM, pricing: opts.Pricing, sqs: opts.SQS, iam: opts.IAM,
 		log: opts.Logger, now: opts.Now, specs: specs,
 		classes: map[string]*resolved{}, unavailable: map[cloud.Offering]time.Time{}, templates: map[string]time.Time{},
 	}
@@ -205,6 +208,9 @@ func New(ctx context.Context, opts Options) (*Provider, error) {
 	}
 	if p.sqs == nil {
 		p.sqs = sqs.NewFromConfig(cfg)
+	}
+	if p.iam == nil {
+		p.iam = iam.NewFromConfig(cfg)
 	}
 	if p.opts.RefreshInterval > 0 {
 		go p.loop(ctx)

@@ -103,7 +103,7 @@ func TestWireCreateFleet(t *testing.T) {
 	// The launch template went over the wire too, tagged with the cluster.
 	lts := e.w.Requests("CreateLaunchTemplate")
 	if len(lts) != 1 || formTagMap(lts[0], "launch-template")[TagCluster] != testCluster ||
-		lts[0].Form.Get("LaunchTemplateData.ImageId") != "ami-al2023-amd64" || lts[0].Form.Get("LaunchTemplateData.IamInstanceProfile.Name") != "node-role" {
+		lts[0].Form.Get("LaunchTemplateData.ImageId") != "ami-al2023-amd64" || lts[0].Form.Get("LaunchTemplateData.IamInstanceProfile.Name") != defaultProfile {
 		t.Errorf("CreateLaunchTemplate = %+v", lts)
 	}
 	// Before launching, Create looked for the claim's instance by tags.

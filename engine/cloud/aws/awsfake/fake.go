@@ -1,4 +1,4 @@
-// Package awsfake is an in-memory stand-in for the EC2, SSM, Pricing and SQS
+// Package awsfake is an in-memory stand-in for the EC2, SSM, Pricing, SQS and IAM
 // APIs the AWS cloud provider calls (engine/cloud/aws's narrow interfaces),
 // with knobs for the faults the provider must survive: a one-shot error per
 // operation, insufficient capacity per offering, throttling, latency, and a
@@ -20,6 +20,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	ec2types "github.com/aws/aws-sdk-go-v2/service/ec2/types"
+	iamtypes "github.com/aws/aws-sdk-go-v2/service/iam/types"
 	"github.com/aws/smithy-go"
 )
 
@@ -38,7 +39,8 @@ type Offering struct {
 	CapacityType string // "spot" or "on-demand"
 }
 
-// Fake implements engine/cloud/aws's EC2API, SSMAPI, PricingAPI and SQSAPI.
+// Fake implements engine/cloud/aws's EC2API, SSMAPI, PricingAPI, SQSAPI and
+// IAMAPI.
 // Populate its exported state before use; the zero value is empty but usable.
 type Fake struct {
 	mu sync.Mutex
@@ -77,6 +79,7 @@ type Fake struct {
 	queue         []*message
 	seq           int
 	launchedCount int
+	profiles      map[string]*iamtypes.InstanceProfile
 }
 
 // New returns an empty Fake whose clock is time.Now.
@@ -86,8 +89,8 @@ func New() *Fake {
 	return f
 }
 
-// Reset forgets the calls, knobs, launch templates, instances, client tokens
-// and messages, keeping the discovery data (subnets, groups, images,
+// Reset forgets the calls, knobs, launch templates, instances, client tokens,
+// messages and instance profiles, keeping the discovery data (subnets, groups, images,
 // parameters, types, offerings, prices).
 func (f *Fake) Reset() {
 	f.mu.Lock()
@@ -114,6 +117,7 @@ func (f *Fake) Reset() {
 	f.fleetTokens = map[string]fleetResult{}
 	f.queue = nil
 	f.launchedCount = 0
+	f.profiles = map[string]*iamtypes.InstanceProfile{}
 }
 
 // SetClock replaces the clock used for launch times and template creation.

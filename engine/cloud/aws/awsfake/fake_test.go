@@ -2,11 +2,15 @@ package awsfake
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/ec2"
 	ec2types "github.com/aws/aws-sdk-go-v2/service/ec2/types"
+	"github.com/aws/aws-sdk-go-v2/service/iam"
+	"github.com/aws/smithy-go"
 )
 
 func TestWildcard(t *testing.T) {
@@ -67,5 +71,48 @@ func TestFiltersAndCreateFleet(t *testing.T) {
 	f.Reset()
 	if len(f.Calls()) != 0 || f.Launched() != 0 || len(f.Subnets) == 0 {
 		t.Errorf("Reset kept calls or instances, or dropped the discovery data")
+	}
+}
+
+func TestFakeInstanceProfiles(t *testing.T) {
+	ctx := t.Context()
+	f := New()
+	name := aws.String("tenon_prod_x")
+	code := func(err error) string {
+		var apiErr smithy.APIError
+		if errors.As(err, &apiErr) {
+			return apiErr.ErrorCode()
+		}
+		return fmt.Sprint(err)
+	}
+	if _, err := f.GetInstanceProfile(ctx, &iam.GetInstanceProfileInput{InstanceProfileName: name}); code(err) != "NoSuchEntity" {
+		t.Errorf("get missing: %v", err)
+	}
+	if _, err := f.CreateInstanceProfile(ctx, &iam.CreateInstanceProfileInput{InstanceProfileName: name}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.CreateInstanceProfile(ctx, &iam.CreateInstanceProfileInput{InstanceProfileName: name}); code(err) != "EntityAlreadyExists" {
+		t.Errorf("create twice: %v", err)
+	}
+	if _, err := f.AddRoleToInstanceProfile(ctx, &iam.AddRoleToInstanceProfileInput{InstanceProfileName: name, RoleName: aws.String("a")}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.AddRoleToInstanceProfile(ctx, &iam.AddRoleToInstanceProfileInput{InstanceProfileName: name, RoleName: aws.String("b")}); code(err) != "LimitExceeded" {
+		t.Errorf("a second role: %v", err)
+	}
+	if _, err := f.DeleteInstanceProfile(ctx, &iam.DeleteInstanceProfileInput{InstanceProfileName: name}); code(err) != "DeleteConflict" {
+		t.Errorf("delete with a role: %v", err)
+	}
+	if _, err := f.RemoveRoleFromInstanceProfile(ctx, &iam.RemoveRoleFromInstanceProfileInput{InstanceProfileName: name, RoleName: aws.String("b")}); code(err) != "NoSuchEntity" {
+		t.Errorf("remove a role not there: %v", err)
+	}
+	if _, err := f.RemoveRoleFromInstanceProfile(ctx, &iam.RemoveRoleFromInstanceProfileInput{InstanceProfileName: name, RoleName: aws.String("a")}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.DeleteInstanceProfile(ctx, &iam.DeleteInstanceProfileInput{InstanceProfileName: name}); err != nil {
+		t.Fatal(err)
+	}
+	if len(f.InstanceProfiles()) != 0 || len(f.Calls("CreateInstanceProfile")) != 2 {
+		t.Errorf("profiles %v, calls %v", f.InstanceProfiles(), f.Calls())
 	}
 }

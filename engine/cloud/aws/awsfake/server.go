@@ -159,23 +159,33 @@ func (w *Server) serve(rw http.ResponseWriter, r *http.Request) {
 		w.lose[req.Op]--
 	}
 	w.mu.Unlock()
+	proto := protoEC2
+	switch {
+	case target != "":
+		proto = protoJSON
+	case req.Form.Get("Version") == iamVersion:
+		proto = protoIAM
+	}
 	if status != 0 {
-		writeFault(rw, target != "", status)
+		writeFault(rw, proto, status)
 		return
 	}
 	ctx := context.Background()
 	var out string
-	if target != "" {
+	switch proto {
+	case protoJSON:
 		out, err = w.jsonOp(ctx, req)
-	} else {
+	case protoIAM:
+		out, err = w.iamOp(ctx, req.Op, req.Form)
+	default:
 		out, err = w.ec2Op(ctx, req.Op, req.Form)
 	}
 	if lose {
-		writeFault(rw, target != "", http.StatusInternalServerError)
+		writeFault(rw, proto, http.StatusInternalServerError)
 		return
 	}
 	if err != nil {
-		writeAPIError(rw, target != "", err)
+		writeAPIError(rw, proto, err)
 		return
 	}
 	if target != "" {
@@ -186,25 +196,47 @@ func (w *Server) serve(rw http.ResponseWriter, r *http.Request) {
 	_, _ = io.WriteString(rw, out)
 }
 
-func writeFault(rw http.ResponseWriter, isJSON bool, status int) {
+// proto is a request's protocol: EC2 query, JSON (SSM, Pricing, SQS), or
+// the AWS query protocol of IAM, whose errors are wrapped differently.
+type proto int
+
+const (
+	protoEC2 proto = iota
+	protoJSON
+	protoIAM
+)
+
+func writeFault(rw http.ResponseWriter, p proto, status int) {
 	code, msg := "InternalError", "We encountered an internal error. Please try again."
 	if status == http.StatusServiceUnavailable {
 		code, msg = "RequestLimitExceeded", "Request limit exceeded."
 	}
-	writeError(rw, isJSON, status, code, msg)
+	writeError(rw, p, status, code, msg)
 }
 
-func writeAPIError(rw http.ResponseWriter, isJSON bool, err error) {
+func writeAPIError(rw http.ResponseWriter, p proto, err error) {
 	var apiErr smithy.APIError
 	if errors.As(err, &apiErr) {
-		writeError(rw, isJSON, http.StatusBadRequest, apiErr.ErrorCode(), apiErr.ErrorMessage())
+		status := http.StatusBadRequest
+		if p == protoIAM && apiErr.ErrorCode() == "NoSuchEntity" {
+			status = http.StatusNotFound
+		} else if p == protoIAM && (apiErr.ErrorCode() == "EntityAlreadyExists" || apiErr.ErrorCode() == "DeleteConflict") {
+			status = http.StatusConflict
+		}
+		writeError(rw, p, status, apiErr.ErrorCode(), apiErr.ErrorMessage())
 		return
 	}
-	writeError(rw, isJSON, http.StatusBadRequest, "InvalidParameterValue", err.Error())
+	writeError(rw, p, http.StatusBadRequest, "InvalidParameterValue", err.Error())
 }
 
-func writeError(rw http.ResponseWriter, isJSON bool, status int, code, msg string) {
-	if isJSON {
+func writeError(rw http.ResponseWriter, p proto, status int, code, msg string) {
+	if p == protoIAM {
+		rw.Header().Set("Content-Type", "text/xml")
+		rw.WriteHeader(status)
+		fmt.Fprintf(rw, `<ErrorResponse xmlns="https://iam.amazonaws.com/doc/2010-05-08/"><Error><Type>Sender</Type><Code>%s</Code><Message>%s</Message></Error><RequestId>4a2b6f0c-example</RequestId></ErrorResponse>`, code, html.EscapeString(msg))
+		return
+	}
+	if p == protoJSON {
 		rw.Header().Set("Content-Type", "application/x-amz-json-1.1")
 		rw.WriteHeader(status)
 		_ = json.NewEncoder(rw).Encode(map[string]string{"__type": code, "message": msg})
