@@ -34,7 +34,10 @@ func TestParseFlags(t *testing.T) {
 		}},
 		{name: "every flag", args: []string{"--cloud=aws", "--cluster-name=prod", "--kubeconfig=/k", "--metrics-addr=:9090", "--health-addr=:9091",
 			"--leader-elect", "--batch-idle=2s", "--batch-max=20s", "--log-level=debug", "--log-format=text", "--kwok-launch-delay=3s",
-			"--region=us-east-1", "--zones=us-east-1a, us-east-1b"}, check: func(t *testing.T, o Options) {
+			"--region=us-east-1", "--zones=us-east-1a, us-east-1b", "--cluster-cidr=172.20.0.0/16"}, check: func(t *testing.T, o Options) {
+			if o.ClusterCIDR != "172.20.0.0/16" {
+				t.Errorf("ClusterCIDR = %q", o.ClusterCIDR)
+			}
 			if o.Cloud != CloudAWS || o.ClusterName != "prod" || o.Kubeconfig != "/k" || !o.LeaderElect || o.BatchMax != 20*time.Second ||
 				o.KWOKLaunchDelay != 3*time.Second || len(o.Zones) != 2 || o.Zones[1] != "us-east-1b" || o.LogFormat != "text" {
 				t.Errorf("parsed %+v", o)
@@ -46,6 +49,7 @@ func TestParseFlags(t *testing.T) {
 		{name: "bad log format", args: []string{"--cluster-name=x", "--log-format=xml"}, wantErr: `--log-format "xml"`},
 		{name: "bad log level", args: []string{"--cluster-name=x", "--log-level=loud"}, wantErr: `--log-level "loud"`},
 		{name: "negative delay", args: []string{"--cluster-name=x", "--kwok-launch-delay=-1s"}, wantErr: "must not be negative"},
+		{name: "bad cluster CIDR", args: []string{"--cluster-name=x", "--cloud=aws", "--cluster-cidr=10.100.0.0"}, wantErr: `--cluster-cidr "10.100.0.0" is not a CIDR`},
 		{name: "stray argument", args: []string{"--cluster-name=x", "run"}, wantErr: `unexpected argument "run"`},
 		{name: "unknown flag", args: []string{"--cluster-name=x", "--nope"}, wantErr: "flag provided but not defined"},
 	}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"strings"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -66,11 +67,16 @@ func newAWS(ctx context.Context, cfg *rest.Config, c client.Client, opts Options
 		Region:            opts.Region,
 		InterruptionQueue: opts.InterruptionQueue,
 		ClusterEndpoint:   endpoint,
+		ClusterCIDR:       opts.ClusterCIDR,
 		ClusterCA:         base64.StdEncoding.EncodeToString(ca),
 		KubernetesVersion: version,
 		NodeClass: func(ctx context.Context, name string) (*v1.NodeClass, error) {
 			nc := &v1.NodeClass{}
-			if err := c.Get(ctx, client.ObjectKey{Name: name}, nc); err != nil {
+			err := c.Get(ctx, client.ObjectKey{Name: name}, nc)
+			if apierrors.IsNotFound(err) {
+				return nil, nil // gone: the provider reports it and releases what it managed for it
+			}
+			if err != nil {
 				return nil, fmt.Errorf("reading nodeclass %s: %w", name, err)
 			}
 			return nc, nil

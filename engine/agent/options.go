@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"strings"
 	"time"
@@ -53,6 +54,10 @@ type Options struct {
 	// ClusterEndpoint is the API server URL new nodes join (aws); ""
 	// means the one the agent talks to.
 	ClusterEndpoint string
+	// ClusterCIDR is the cluster's service CIDR (aws), which AL2023 and
+	// Bottlerocket nodes need for their cluster DNS address; "" means
+	// 10.100.0.0/16, the EKS default.
+	ClusterCIDR string
 
 	// Timing knobs with production defaults; tests shorten them.
 	LaunchTimeout       time.Duration
@@ -128,6 +133,7 @@ func ParseFlags(args []string, stderr io.Writer) (Options, error) {
 	fs.Var(&zones, "zones", "comma-separated zones of the region (default its a, b and c zones)")
 	fs.StringVar(&o.InterruptionQueue, "interruption-queue", o.InterruptionQueue, "aws: SQS queue receiving EventBridge spot interruption, rebalance, health and state-change events; empty turns interruption handling off")
 	fs.StringVar(&o.ClusterEndpoint, "cluster-endpoint", o.ClusterEndpoint, "aws: API server URL new nodes join (default the one the agent talks to)")
+	fs.StringVar(&o.ClusterCIDR, "cluster-cidr", o.ClusterCIDR, "aws: the cluster's service CIDR (kubernetesNetworkConfig.serviceIpv4Cidr of aws eks describe-cluster) for the nodes' bootstrap (default 10.100.0.0/16, the EKS default)")
 	o.PolicyGit.addFlags(fs)
 	if err := fs.Parse(args); err != nil {
 		return o, err
@@ -168,6 +174,11 @@ func (o Options) Validate() error {
 	}
 	if o.KWOKLaunchDelay < 0 {
 		errs = append(errs, fmt.Errorf("--kwok-launch-delay %s: must not be negative", o.KWOKLaunchDelay))
+	}
+	if o.ClusterCIDR != "" {
+		if _, _, err := net.ParseCIDR(o.ClusterCIDR); err != nil {
+			errs = append(errs, fmt.Errorf("--cluster-cidr %q is not a CIDR: pass the cluster's service CIDR, for example --cluster-cidr=172.20.0.0/16", o.ClusterCIDR))
+		}
 	}
 	if err := o.PolicyGit.validate(); err != nil {
 		errs = append(errs, err)

@@ -53,7 +53,7 @@ const (
 )
 
 // NodeClassLookup returns the NodeClass called name, with its defaults
-// applied. It keeps this package free of Kubernetes clients: the agent passes
+// applied, or nil and no error when it does not exist. It keeps this package free of Kubernetes clients: the agent passes
 // a function reading its informer cache.
 type NodeClassLookup func(ctx context.Context, name string) (*v1.NodeClass, error)
 
