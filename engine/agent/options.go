@@ -56,7 +56,7 @@ type Options struct {
 	ClusterEndpoint string
 	// ClusterCIDR is the cluster's service CIDR (aws), which AL2023 and
 	// Bottlerocket nodes need for their cluster DNS address; "" means
-	// 10.100.0.0/16, the EKS default.
+	// 10.100.0.0/16 (EKS's default unless the VPC is in 10.0.0.0/8).
 	ClusterCIDR string
 
 	// Timing knobs with production defaults; tests shorten them.
@@ -133,7 +133,7 @@ func ParseFlags(args []string, stderr io.Writer) (Options, error) {
 	fs.Var(&zones, "zones", "comma-separated zones of the region (default its a, b and c zones)")
 	fs.StringVar(&o.InterruptionQueue, "interruption-queue", o.InterruptionQueue, "aws: SQS queue receiving EventBridge spot interruption, rebalance, health and state-change events; empty turns interruption handling off")
 	fs.StringVar(&o.ClusterEndpoint, "cluster-endpoint", o.ClusterEndpoint, "aws: API server URL new nodes join (default the one the agent talks to)")
-	fs.StringVar(&o.ClusterCIDR, "cluster-cidr", o.ClusterCIDR, "aws: the cluster's service CIDR (kubernetesNetworkConfig.serviceIpv4Cidr of aws eks describe-cluster) for the nodes' bootstrap (default 10.100.0.0/16, the EKS default)")
+	fs.StringVar(&o.ClusterCIDR, "cluster-cidr", o.ClusterCIDR, "aws: the cluster's service CIDR (kubernetesNetworkConfig.serviceIpv4Cidr of aws eks describe-cluster) for the nodes' bootstrap (default 10.100.0.0/16; EKS picks 172.20.0.0/16 for a VPC in 10.0.0.0/8)")
 	o.PolicyGit.addFlags(fs)
 	if err := fs.Parse(args); err != nil {
 		return o, err

@@ -83,7 +83,7 @@ type Options struct {
 	// as EKS returns it.
 	ClusterCA string
 	// ClusterCIDR is the service CIDR (nodeadm's cluster.cidr); empty means
-	// 10.100.0.0/16, the EKS default.
+	// 10.100.0.0/16 (EKS's default unless the VPC is in 10.0.0.0/8).
 	ClusterCIDR string
 	// ClusterDNS is the cluster DNS service IP for Bottlerocket; empty means
 	// the tenth address of ClusterCIDR.
