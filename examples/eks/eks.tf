@@ -10,10 +10,6 @@ module "eks" {
   endpoint_public_access                   = true
   enable_cluster_creator_admin_permissions = true
 
-  # The nodes' bootstrap (nodeadm) assumes the service CIDR 10.100.0.0/16;
-  # without this EKS would pick 172.20.0.0/16 for a VPC in 10.0.0.0/8.
-  service_ipv4_cidr = "10.100.0.0/16"
-
   vpc_id     = module.vpc.vpc_id
   subnet_ids = module.vpc.private_subnets
 
