@@ -60,6 +60,9 @@ func (p *Provider) NodeClassStatus(ctx context.Context, name string) (v1.NodeCla
 	if err != nil {
 		return v1.NodeClassStatus{}, fmt.Errorf("looking up nodeclass %q: %w", name, err)
 	}
+	if nc == nil {
+		return v1.NodeClassStatus{}, fmt.Errorf("nodeclass %q does not exist", name)
+	}
 	r, err := p.resolve(ctx, nc)
 	if err != nil {
 		return v1.NodeClassStatus{}, err

@@ -113,6 +113,9 @@ func TestInstanceProfileForRole(t *testing.T) {
 	if err := e.p.DeleteInstanceProfile(t.Context(), "default"); err != nil {
 		t.Errorf("deleting a profile that is gone: %v", err)
 	}
+	if _, err := e.p.NodeClassStatus(t.Context(), "default"); err == nil || !strings.Contains(err.Error(), "does not exist") {
+		t.Errorf("status of a deleted NodeClass: err = %v", err)
+	}
 }
 
 func TestInstanceProfileOfAnotherClusterIsNotDeleted(t *testing.T) {
