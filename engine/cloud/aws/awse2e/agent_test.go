@@ -118,6 +118,22 @@ func TestAgentProvisionsANodeOnAWS(t *testing.T) {
 	if got := fleets[0].Form.Get("TargetCapacitySpecification.DefaultTargetCapacityType"); got != "on-demand" {
 		t.Errorf("fleet capacity type = %s", got)
 	}
+	// The NodeClass names a role: the agent created its instance profile
+	// over IAM's wire protocol and launches with it.
+	profiles := fake.InstanceProfiles()
+	if len(profiles) != 1 {
+		t.Fatalf("instance profiles = %v, want the one the agent manages", profiles)
+	}
+	for name, p := range profiles {
+		if len(p.Roles) != 1 || *p.Roles[0].RoleName != "node-role" || !strings.HasPrefix(name, "tenon_"+cluster+"_") {
+			t.Errorf("instance profile %s = %+v, want tenon_%s_<hash> holding node-role", name, p, cluster)
+		}
+		for _, lt := range srv.Requests("CreateLaunchTemplate") {
+			if got := lt.Form.Get("LaunchTemplateData.IamInstanceProfile.Name"); got != name {
+				t.Errorf("launch template %s has instance profile %q, want %s", lt.Form.Get("LaunchTemplateName"), got, name)
+			}
+		}
+	}
 
 	// The instance "boots": the test registers its Node.
 	node := &corev1.Node{
