@@ -37,7 +37,8 @@ type resolved struct {
 	// notReady is why the class cannot launch, or "".
 	notReady string
 	// managedProfile is true when the class names a role and
-	// status.InstanceProfile is the profile the provider manages for it.
+	// status.InstanceProfile is the profile the provider manages for it
+	// (the condition's reason says so).
 	managedProfile bool
 }
 
@@ -79,13 +80,10 @@ func (p *Provider) rediscover(ctx context.Context, name string) error {
 		return fmt.Errorf("looking up nodeclass %q: %w", name, err)
 	}
 	if nc == nil {
-		p.mu.Lock()
-		r := p.classes[name]
-		p.mu.Unlock()
-		if r != nil && r.managedProfile {
-			if err := p.DeleteInstanceProfile(ctx, name); err != nil {
-				return err
-			}
+		// Also when the class had moved from role to instanceProfile: the
+		// profile it had may still exist (DeleteInstanceProfile checks).
+		if err := p.DeleteInstanceProfile(ctx, name); err != nil {
+			return err
 		}
 		p.Invalidate(name)
 		return nil

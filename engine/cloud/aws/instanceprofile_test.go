@@ -118,6 +118,24 @@ func TestInstanceProfileForRole(t *testing.T) {
 	}
 }
 
+func TestInstanceProfileOfAClassThatMovedToInstanceProfileIsDeletedWithIt(t *testing.T) {
+	e := newEnv(t)
+	if _, err := e.p.NodeClassStatus(t.Context(), "default"); err != nil {
+		t.Fatal(err)
+	}
+	e.classes.put(nodeClass("default", func(s *v1.AWSNodeClassSpec) { s.Role, s.InstanceProfile = "", "existing-profile" }))
+	if _, err := e.p.NodeClassStatus(t.Context(), "default"); err != nil {
+		t.Fatal(err)
+	}
+	e.classes.remove("default")
+	if err := e.p.Refresh(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if profiles := e.fake.InstanceProfiles(); len(profiles) != 0 {
+		t.Errorf("profiles left = %v", profiles)
+	}
+}
+
 func TestInstanceProfileOfAnotherClusterIsNotDeleted(t *testing.T) {
 	e := newEnv(t)
 	e.fake.AddInstanceProfile(iamtypes.InstanceProfile{

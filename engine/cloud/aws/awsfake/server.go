@@ -32,7 +32,8 @@ import (
 
 // Server speaks the AWS wire protocols to the real SDK clients on
 // 127.0.0.1: EC2's query protocol (form-encoded requests, XML responses),
-// SQS's JSON 1.0 and SSM's and Pricing's JSON 1.1. It records every request
+// IAM's AWS query protocol (the same, told apart by Version 2010-05-08, with
+// <ErrorResponse> errors), SQS's JSON 1.0 and SSM's and Pricing's JSON 1.1. It records every request
 // and keeps its state in a Fake, converting the request fields the AWS
 // provider sends into SDK inputs and the Fake's outputs into response bodies
 // shaped like the API reference's examples. Requests must be SigV4-signed
@@ -54,7 +55,8 @@ type Request struct {
 	Op string
 	// At is when the server received it.
 	At time.Time
-	// Form holds an EC2 request's parameters (Action, Filter.1.Name, ...).
+	// Form holds an EC2 or IAM request's parameters (Action, Filter.1.Name,
+	// InstanceProfileName, ...).
 	Form url.Values
 	// JSON holds an SQS, SSM or Pricing request's body.
 	JSON map[string]any
