@@ -61,6 +61,7 @@ func (a *Agent) updateStatus(ctx context.Context, _ time.Time) error {
 	for i := range classes.Items {
 		nc := &classes.Items[i]
 		before := nc.Status.DeepCopy()
+		a.resolveClassStatus(ctx, nc)
 		setReady(&nc.Status.Conditions, v.classReady[nc.Name], nc.Generation)
 		if !equality.Semantic.DeepEqual(before, &nc.Status) {
 			if err := a.client.Status().Update(ctx, nc); err != nil {
@@ -202,4 +203,45 @@ func negativeLimits(limits corev1.ResourceList) error {
 		}
 	}
 	return nil
+}
+
+// classStatuser is implemented by clouds that resolve a NodeClass into
+// concrete things (the AWS provider: subnets, security groups, AMIs and the
+// instance profile).
+type classStatuser interface {
+	NodeClassStatus(ctx context.Context, name string) (v1.NodeClassStatus, error)
+}
+
+// resolveClassStatus copies what the cloud resolved for nc into its status,
+// so `kubectl get nodeclass -o yaml` shows the subnets, security groups,
+// AMIs and instance profile nodes launch with. A cloud that cannot resolve
+// the class leaves the last resolved values; Ready says why.
+func (a *Agent) resolveClassStatus(ctx context.Context, nc *v1.NodeClass) {
+	r, ok := a.cloud.(classStatuser)
+	if !ok {
+		return
+	}
+	resolved, err := r.NodeClassStatus(ctx, nc.Name)
+	if err != nil {
+		a.log.V(1).Info("nodeclass not resolved", "nodeclass", nc.Name, "err", err.Error())
+		return
+	}
+	mergeResolvedStatus(&nc.Status, resolved, nc.Generation)
+}
+
+// mergeResolvedStatus sets dst's resolved fields and every condition of
+// resolved except Ready, which the agent sets itself from whether the class
+// can launch.
+func mergeResolvedStatus(dst *v1.NodeClassStatus, resolved v1.NodeClassStatus, generation int64) {
+	dst.Subnets = resolved.Subnets
+	dst.SecurityGroups = resolved.SecurityGroups
+	dst.AMIs = resolved.AMIs
+	dst.InstanceProfile = resolved.InstanceProfile
+	for _, c := range resolved.Conditions {
+		if c.Type == v1.ConditionReady {
+			continue
+		}
+		c.ObservedGeneration = generation
+		meta.SetStatusCondition(&dst.Conditions, c)
+	}
 }

@@ -164,6 +164,19 @@ func TestAgentProvisionsANodeOnAWS(t *testing.T) {
 		return meta.IsStatusConditionTrue(got.Status.Conditions, v1.ConditionRegistered), fmt.Sprintf("conditions %v", got.Status.Conditions)
 	})
 
+	// The NodeClass status shows what discovery resolved, as the agent wrote it.
+	waitFor(t, log, 30*time.Second, "the NodeClass status resolved", func() (bool, string) {
+		nc := &v1.NodeClass{}
+		if err := c.Get(ctx, client.ObjectKey{Name: "default"}, nc); err != nil {
+			return false, err.Error()
+		}
+		st := nc.Status
+		ok := len(st.Subnets) > 0 && len(st.SecurityGroups) > 0 && len(st.AMIs) > 0 && st.InstanceProfile != "" &&
+			meta.IsStatusConditionTrue(st.Conditions, v1.ConditionSubnetsReady) &&
+			meta.IsStatusConditionTrue(st.Conditions, v1.ConditionReady)
+		return ok, fmt.Sprintf("status %+v", st)
+	})
+
 	// A spot interruption warning for the instance arrives on the queue: the
 	// agent disrupts the claim and only then deletes the message.
 	instance := claim.Status.ProviderID[strings.LastIndex(claim.Status.ProviderID, "/")+1:]
