@@ -47,11 +47,11 @@ func (s *Scenario) poolInstanceTypes(pool *v1.NodePool, class *v1.NodeClass) ([]
 		}
 		return nil, fmt.Errorf("NodeClass %q not found; add a NodeClass document (spec: {kwok: {}} is enough to simulate)", name)
 	}
-	k, err := kubeletFor(pool, class)
+	k, err := state.KubeletFor(pool, class)
 	if err != nil {
 		return nil, err
 	}
-	return withKubelet(s.instanceTypes, k)
+	return state.WithKubelet(s.instanceTypes, k)
 }
 
 // nameFiles prefixes each converter error with the file its object came

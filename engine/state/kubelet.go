@@ -1,4 +1,4 @@
-package simulate
+package state
 
 import (
 	"encoding/json"
@@ -16,10 +16,10 @@ import (
 // default kube-reserved sets aside per pod slot: 11 MiB × maxPods + 255 MiB.
 const kubeReservedMiBPerPod = 11
 
-// kubeletFor returns the kubelet settings a pool's nodes get: a
+// KubeletFor returns the kubelet settings a pool's nodes get: a
 // Provisioner's own kubeletConfiguration (kept on the NodePool it converts
 // to when it uses providerRef), else its NodeClass's aws.kubelet.
-func kubeletFor(pool *v1.NodePool, class *v1.NodeClass) (*v1.KubeletConfiguration, error) {
+func KubeletFor(pool *v1.NodePool, class *v1.NodeClass) (*v1.KubeletConfiguration, error) {
 	if raw, ok := pool.Annotations[v1alpha5.AnnotationKubeletConfiguration]; ok {
 		k := &v1.KubeletConfiguration{}
 		if err := json.Unmarshal([]byte(raw), k); err != nil {
@@ -33,14 +33,15 @@ func kubeletFor(pool *v1.NodePool, class *v1.NodeClass) (*v1.KubeletConfiguratio
 	return nil, nil
 }
 
-// withKubelet returns the instance types as nodes with these kubelet
-// settings see them, as Karpenter computes it: maxPods replaces the
+// WithKubelet returns the instance types as nodes with these kubelet
+// settings see them (the agent launches and tenon simulate predicts with the
+// same sizes), as Karpenter computes it: maxPods replaces the
 // ENI-based pod limit and podsPerCore caps it at that many per vCPU (the
 // default kube-reserved memory moving with the pod count), and
 // systemReserved comes off cpu, memory and ephemeral-storage. Types are
 // copied only when something changes. kubeReserved and eviction overrides
 // are not modelled: the catalog's defaults stand.
-func withKubelet(types []*catalog.InstanceType, k *v1.KubeletConfiguration) ([]*catalog.InstanceType, error) {
+func WithKubelet(types []*catalog.InstanceType, k *v1.KubeletConfiguration) ([]*catalog.InstanceType, error) {
 	if k == nil || (k.MaxPods == nil && (k.PodsPerCore == nil || *k.PodsPerCore == 0) && len(k.SystemReserved) == 0) {
 		return types, nil
 	}
