@@ -5,11 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"regexp"
-	"strconv"
 	"strings"
 
-	"sigs.k8s.io/yaml"
+	"github.com/tenonhq/terraform-provider-tenon/engine/internal/yamldoc"
 )
 
 // Input is one file to convert.
@@ -60,27 +58,26 @@ func (d *document) locate() string {
 // splitDocuments splits a file into its YAML (or JSON) documents, skipping
 // empty ones. Duplicate keys are errors, as they are for the API server.
 func splitDocuments(file string, data []byte) ([]*document, error) {
-	var docs []*document
-	index, start, startLine, line := 0, 0, 1, 1
-	flush := func(end int) error {
-		index++
-		raw, err := yaml.YAMLToJSONStrict(data[start:end])
-		if err != nil {
-			return &Error{File: file, Object: fmt.Sprintf("document %d", index), Detail: "malformed YAML: " + shiftLines(err.Error(), startLine-1)}
+	raws, err := yamldoc.Split(data)
+	if err != nil {
+		var se *yamldoc.SyntaxError
+		if errors.As(err, &se) {
+			return nil, &Error{File: file, Object: fmt.Sprintf("document %d", se.Doc), Detail: "malformed YAML: " + se.Msg}
 		}
-		if t := bytes.TrimSpace(raw); len(t) == 0 || bytes.Equal(t, []byte("null")) {
-			index--
-			return nil
-		}
+		return nil, &Error{File: file, Detail: "malformed YAML: " + err.Error()}
+	}
+	docs := make([]*document, 0, len(raws))
+	for i, raw := range raws {
+		index := i + 1
 		dec := json.NewDecoder(bytes.NewReader(raw))
 		dec.UseNumber()
 		var v any
 		if err := dec.Decode(&v); err != nil {
-			return &Error{File: file, Object: fmt.Sprintf("document %d", index), Detail: "malformed document: " + err.Error()}
+			return nil, &Error{File: file, Object: fmt.Sprintf("document %d", index), Detail: "malformed document: " + err.Error()}
 		}
 		m, ok := v.(map[string]any)
 		if !ok {
-			return &Error{File: file, Object: fmt.Sprintf("document %d", index), Detail: "a document must be an object with apiVersion, kind, metadata and spec"}
+			return nil, &Error{File: file, Object: fmt.Sprintf("document %d", index), Detail: "a document must be an object with apiVersion, kind, metadata and spec"}
 		}
 		d := &document{file: file, index: index, raw: m}
 		d.apiVersion, _ = m["apiVersion"].(string)
@@ -89,50 +86,8 @@ func splitDocuments(file string, data []byte) ([]*document, error) {
 			d.name, _ = meta["name"].(string)
 		}
 		docs = append(docs, d)
-		return nil
-	}
-	for off := 0; off < len(data); line++ {
-		next := len(data)
-		if i := bytes.IndexByte(data[off:], '\n'); i >= 0 {
-			next = off + i + 1
-		}
-		if isSeparator(data[off:next]) {
-			if err := flush(off); err != nil {
-				return nil, err
-			}
-			start, startLine = next, line+1
-		}
-		off = next
-	}
-	if err := flush(len(data)); err != nil {
-		return nil, err
 	}
 	return docs, nil
-}
-
-// isSeparator reports whether a line is a YAML document separator: `---`
-// followed by nothing but spaces or a comment.
-func isSeparator(line []byte) bool {
-	rest, ok := bytes.CutPrefix(line, []byte("---"))
-	if !ok {
-		return false
-	}
-	rest = bytes.TrimSpace(rest)
-	return len(rest) == 0 || rest[0] == '#'
-}
-
-var yamlLine = regexp.MustCompile(`line (\d+)`)
-
-// shiftLines turns the document-relative line numbers of a YAML error into
-// file line numbers.
-func shiftLines(msg string, offset int) string {
-	return yamlLine.ReplaceAllStringFunc(msg, func(m string) string {
-		n, err := strconv.Atoi(strings.TrimPrefix(m, "line "))
-		if err != nil {
-			return m
-		}
-		return fmt.Sprintf("line %d", n+offset)
-	})
 }
 
 // clusterNamePlaceholders are the spellings Karpenter's documentation uses

@@ -9,12 +9,12 @@ import (
 	"reflect"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	kjson "sigs.k8s.io/json"
-	"sigs.k8s.io/yaml"
+
+	"github.com/tenonhq/terraform-provider-tenon/engine/internal/yamldoc"
 )
 
 // document is one object of a scenario file, as JSON, with what identifies
@@ -203,59 +203,7 @@ func splitJSON(data []byte) ([][]byte, error) {
 // rejecting duplicate keys. YAML errors give line numbers in the file, not
 // in the document.
 func splitYAML(data []byte) ([][]byte, error) {
-	var out [][]byte
-	docStart, docLine, line := 0, 1, 1
-	flush := func(end int) error {
-		raw, err := yaml.YAMLToJSONStrict(data[docStart:end])
-		if err != nil {
-			return errors.New(shiftLines(err.Error(), docLine-1))
-		}
-		if t := bytes.TrimSpace(raw); len(t) > 0 && !bytes.Equal(t, []byte("null")) {
-			out = append(out, raw)
-		}
-		return nil
-	}
-	for off := 0; off < len(data); line++ {
-		next := len(data)
-		if i := bytes.IndexByte(data[off:], '\n'); i >= 0 {
-			next = off + i + 1
-		}
-		if isSeparator(data[off:next]) {
-			if err := flush(off); err != nil {
-				return nil, err
-			}
-			docStart, docLine = next, line+1
-		}
-		off = next
-	}
-	if err := flush(len(data)); err != nil {
-		return nil, err
-	}
-	return out, nil
-}
-
-// isSeparator reports whether a line is a YAML document separator: `---`
-// followed by nothing but spaces or a comment.
-func isSeparator(line []byte) bool {
-	rest, ok := bytes.CutPrefix(line, []byte("---"))
-	if !ok {
-		return false
-	}
-	rest = bytes.TrimSpace(rest)
-	return len(rest) == 0 || rest[0] == '#'
-}
-
-var yamlLine = regexp.MustCompile(`line (\d+)`)
-
-// shiftLines adds offset to every "line N" in a YAML error message.
-func shiftLines(msg string, offset int) string {
-	return yamlLine.ReplaceAllStringFunc(msg, func(m string) string {
-		n, err := strconv.Atoi(strings.TrimPrefix(m, "line "))
-		if err != nil {
-			return m
-		}
-		return fmt.Sprintf("line %d", n+offset)
-	})
+	return yamldoc.Split(data)
 }
 
 // decodeStrict decodes d into v as the API server would: field names
