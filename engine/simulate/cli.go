@@ -191,35 +191,27 @@ func (c *cli) run(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	code := ExitOK
 	reports := make([]any, 0, len(scenarios))
 	for i, s := range scenarios {
+		// Packing and consolidation differ in what they run and print; the
+		// handling of errors, violations and --check is the same.
+		var (
+			rep        any
+			violations []string
+			err        error
+			write      func(io.Writer)
+			result     = "result"
+			checked    = "no pod placed twice, no node over-committed, every hard constraint held"
+		)
 		if consolidating(s, opts) {
-			rep, violations, err := c.consolidate(ctx, s, opts)
-			if err != nil {
-				fmt.Fprintf(stderr, "tenon simulate: %v\n", err)
-				var inErr *InputError
-				if errors.As(err, &inErr) {
-					return ExitBadInput
-				}
-				return ExitCheckFails
-			}
-			reports = append(reports, rep)
-			if opts.output == "text" {
-				if i > 0 {
-					fmt.Fprintln(stdout)
-				}
-				writeConsolidationText(stdout, s, rep, intros[i])
-			}
-			if len(violations) > 0 {
-				fmt.Fprintf(stderr, "tenon simulate: %s: the plan breaks %d rule(s):\n", s.Name, len(violations))
-				for _, v := range violations {
-					fmt.Fprintf(stderr, "  %s\n", v)
-				}
-				code = ExitCheckFails
-			} else if opts.check && opts.output == "text" {
-				fmt.Fprintln(stdout, "\nCheck: no violations (every evicted pod fits where the plan sends it, every hard constraint held).")
-			}
-			continue
+			var r *ConsolidationReport
+			r, violations, err = c.consolidate(ctx, s, opts)
+			rep, result, checked = r, "plan", "every evicted pod fits where the plan sends it, every hard constraint held"
+			write = func(w io.Writer) { writeConsolidationText(w, s, r, intros[i]) }
+		} else {
+			var r *Report
+			r, violations, err = c.simulate(ctx, s, opts)
+			rep = r
+			write = func(w io.Writer) { writeText(w, s, r, intros[i]) }
 		}
-		rep, violations, err := c.simulate(ctx, s, opts)
 		if err != nil {
 			fmt.Fprintf(stderr, "tenon simulate: %v\n", err)
 			var inErr *InputError
@@ -233,16 +225,16 @@ func (c *cli) run(ctx context.Context, args []string, stdout, stderr io.Writer) 
 			if i > 0 {
 				fmt.Fprintln(stdout)
 			}
-			writeText(stdout, s, rep, intros[i])
+			write(stdout)
 		}
 		if len(violations) > 0 {
-			fmt.Fprintf(stderr, "tenon simulate: %s: the result breaks %d rule(s):\n", s.Name, len(violations))
+			fmt.Fprintf(stderr, "tenon simulate: %s: the %s breaks %d rule(s):\n", s.Name, result, len(violations))
 			for _, v := range violations {
 				fmt.Fprintf(stderr, "  %s\n", v)
 			}
 			code = ExitCheckFails
 		} else if opts.check && opts.output == "text" {
-			fmt.Fprintln(stdout, "\nCheck: no violations (no pod placed twice, no node over-committed, every hard constraint held).")
+			fmt.Fprintf(stdout, "\nCheck: no violations (%s).\n", checked)
 		}
 	}
 	for _, w := range c.warnings {
