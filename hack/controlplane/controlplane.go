@@ -200,7 +200,7 @@ func (c *ControlPlane) start(ctx context.Context) error {
 }
 
 func (c *ControlPlane) startEtcd(ctx context.Context) (string, error) {
-	client, peer := freePort(), freePort()
+	client, peer := FreePort(), FreePort()
 	clientURL := "http://127.0.0.1:" + strconv.Itoa(client)
 	peerURL := "http://127.0.0.1:" + strconv.Itoa(peer)
 	p, err := c.run(Etcd,
@@ -221,7 +221,7 @@ func (c *ControlPlane) startEtcd(ctx context.Context) (string, error) {
 }
 
 func (c *ControlPlane) startAPIServer(ctx context.Context, etcdURL string) error {
-	port := freePort()
+	port := FreePort()
 	c.Host = "https://127.0.0.1:" + strconv.Itoa(port)
 	p, err := c.run(APIServer,
 		"--etcd-servers="+etcdURL,
@@ -251,7 +251,7 @@ func (c *ControlPlane) startAPIServer(ctx context.Context, etcdURL string) error
 }
 
 func (c *ControlPlane) startControllerManager(ctx context.Context) error {
-	port := freePort()
+	port := FreePort()
 	p, err := c.run(ControllerManager,
 		"--kubeconfig="+c.Kubeconfig,
 		"--authentication-kubeconfig="+c.Kubeconfig,
@@ -273,7 +273,7 @@ func (c *ControlPlane) startControllerManager(ctx context.Context) error {
 }
 
 func (c *ControlPlane) startScheduler(ctx context.Context) error {
-	port := freePort()
+	port := FreePort()
 	p, err := c.run(Scheduler,
 		"--kubeconfig="+c.Kubeconfig,
 		"--authentication-kubeconfig="+c.Kubeconfig,
@@ -293,7 +293,7 @@ func (c *ControlPlane) startKWOK(ctx context.Context) error {
 	if err := os.WriteFile(stages, KWOKStages, 0o600); err != nil {
 		return err
 	}
-	port := freePort()
+	port := FreePort()
 	p, err := c.run(KWOK,
 		"--kubeconfig="+c.Kubeconfig,
 		"--config="+stages,
@@ -453,13 +453,19 @@ current-context: tenon-local
 	return os.WriteFile(path, []byte(config), 0o600)
 }
 
-// freePort asks the kernel for a free port on 127.0.0.1. Another program could take it
+// FreePort asks the kernel for a free port on 127.0.0.1. Another program could take it
 // before the component binds it; on a test machine that is rare enough to accept.
-func freePort() int {
+func FreePort() int {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		panic(fmt.Sprintf("no free port on 127.0.0.1: %v", err))
 	}
 	defer l.Close()
 	return l.Addr().(*net.TCPAddr).Port
+}
+
+// FreeAddr is FreePort as a 127.0.0.1:port address, for the listen flags of
+// processes the tests start (the agent's metrics and health endpoints).
+func FreeAddr() string {
+	return "127.0.0.1:" + strconv.Itoa(FreePort())
 }

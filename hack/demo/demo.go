@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -216,8 +215,8 @@ func (d *demo) startAgent(ctx context.Context) error {
 	if err := writeImpersonatingKubeconfig(d.cp.Kubeconfig, kubeconfig, opts.Namespace); err != nil {
 		return err
 	}
-	health := "127.0.0.1:" + strconv.Itoa(freePort())
-	args = localArgs(args, kubeconfig, "127.0.0.1:"+strconv.Itoa(freePort()), health)
+	health := controlplane.FreeAddr()
+	args = localArgs(args, kubeconfig, controlplane.FreeAddr(), health)
 	logPath := filepath.Join(d.cfg.Dir, "agent.log")
 	d.agent, err = startAgent(d.cfg.Tenon, args, logPath)
 	if err != nil {
@@ -433,14 +432,4 @@ func (d *demo) logs() string {
 		return d.cfg.Dir
 	}
 	return strings.Join(logs, " ")
-}
-
-// freePort asks the kernel for a free port on 127.0.0.1.
-func freePort() int {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		panic(fmt.Sprintf("no free port on 127.0.0.1: %v", err))
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
 }

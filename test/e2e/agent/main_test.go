@@ -6,15 +6,12 @@
 package agent_test
 
 import (
-	"bytes"
 	"context"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
-	"strconv"
 	"sync"
 	"syscall"
 	"testing"
@@ -147,7 +144,7 @@ func installCRDs(ctx context.Context, c client.Client) error {
 type agentProc struct {
 	name        string
 	cmd         *exec.Cmd
-	log         *syncBuffer
+	log         *controlplane.SyncBuffer
 	metricsAddr string
 	done        chan struct{}
 }
@@ -156,10 +153,10 @@ type agentProc struct {
 // when the test fails. Cleanup stops it.
 func startAgent(t *testing.T, e env, name string, args ...string) *agentProc {
 	t.Helper()
-	metrics := freeAddr(t)
+	metrics := controlplane.FreeAddr()
 	base := []string{"agent", "--cloud=kwok", "--cluster-name=e2e", "--kubeconfig=" + e.cp.Kubeconfig,
-		"--metrics-addr=" + metrics, "--health-addr=" + freeAddr(t), "--log-format=text", "--batch-idle=1s", "--batch-max=10s"}
-	p := &agentProc{name: name, log: &syncBuffer{}, metricsAddr: metrics, done: make(chan struct{})}
+		"--metrics-addr=" + metrics, "--health-addr=" + controlplane.FreeAddr(), "--log-format=text", "--batch-idle=1s", "--batch-max=10s"}
+	p := &agentProc{name: name, log: &controlplane.SyncBuffer{}, metricsAddr: metrics, done: make(chan struct{})}
 	p.cmd = exec.Command(binary, append(base, args...)...)
 	p.cmd.Stdout, p.cmd.Stderr = p.log, p.log
 	if err := p.cmd.Start(); err != nil {
@@ -195,35 +192,6 @@ func (p *agentProc) stop() {
 	case <-time.After(10 * time.Second):
 		p.kill()
 	}
-}
-
-func freeAddr(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return "127.0.0.1:" + strconv.Itoa(l.Addr().(*net.TCPAddr).Port)
-}
-
-// syncBuffer is a bytes.Buffer safe for a process writing and a test
-// reading.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 // waitFor polls cond every 200 ms until it holds or timeout passes, failing

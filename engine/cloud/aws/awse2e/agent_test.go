@@ -1,17 +1,13 @@
 package awse2e_test
 
 import (
-	"bytes"
 	"context"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
-	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -281,11 +277,11 @@ func buildAgent(ctx context.Context, t *testing.T) string {
 
 // startAgent runs `tenon agent --cloud aws` with its SDK clients pointed at
 // the server; Cleanup stops it. It returns the agent's log.
-func startAgent(t *testing.T, binary, kubeconfig, endpoint string) *syncBuffer {
+func startAgent(t *testing.T, binary, kubeconfig, endpoint string) *controlplane.SyncBuffer {
 	t.Helper()
-	log := &syncBuffer{}
+	log := &controlplane.SyncBuffer{}
 	cmd := exec.Command(binary, "agent", "--cloud=aws", "--cluster-name="+cluster, "--kubeconfig="+kubeconfig,
-		"--metrics-addr="+freeAddr(t), "--health-addr="+freeAddr(t), "--log-format=text", "--batch-idle=1s", "--batch-max=5s",
+		"--metrics-addr="+controlplane.FreeAddr(), "--health-addr="+controlplane.FreeAddr(), "--log-format=text", "--batch-idle=1s", "--batch-max=5s",
 		"--region=us-east-1", "--interruption-queue=tenon-e2e", "--cluster-endpoint=https://ABC.gr7.us-east-1.eks.amazonaws.com")
 	none := filepath.Join(t.TempDir(), "none")
 	cmd.Env = append(os.Environ(), "AWS_ENDPOINT_URL="+endpoint, "AWS_REGION=us-east-1", "AWS_ACCESS_KEY_ID=AKIDEXAMPLE",
@@ -311,37 +307,10 @@ func startAgent(t *testing.T, binary, kubeconfig, endpoint string) *syncBuffer {
 	return log
 }
 
-func freeAddr(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return "127.0.0.1:" + strconv.Itoa(l.Addr().(*net.TCPAddr).Port)
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // waitFor polls cond every 200 ms until it holds or timeout passes. It fails
 // at once when the agent exited because it does not support the aws cloud
 // or one of its flags.
-func waitFor(t *testing.T, log *syncBuffer, timeout time.Duration, what string, cond func() (bool, string)) {
+func waitFor(t *testing.T, log *controlplane.SyncBuffer, timeout time.Duration, what string, cond func() (bool, string)) {
 	t.Helper()
 	deadline := time.Now().Add(timeout)
 	for {
