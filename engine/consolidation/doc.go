@@ -31,9 +31,9 @@
 // node (a pod's value is what it costs at least anywhere: the larger of
 // its cpu and memory at the cheapest allowed price per unit), so the first
 // give the most money back per pod evicted. Admitted in that order while
-// budgets and PDBs allow, a prefix of them is removed together: its pods
-// are packed by engine/packing on the remaining nodes first and on new
-// claims after. The prefix maximises the saving less MinSavingsPercent of
+// budgets allow (and no PDB forbids), a prefix of them is removed
+// together: its pods are packed by engine/packing on the remaining nodes
+// first and on new claims after. The prefix maximises the saving less MinSavingsPercent of
 // the removed price and MinSavingsPerPod per pod evicted, so every node
 // added must pay for its disruption. A cost model (pods' value against the
 // room left on the other nodes) picks the first size, one packing result
@@ -48,9 +48,12 @@
 // price) and save MinSavingsPerHour, MinSavingsPercent and, when they
 // launch replacements, MinSavingsPerPod per pod evicted; pods annotated tenon.dev/do-not-disrupt
 // "true" (or a duration such as "30m", counted from the pod's start) pin
-// their node, as does the node annotation; PDB evictions are summed over
-// the whole plan; pods without a controller block voluntary disruption
-// unless the NodePool is annotated tenon.dev/disrupt-bare-pods: "true";
+// their node, as does the node annotation; a node is disrupted voluntarily
+// only if every PDB selecting its pods allows at least one disruption now
+// (the drain's Eviction API then paces the pods out within the budget, so
+// evictions are not summed: see pdbs); pods without a controller block
+// voluntary disruption unless the NodePool is annotated
+// tenon.dev/disrupt-bare-pods: "true";
 // commands evicting higher-priority pods come last; budgets allow a count
 // or a percentage (rounded up) of the pool's nodes, only inside their cron
 // window (UTC) and for their reasons, the most restrictive active budget

@@ -134,8 +134,9 @@ func firstPin(n *nodeInfo, p *planner) string {
 }
 
 // drift replaces nodes that no longer match their pool (see drifted),
-// within the pool's budgets for Drifted and the PDBs. The replacement
-// need not be cheaper; the pods must fit somewhere.
+// within the pool's budgets for Drifted, unless a PDB of its pods allows 0
+// disruptions. The replacement need not be cheaper; the pods must fit
+// somewhere.
 type drift struct{}
 
 func (drift) reason() Reason { return ReasonDrifted }
@@ -164,7 +165,7 @@ func (drift) run(p *planner) error {
 			p.keep(n.node.Name, detail+", but "+why)
 			continue
 		}
-		if why := p.pdbs.take(n.pods); why != "" {
+		if why := p.pdbs.blocks(n.pods); why != "" {
 			p.budgets.give(n.pool)
 			p.keep(n.node.Name, detail+", but "+why)
 			continue
@@ -207,7 +208,6 @@ func (drift) run(p *planner) error {
 			why, ok := stuck[n.node.Name]
 			if ok {
 				p.budgets.give(n.pool)
-				p.pdbs.give(n.pods)
 				p.keep(n.node.Name, details[n.node.Name]+", but "+why)
 			}
 			return ok
@@ -215,7 +215,6 @@ func (drift) run(p *planner) error {
 	}
 	for _, n := range list {
 		p.budgets.give(n.pool)
-		p.pdbs.give(n.pods)
 		p.keep(n.node.Name, details[n.node.Name]+", but its pods could not be placed together elsewhere")
 	}
 	return nil

@@ -10,19 +10,50 @@ import (
 	"github.com/tenonhq/terraform-provider-tenon/engine/state"
 )
 
-// pdbs tracks, for every PodDisruptionBudget, how many of its pods the plan
-// may still evict. Evictions are summed over the whole plan, so a command
-// (and the plan) never evicts more of a budget's pods than it allows.
+// pdbs knows, for every PodDisruptionBudget, how many disruptions it allows
+// now, and answers whether a command may disrupt a set of pods.
+//
+// The rule (Karpenter's): a voluntary command (emptiness has no pods to
+// evict; expiration is forceful) may run only if every budget selecting
+// one of its pods allows at least one disruption now. It does not count
+// the command's evictions against the budget, and the plan does not sum
+// them over its commands. That is safe because the agent never removes a
+// pod behind the budget's back:
+//
+//   - engine/agent's termination evicts every pod through the Eviction API,
+//     which answers 429 while the budget is used up (it checks and
+//     decrements status.disruptionsAllowed with optimistic concurrency on
+//     the PDB, so concurrent evictions cannot both spend the last one);
+//     the drain retries, so the pods of a budget leave as their
+//     replacements become Ready, a few at a time, and the budget holds
+//     however many of them the command's nodes carry;
+//   - the agent runs one consolidation command per tick and plans the next
+//     on a fresh Snapshot (the PDBs' status included), so commands are
+//     sequential; the nodes of one multi-node command are deleted together
+//     and drained concurrently, but their evictions meet at the same
+//     Eviction API, so they too are serialized per budget. No eviction
+//     happens in parallel outside it, so nowhere does summing protect a
+//     budget; summing would only make every node holding more of a
+//     budget's pods than it allows at one instant (any node with two pods
+//     of a maxUnavailable: 1 Deployment) impossible to consolidate.
+//
+// A budget allowing 0 still blocks: its drain would wait on something the
+// agent cannot change (minAvailable equal to the replicas, or a pod
+// already unhealthy), holding a tainted node and its replacements. The one
+// way past a budget is the pool's terminationGracePeriod: once it has
+// passed since the claim's deletion, the drain deletes the remaining pods,
+// as the API documents; a short grace period with a tight budget and many
+// pods can therefore exceed the budget, by the user's choice.
 type pdbs struct {
 	list []*state.PDB
-	// total is what each budget allows; left what the plan has not used.
-	total, left []int
+	// allowed is what each budget allows now.
+	allowed []int
 	// of caches the budgets selecting each pod, by pod key.
 	of map[string][]int
 }
 
 func newPDBs(snap *state.Snapshot) *pdbs {
-	t := &pdbs{list: snap.PDBs, total: make([]int, len(snap.PDBs)), left: make([]int, len(snap.PDBs)), of: map[string][]int{}}
+	t := &pdbs{list: snap.PDBs, allowed: make([]int, len(snap.PDBs)), of: map[string][]int{}}
 	nodes := map[string]bool{}
 	for _, n := range snap.Nodes {
 		if !n.MarkedForDeletion {
@@ -41,8 +72,7 @@ func newPDBs(snap *state.Snapshot) *pdbs {
 				healthy++
 			}
 		}
-		t.total[i] = allowedDisruptions(b, expected, healthy)
-		t.left[i] = t.total[i]
+		t.allowed[i] = allowedDisruptions(b, expected, healthy)
 	}
 	return t
 }
@@ -72,36 +102,17 @@ func allowedDisruptions(b *state.PDB, expected, healthy int) int {
 	return max(allowed, 0)
 }
 
-// take reserves evictions for pods, or says which budget forbids them and
-// reserves nothing.
-func (t *pdbs) take(pods []*state.Pod) string {
-	need := map[int]int{}
+// blocks says which budget forbids disrupting pods now ("PDB ns/name
+// allows 0 disruptions"), or "" when every budget selecting one of them
+// allows at least one (see pdbs for why that is enough).
+func (t *pdbs) blocks(pods []*state.Pod) string {
 	for _, p := range pods {
 		for _, i := range t.of[p.Key()] {
-			need[i]++
-		}
-	}
-	for i := range t.list {
-		if n := need[i]; n > t.left[i] {
-			b := t.list[i]
-			total := t.total[i]
-			if total == 0 {
+			if t.allowed[i] < 1 {
+				b := t.list[i]
 				return fmt.Sprintf("PDB %s/%s allows 0 disruptions", b.Namespace, b.Name)
 			}
-			return fmt.Sprintf("PDB %s/%s allows %d disruptions, %d left after this plan's other evictions, the node would evict %d", b.Namespace, b.Name, total, t.left[i], n)
 		}
-	}
-	for i, n := range need {
-		t.left[i] -= n
 	}
 	return ""
-}
-
-// give returns what take reserved for pods.
-func (t *pdbs) give(pods []*state.Pod) {
-	for _, p := range pods {
-		for _, i := range t.of[p.Key()] {
-			t.left[i]++
-		}
-	}
 }

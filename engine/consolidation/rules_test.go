@@ -285,7 +285,30 @@ func TestRules(t *testing.T) {
 			kept: map[string]string{"n1": "PDB default/api allows 0 disruptions", "n2": "PDB default/api allows 0 disruptions"},
 		},
 		{
-			name: "PDB evictions are summed over the whole plan",
+			// The drain evicts through the Eviction API, which paces the
+			// three pods out one at a time: the budget holds, so the
+			// node goes (it could not while evictions were summed).
+			name: "maxUnavailable 1 lets a node holding three of the budget's pods go",
+			snap: func() *state.Snapshot {
+				p := fixedPool()
+				nodes := []*state.Node{testNode(p, "n1", "m5.xlarge", zoneA, od), testNode(p, "n2", "m5.xlarge", zoneA, od)}
+				pods := []*state.Pod{
+					testPod("web-1", "500m", "1Gi", "n1"), testPod("web-2", "500m", "1Gi", "n1"), testPod("web-3", "500m", "1Gi", "n1"),
+					testPod("web-4", "2", "4Gi", "n2"),
+				}
+				s := snapshot([]*state.Pool{p}, nodes, pods)
+				s.PDBs = []*state.PDB{pdb("api", "web", nil, ptr(intstr.FromInt32(1)))}
+				return s
+			},
+			removed: map[string]Reason{"n1": ReasonUnderutilized},
+			check: func(t *testing.T, res *Result) {
+				if len(res.Commands) != 1 || len(res.Commands[0].Moves) != 3 {
+					t.Errorf("want one command moving web-1..3, got %+v", res.Commands)
+				}
+			},
+		},
+		{
+			name: "maxUnavailable 1 does not limit how many of the budget's nodes one plan removes",
 			snap: func() *state.Snapshot {
 				p := fixedPool()
 				nodes, pods := halfFull(p, "n1", "n2", "n3")
@@ -294,17 +317,45 @@ func TestRules(t *testing.T) {
 				return s
 			},
 			check: func(t *testing.T, res *Result) {
-				if len(res.removed) != 1 {
-					t.Errorf("removed %v, want one node: maxUnavailable 1 allows one eviction in the whole plan", res.removed)
+				if len(res.removed) != 2 {
+					t.Errorf("removed %v, want two of the three nodes (their pods fit on the third); kept %v", res.removed, res.Kept)
 				}
-				n := 0
-				for _, k := range res.Kept {
-					if strings.HasPrefix(k.Reason, "PDB default/api allows 1 disruptions, 0 left after this plan's other evictions, the node would evict 1") {
-						n++
-					}
+			},
+		},
+		{
+			// One pod already unhealthy uses up maxUnavailable 1: the
+			// disruption controller reports 0, and the node stays however
+			// many of the pods it holds.
+			name: "a PDB whose status allows 0 disruptions blocks a node with several of its pods",
+			snap: func() *state.Snapshot {
+				p := fixedPool()
+				nodes := []*state.Node{testNode(p, "n1", "m5.xlarge", zoneA, od), testNode(p, "n2", "m5.xlarge", zoneA, od)}
+				pods := []*state.Pod{
+					testPod("web-1", "500m", "1Gi", "n1"), testPod("web-2", "500m", "1Gi", "n1"), testPod("web-3", "500m", "1Gi", "n1"),
+					testPod("web-4", "2", "4Gi", "n2"),
 				}
-				if n != 1 {
-					t.Errorf("want one node kept by the PDB, got %v", res.Kept)
+				s := snapshot([]*state.Pool{p}, nodes, pods)
+				b := pdb("api", "web", nil, ptr(intstr.FromInt32(1)))
+				b.DisruptionsAllowed = 0
+				s.PDBs = []*state.PDB{b}
+				return s
+			},
+			kept: map[string]string{"n1": "PDB default/api allows 0 disruptions", "n2": "PDB default/api allows 0 disruptions"},
+		},
+		{
+			name: "drift: a PDB allowing 0 disruptions holds the node",
+			snap: func() *state.Snapshot {
+				p := fixedPool()
+				n := testNode(p, "n1", "m5.xlarge", zoneA, od)
+				n.TemplateHash = "hash-0"
+				s := snapshot([]*state.Pool{p}, []*state.Node{n}, []*state.Pod{testPod("web-1", "1", "2Gi", "n1")})
+				s.PDBs = []*state.PDB{pdb("api", "web", ptr(intstr.FromInt32(1)), nil)}
+				return s
+			},
+			kept: map[string]string{"n1": "drifted: …"},
+			check: func(t *testing.T, res *Result) {
+				if r := keptReason(res, "n1"); !strings.HasSuffix(r, ", but PDB default/api allows 0 disruptions") {
+					t.Errorf("n1 kept because %q, want the PDB named", r)
 				}
 			},
 		},

@@ -18,8 +18,8 @@ import (
 //  1. Rank every candidate by the value of its pods per dollar of node
 //     (least first: the most money back per pod evicted), lower-priority
 //     pods and fewer pods first on ties.
-//  2. Admit candidates in that order while the pools' budgets and the
-//     PDBs (summed over the plan) allow.
+//  2. Admit candidates in that order while the pools' budgets allow and
+//     no PDB selecting their pods allows 0 disruptions (see pdbs).
 //  3. Choose how many of the admitted to remove together: a prefix whose
 //     pods engine/packing places on the remaining nodes first and on new,
 //     cheaper claims after, maximising the saving less MinSavingsPercent
@@ -134,7 +134,8 @@ func efficiency(n *nodeInfo) float64 {
 	return n.value / n.price
 }
 
-// admit reserves budget and PDB room for a candidate, or records why not.
+// admit reserves budget room for a candidate whose PDBs allow a
+// disruption now, or records why not.
 func (p *planner) admit(n *nodeInfo) (bool, error) {
 	why, err := p.budgets.take(n.pool, ReasonUnderutilized)
 	if err != nil {
@@ -144,12 +145,12 @@ func (p *planner) admit(n *nodeInfo) (bool, error) {
 		p.soft[n.node.Name] = why
 		return false, nil
 	}
-	if why := p.pdbs.take(n.pods); why != "" {
+	if why := p.pdbs.blocks(n.pods); why != "" {
 		p.budgets.give(n.pool)
 		p.soft[n.node.Name] = why
 		return false, nil
 	}
-	// An earlier refusal (budget or PDB exhausted at the time) no longer
+	// An earlier refusal (the budget exhausted at the time) no longer
 	// holds once admitted.
 	delete(p.soft, n.node.Name)
 	return true, nil
@@ -157,7 +158,6 @@ func (p *planner) admit(n *nodeInfo) (bool, error) {
 
 func (p *planner) release(n *nodeInfo) {
 	p.budgets.give(n.pool)
-	p.pdbs.give(n.pods)
 }
 
 // prefixEval is one simulation of removing the first k candidates.
