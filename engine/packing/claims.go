@@ -46,13 +46,14 @@ func (s *solver) finalizeClaim(n *node) (*Claim, string) {
 	if reqs == nil {
 		reqs = scheduling.Requirements{}
 	}
-	seen := map[*compat]bool{}
+	// A claim holds few distinct classes: a slice is cheaper than a map.
+	seen := make([]*compat, 0, len(n.classes))
 	for _, c := range n.classes {
 		cp := s.compat(c, p)
-		if seen[cp] {
+		if slices.Contains(seen, cp) {
 			continue
 		}
-		seen[cp] = true
+		seen = append(seen, cp)
 		mask = mask.and(cp.mask)
 		if len(cp.term) > 0 {
 			reqs = reqs.Intersection(cp.term)
@@ -62,8 +63,10 @@ func (s *solver) finalizeClaim(n *node) (*Claim, string) {
 	cts := n.cts & p.ctMask
 	reqs.Add(scheduling.In(scheduling.LabelCapacityType, ctList(cts)...))
 	base := p.usage.sub(n.typ.capacity)
-	var opts []InstanceOption
-	var types []*ptype
+	// Sized for the usual case, where maxOptions ends the list.
+	size := min(s.opts.maxOptions, len(p.offers[n.zone]))
+	opts := make([]InstanceOption, 0, size)
+	types := make([]*ptype, 0, size)
 	for _, o := range p.offers[n.zone] {
 		if cts&(1<<o.ct) == 0 || !mask.has(o.t.idx) || !n.used.fits(o.t.alloc) {
 			continue
@@ -88,11 +91,7 @@ func (s *solver) finalizeClaim(n *node) (*Claim, string) {
 	p.usage = base.add(chosen.capacity)
 	n.typ = chosen
 	n.ct = ctIndex(opts[0].CapacityType)
-	slices.SortFunc(n.pods, func(a, b *state.Pod) int { return cmp.Compare(a.Key(), b.Key()) })
-	keys := make([]string, len(n.pods))
-	for i, pod := range n.pods {
-		keys[i] = pod.Key()
-	}
+	keys := sortByKey(n.pods)
 	over := s.overhead(p, chosen, opts[0].Zone, opts[0].CapacityType, n.name)
 	return &Claim{
 		Name:         n.name,
@@ -159,4 +158,23 @@ func distinctTypes(types []*ptype) map[string]bool {
 		out[t.it.Name] = true
 	}
 	return out
+}
+
+// sortByKey sorts pods by key (namespace/name) and returns their keys,
+// building each key once instead of twice per comparison.
+func sortByKey(pods []*state.Pod) []string {
+	type keyed struct {
+		key string
+		pod *state.Pod
+	}
+	ks := make([]keyed, len(pods))
+	for i, p := range pods {
+		ks[i] = keyed{p.Key(), p}
+	}
+	slices.SortFunc(ks, func(a, b keyed) int { return cmp.Compare(a.key, b.key) })
+	keys := make([]string, len(pods))
+	for i, k := range ks {
+		pods[i], keys[i] = k.pod, k.key
+	}
+	return keys
 }
