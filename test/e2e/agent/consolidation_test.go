@@ -1,8 +1,14 @@
 package agent_test
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -14,10 +20,11 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/watch"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/yaml"
 
 	v1 "github.com/tenonhq/terraform-provider-tenon/engine/api/v1"
 	"github.com/tenonhq/terraform-provider-tenon/engine/catalog"
-	"github.com/tenonhq/terraform-provider-tenon/engine/consolidation"
+	"github.com/tenonhq/terraform-provider-tenon/engine/simulate"
 )
 
 // consolidationPods is the workload of test 2: pods of 100m CPU and 128 MiB,
@@ -51,38 +58,39 @@ spec:
 `, replicas)
 }
 
-// TestConsolidationHonoursPDB is the issue's e2e test 2: a
-// WhenEmptyOrUnderutilized pool with consolidateAfter 5s runs 40 pods, then
-// 10: the agent runs consolidation commands (not only emptiness) and the
-// cost drops to within consolidation's minimum saving per command
-// ($0.01/h: smaller gains are never worth the churn) of what tenon simulate
-// launches for the 10 pods from scratch; and the PDB is never violated: a
-// watch of the pods
-// never sees more unavailable at once than it allows, once the scale-down
-// has settled.
-//
-// The PDB allows 4, not the issue's 1: engine/consolidation keeps any node
-// that would evict more pods than a PDB allows at that instant (it never
-// plans a drain that must wait on a PDB), and the nodes here hold 2 to 4
-// of these pods, so with maxUnavailable 1 nothing would be consolidated.
-func TestConsolidationHonoursPDB(t *testing.T) {
-	e := require(t)
-	ns := namespace(t, e, "consolidate")
-	ctx := context.Background()
-	apply(t, e, ns, kwokClass("packed")+"\n---\n"+poolYAML("packed", "packed", `  disruption:
+// consolidationPolicy is test 2's NodeClass, NodePool and PDB, applied to
+// the cluster and fed to `tenon simulate`.
+var consolidationPolicy = kwokClass("packed") + "\n---\n" + poolYAML("packed", "packed", `  disruption:
     consolidationPolicy: WhenEmptyOrUnderutilized
-    consolidateAfter: 5s`)+`
+    consolidateAfter: 5s`) + `
 ---
 apiVersion: policy/v1
 kind: PodDisruptionBudget
 metadata:
   name: packed
 spec:
-  maxUnavailable: 4
+  maxUnavailable: 1
   selector:
     matchLabels:
       app: packed
-`)
+`
+
+// TestConsolidationHonoursPDB is the issue's e2e test 2: a
+// WhenEmptyOrUnderutilized pool with consolidateAfter 5s runs 40 pods of a
+// Deployment guarded by a PDB with maxUnavailable 1, then 10. The agent
+// consolidates (consolidation commands, not only emptiness), and
+//
+//   - the pool ends with exactly the nodes and cost `tenon simulate
+//     --until-stable` predicts for the cluster as the scale-down left it
+//     (its nodes and bound pods, the pool and the PDB, captured before the
+//     agent disrupted anything);
+//   - the PDB is never violated: see pdbWatch for what is counted.
+func TestConsolidationHonoursPDB(t *testing.T) {
+	e := require(t)
+	ns := namespace(t, e, "consolidate")
+	ctx := context.Background()
+	start := time.Now()
+	apply(t, e, ns, consolidationPolicy)
 	agentProc := startAgent(t, e, "consolidate", "--log-level=debug")
 	cleanupPool(t, e, ns, "packed")
 	apply(t, e, ns, consolidationPods(40))
@@ -94,68 +102,344 @@ spec:
 	nodesBefore := len(poolNodes(t, e, "packed"))
 	t.Logf("40 pods on %d nodes %v, $%.4f/h", nodesBefore, instanceTypes(poolNodes(t, e, "packed")), before)
 
+	w := watchBudget(t, e, ns, "app=packed", 40)
+	w.setDesired(10)
 	scale(t, e, ns, "packed", 10)
 	waitFor(t, 30*time.Second, "10 pods Running", func() (bool, string) {
 		running, total, _ := runningOn(t, e, ns, "app=packed", "packed")
 		return running == 10 && total == 10, fmt.Sprintf("%d running of %d", running, total)
 	})
-
-	// From now on at most maxUnavailable pods may be unavailable at once.
-	var mu sync.Mutex
-	worst := 0
-	w, err := e.kube.CoreV1().Pods(ns).Watch(ctx, metav1.ListOptions{LabelSelector: "app=packed"})
-	if err != nil {
-		t.Fatal(err)
+	// The prediction starts from the cluster as the scale-down left it,
+	// before the agent disrupts anything (consolidateAfter is 5 s since
+	// each node's last pod event, and the agent plans every 10 s).
+	scenario, busy := clusterScenario(t, e, ns, "packed")
+	if busy != "" {
+		t.Fatalf("the agent was already disrupting when the scale-down settled (%s); the prediction would not start from the scale-down's cluster", busy)
 	}
-	defer w.Stop()
-	go func() {
-		pods := map[string]*corev1.Pod{}
-		for ev := range w.ResultChan() {
-			p, ok := ev.Object.(*corev1.Pod)
-			if !ok {
-				continue
-			}
-			if ev.Type == watch.Deleted {
-				delete(pods, p.Name)
-			} else {
-				pods[p.Name] = p
-			}
-			available := 0
-			for _, p := range pods {
-				if p.DeletionTimestamp == nil && p.Status.Phase == corev1.PodRunning {
-					available++
-				}
-			}
-			mu.Lock()
-			if len(pods) >= 10 || ev.Type == watch.Deleted {
-				worst = max(worst, 10-available)
-			}
-			mu.Unlock()
-		}
-	}()
+	want := predictConsolidation(t, scenario)
+	if want.Summary.NodesAfter >= nodesBefore {
+		t.Fatalf("tenon simulate keeps %d of %d nodes; the test needs a cluster where consolidation removes nodes", want.Summary.NodesAfter, nodesBefore)
+	}
 
-	target := predictedCost(t, 10)
-	bound := target + consolidation.DefaultOptions().MinSavingsPerHour
-	waitFor(t, 120*time.Second, fmt.Sprintf("a consolidation command run and the pool's cost at most $%.4f/h (simulate's $%.4f/h plus the minimum saving)", bound, target), func() (bool, string) {
+	settled := waitFor(t, 180*time.Second, fmt.Sprintf("the pool at simulate's %d nodes %v, $%.4f/h",
+		want.Summary.NodesAfter, want.types, want.Summary.CostAfterPerHour), func() (bool, string) {
+		nodes := poolNodes(t, e, "packed")
 		cost := poolCost(t, e, "packed")
 		running, _, _ := runningOn(t, e, ns, "app=packed", "packed")
 		pdb := &policyv1.PodDisruptionBudget{}
 		_ = e.client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "packed"}, pdb)
-		consolidated := strings.Contains(agentProc.log.String(), "msg=consolidating")
-		return consolidated && cost <= bound+1e-9 && running == 10 && len(poolClaims(t, e, "packed")) == len(poolNodes(t, e, "packed")),
-			fmt.Sprintf("consolidated=%v, $%.4f/h on %v, %d running; PDB status %+v; claims: %s", consolidated, cost, instanceTypes(poolNodes(t, e, "packed")), running, pdb.Status, describeClaims(t, e, "packed"))
+		return len(nodes) == want.Summary.NodesAfter && math.Abs(cost-want.Summary.CostAfterPerHour) < 1e-4 &&
+				slices.Equal(instanceTypes(nodes), want.types) && running == 10 && len(poolClaims(t, e, "packed")) == len(nodes),
+			fmt.Sprintf("%d nodes %v, $%.4f/h, %d running; PDB status %+v; claims: %s",
+				len(nodes), instanceTypes(nodes), cost, running, pdb.Status, describeClaims(t, e, "packed"))
 	})
+	// Hold the state a consolidation round longer: the agent must not
+	// disrupt further once there (simulate's plan is stable there too).
+	time.Sleep(12 * time.Second)
+	nodes := poolNodes(t, e, "packed")
 	after := poolCost(t, e, "packed")
-	if n := len(poolNodes(t, e, "packed")); n >= nodesBefore {
-		t.Errorf("still %d nodes; %d before the scale-down", n, nodesBefore)
+	if len(nodes) != want.Summary.NodesAfter || math.Abs(after-want.Summary.CostAfterPerHour) >= 1e-4 {
+		t.Errorf("the pool moved on from simulate's state: %d nodes %v, $%.4f/h", len(nodes), instanceTypes(nodes), after)
 	}
-	mu.Lock()
-	defer mu.Unlock()
-	if worst > 4 {
-		t.Errorf("%d pods were unavailable at once; the PDB allows 4", worst)
+	if !strings.Contains(agentProc.log.String(), "msg=consolidating") {
+		t.Errorf("no consolidation command ran (only emptiness); the test does not exercise the PDB rule")
 	}
-	t.Logf("cost $%.4f/h -> $%.4f/h on %v (simulate from scratch: $%.4f/h); at most %d pods unavailable at once (PDB allows 4)",
-		before, after, instanceTypes(poolNodes(t, e, "packed")), target, worst)
+
+	r := w.stop()
+	if r.worst > 1 {
+		t.Errorf("%d pods of the budget were unavailable at once (%s); the PDB allows 1", r.worst, r.worstAt)
+	}
+	if r.evictedWhileUnavailable > 0 {
+		t.Errorf("%d evictions happened while a pod of the budget was already unavailable", r.evictedWhileUnavailable)
+	}
+	if len(r.evicted) == 0 {
+		t.Errorf("no pod was evicted through the Eviction API; consolidation moved no pod under the budget")
+	}
+	// The ReplicaSet deletes exactly 30; a drain that deleted pods instead
+	// of evicting them would add to it.
+	if r.deleted != 30 {
+		t.Errorf("%d pods were deleted without the Eviction API; the scale-down accounts for 30", r.deleted)
+	}
+	t.Logf("test 2 took %s (consolidation settled %s after the prediction); cost $%.4f/h -> $%.4f/h on %v, simulate --until-stable predicts %d nodes %v $%.4f/h",
+		time.Since(start).Round(time.Second), settled.Round(100*time.Millisecond), before, after, instanceTypes(nodes),
+		want.Summary.NodesAfter, want.types, want.Summary.CostAfterPerHour)
+	t.Logf("PDB maxUnavailable 1: %d pods evicted (per node %v), %d deleted without eviction (the scale-down); at most %d unavailable at once",
+		len(r.evicted), r.perNode(), r.deleted, r.worst)
+}
+
+// evictionReason is the reason of the DisruptionTarget condition the
+// Eviction API puts on a pod before deleting it (kube-apiserver's
+// EvictionByEvictionAPI; client-go has no constant for it).
+const evictionReason = "EvictionByEvictionAPI"
+
+// pdbWatch follows the budget's pods (one watch, from the resourceVersion
+// of a List, so every state it computes is a state the API server held)
+// and measures, at every event, how many are unavailable: the
+// Deployment's desired replicas less the pods that are Ready and not being
+// deleted, which is how the disruption controller counts healthy pods for
+// maxUnavailable.
+//
+// The scale-down from 40 to 10 deletes 30 pods through the ReplicaSet;
+// that is not a disruption, and it does not count: desired is set to 10
+// before the scale, and the ReplicaSet only removes pods beyond 10, so
+// while it works at least 10 stay Ready. Anything that takes a pod below
+// 10 — an eviction, a pod deleted after a terminationGracePeriod, a drain
+// that deletes instead of evicting — counts, at the moment it happens,
+// until its replacement is Ready. Evictions are told apart by the
+// DisruptionTarget condition the Eviction API sets; each is also checked on
+// its own: no pod may be evicted while another is unavailable; and every
+// pod that leaves without the Eviction API is counted (the scale-down's 30
+// and nothing else).
+type pdbWatch struct {
+	w    watch.Interface
+	done chan struct{}
+
+	mu sync.Mutex
+	// stopped is set when the test ends the watch.
+	stopped                 bool
+	desired                 int
+	pods                    map[string]*corev1.Pod
+	worst                   int
+	worstAt                 string
+	evicted                 map[string]string // pod → node it was evicted from
+	evictedWhileUnavailable int
+	// left marks the pods seen leaving; deleted counts those that left
+	// without the Eviction API.
+	left    map[string]bool
+	deleted int
+}
+
+type budgetReport struct {
+	worst                   int
+	worstAt                 string
+	evicted                 map[string]string
+	evictedWhileUnavailable int
+	deleted                 int
+}
+
+// perNode counts the evictions of each node, sorted by node.
+func (r budgetReport) perNode() []string {
+	n := map[string]int{}
+	for _, node := range r.evicted {
+		n[node]++
+	}
+	var out []string
+	for node, c := range n {
+		out = append(out, fmt.Sprintf("%s:%d", node, c))
+	}
+	sort.Strings(out)
+	return out
+}
+
+// watchBudget starts following the pods of ns matching selector, with
+// desired replicas.
+func watchBudget(t *testing.T, e env, ns, selector string, desired int) *pdbWatch {
+	t.Helper()
+	ctx := context.Background()
+	list, err := e.kube.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: selector})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := e.kube.CoreV1().Pods(ns).Watch(ctx, metav1.ListOptions{LabelSelector: selector, ResourceVersion: list.ResourceVersion})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pw := &pdbWatch{w: w, done: make(chan struct{}), desired: desired, pods: map[string]*corev1.Pod{}, evicted: map[string]string{}, left: map[string]bool{}}
+	for i := range list.Items {
+		pw.pods[list.Items[i].Name] = &list.Items[i]
+	}
+	if u := pw.unavailable(); u != 0 {
+		t.Fatalf("%d of %d pods unavailable when the watch starts", u, desired)
+	}
+	go func() {
+		defer close(pw.done)
+		for ev := range w.ResultChan() {
+			pw.observe(t, ev)
+		}
+		pw.mu.Lock()
+		defer pw.mu.Unlock()
+		if !pw.stopped {
+			// Every later state would go unobserved.
+			t.Errorf("the pod watch ended before the test stopped it")
+		}
+	}()
+	t.Cleanup(func() { pw.stop() })
+	return pw
+}
+
+func (pw *pdbWatch) setDesired(n int) {
+	pw.mu.Lock()
+	defer pw.mu.Unlock()
+	pw.desired = n
+}
+
+func (pw *pdbWatch) observe(t *testing.T, ev watch.Event) {
+	p, ok := ev.Object.(*corev1.Pod)
+	pw.mu.Lock()
+	defer pw.mu.Unlock()
+	if !ok {
+		if ev.Type == watch.Error && !pw.stopped {
+			t.Errorf("pod watch error: %v", ev.Object)
+		}
+		return
+	}
+	if ev.Type == watch.Deleted {
+		delete(pw.pods, p.Name)
+	} else {
+		pw.pods[p.Name] = p
+	}
+	u := pw.unavailable()
+	if u > pw.worst {
+		pw.worst = u
+		pw.worstAt = fmt.Sprintf("%s of pod %s on %s at %s", ev.Type, p.Name, p.Spec.NodeName, time.Now().Format("15:04:05.000"))
+	}
+	if evictedByAPI(p) {
+		if _, seen := pw.evicted[p.Name]; !seen {
+			pw.evicted[p.Name] = p.Spec.NodeName
+			// The Eviction API marks the pod before deleting it: the
+			// others unavailable at this moment were so when it let the
+			// eviction through.
+			others := u
+			if p.DeletionTimestamp != nil || ev.Type == watch.Deleted || !podReady(p) {
+				others--
+			}
+			if others > 0 {
+				pw.evictedWhileUnavailable++
+			}
+		}
+	}
+	if leaving := ev.Type == watch.Deleted || p.DeletionTimestamp != nil; leaving && !pw.left[p.Name] {
+		pw.left[p.Name] = true
+		if _, evicted := pw.evicted[p.Name]; !evicted {
+			pw.deleted++
+		}
+	}
+}
+
+// unavailable is desired less the pods Ready and not being deleted.
+func (pw *pdbWatch) unavailable() int {
+	healthy := 0
+	for _, p := range pw.pods {
+		if p.DeletionTimestamp == nil && podReady(p) {
+			healthy++
+		}
+	}
+	return max(pw.desired-healthy, 0)
+}
+
+// stop ends the watch and reports.
+func (pw *pdbWatch) stop() budgetReport {
+	pw.mu.Lock()
+	pw.stopped = true
+	pw.mu.Unlock()
+	pw.w.Stop()
+	<-pw.done
+	pw.mu.Lock()
+	defer pw.mu.Unlock()
+	return budgetReport{worst: pw.worst, worstAt: pw.worstAt, evicted: pw.evicted, evictedWhileUnavailable: pw.evictedWhileUnavailable, deleted: pw.deleted}
+}
+
+func podReady(p *corev1.Pod) bool {
+	for _, c := range p.Status.Conditions {
+		if c.Type == corev1.PodReady {
+			return c.Status == corev1.ConditionTrue
+		}
+	}
+	return false
+}
+
+func evictedByAPI(p *corev1.Pod) bool {
+	for _, c := range p.Status.Conditions {
+		if c.Type == corev1.DisruptionTarget && c.Status == corev1.ConditionTrue && c.Reason == evictionReason {
+			return true
+		}
+	}
+	return false
+}
+
+// clusterScenario writes the pool's cluster as a `tenon simulate` scenario:
+// test 2's policy, the pool's Nodes and the pods of ns bound to them. busy
+// names any claim of the pool being deleted (the agent already disrupting).
+func clusterScenario(t *testing.T, e env, ns, pool string) (string, string) {
+	t.Helper()
+	var docs []string
+	docs = append(docs, consolidationPolicy)
+	var busy []string
+	for _, c := range poolClaims(t, e, pool) {
+		if c.DeletionTimestamp != nil {
+			busy = append(busy, "nodeclaim "+c.Name+" is being deleted")
+		}
+	}
+	for _, n := range poolNodes(t, e, pool) {
+		n.TypeMeta = metav1.TypeMeta{APIVersion: "v1", Kind: "Node"}
+		n.ManagedFields = nil
+		docs = append(docs, marshalDoc(t, &n))
+	}
+	var pods corev1.PodList
+	if err := e.client.List(context.Background(), &pods, client.InNamespace(ns)); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range pods.Items {
+		if p.DeletionTimestamp != nil || p.Spec.NodeName == "" {
+			continue
+		}
+		p.TypeMeta = metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"}
+		p.ManagedFields = nil
+		docs = append(docs, marshalDoc(t, &p))
+	}
+	return strings.Join(docs, "\n---\n"), strings.Join(busy, "; ")
+}
+
+func marshalDoc(t *testing.T, o any) string {
+	t.Helper()
+	b, err := yaml.Marshal(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// prediction is what `tenon simulate --until-stable` ends with.
+type prediction struct {
+	simulate.ConsolidationReport
+	types []string
+}
+
+// predictConsolidation runs `tenon simulate --until-stable -o json` in
+// process on scenario, a minute after now (so consolidateAfter has passed
+// as it will have for the agent), with rounds enough for the pool's
+// default budget (10% of the nodes, one at a time here).
+func predictConsolidation(t *testing.T, scenario string) prediction {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "cluster.yaml")
+	if err := os.WriteFile(path, []byte(scenario), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr bytes.Buffer
+	now := time.Now().UTC().Add(time.Minute).Truncate(time.Second).Format(time.RFC3339)
+	args := []string{"-f", path, "--until-stable", "--max-rounds", "100", "-o", "json", "--now", now}
+	if code := simulate.Command(context.Background(), args, &stdout, &stderr); code != simulate.ExitOK {
+		t.Fatalf("tenon simulate %s: exit %d: %s\nscenario:\n%s", strings.Join(args, " "), code, stderr.String(), scenario)
+	}
+	var p prediction
+	if err := json.Unmarshal(stdout.Bytes(), &p.ConsolidationReport); err != nil {
+		t.Fatalf("reading tenon simulate's JSON: %v\n%s", err, stdout.String())
+	}
+	if !p.Summary.Stable {
+		t.Fatalf("tenon simulate --until-stable did not reach a stable cluster in %d rounds", p.Summary.Rounds)
+	}
+	for _, n := range p.Nodes {
+		p.types = append(p.types, n.InstanceType)
+	}
+	sort.Strings(p.types)
+	var cmds []string
+	for _, c := range p.Commands {
+		cmds = append(cmds, fmt.Sprintf("round %d %s %v -> %d replacements", c.Round, c.Reason, c.Nodes, len(c.Replacements)))
+	}
+	t.Logf("tenon simulate --until-stable: %d nodes $%.4f/h -> %d nodes %v $%.4f/h in %d rounds: %s",
+		p.Summary.NodesBefore, p.Summary.CostBeforePerHour, p.Summary.NodesAfter, p.types, p.Summary.CostAfterPerHour,
+		p.Summary.Rounds, strings.Join(cmds, "; "))
+	return p
 }
 
 // poolCost prices the pool's nodes with the catalog.
@@ -177,25 +461,5 @@ func poolCost(t *testing.T, e env, pool string) float64 {
 			}
 		}
 	}
-	return total
-}
-
-// predictedCost is what tenon simulate pays for replicas pods of the
-// workload on the pool, from scratch.
-func predictedCost(t *testing.T, replicas int) float64 {
-	t.Helper()
-	scenario := kwokClass("packed") + "\n---\n" + poolYAML("packed", "packed", "") + "\n---\n" +
-		consolidationPods(replicas)
-	s := simulateReport(t, scenario)
-	total := 0.0
-	var types []string
-	for _, n := range s.Nodes {
-		if !n.Existing {
-			total += n.PricePerHour
-			types = append(types, n.InstanceType)
-		}
-	}
-	sort.Strings(types)
-	t.Logf("tenon simulate: %d pods on %v, $%.4f/h", replicas, types, total)
 	return total
 }
