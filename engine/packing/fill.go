@@ -240,8 +240,14 @@ func (f *filler) fill(n *node, seed *bucket, dry bool) []take {
 	// live are the buckets that may still go on n, in f.active's order: a
 	// bucket leaves for good once it is empty, no longer fits n's room
 	// (which only shrinks), or n refuses it, unless it has pod affinity
-	// terms, which a pod placed later may satisfy.
-	live := append(f.live[:0], f.active...)
+	// terms, which a pod placed later may satisfy. Buckets n does not
+	// admit at all (zone, capacity type, instance type) never enter.
+	live := f.live[:0]
+	for _, b := range f.active {
+		if s.admits(b, n) {
+			live = append(live, b)
+		}
+	}
 	s.fills++
 	defer func() { f.live = live[:0] }()
 	for {
@@ -257,7 +263,7 @@ func (f *filler) fill(n *node, seed *bucket, dry bool) []take {
 			if l == 0 || !b.c.req.fits(n.room) {
 				continue
 			}
-			k := s.room(b, n, l)
+			k := s.roomLeft(b, n, l)
 			if k <= 0 {
 				if len(b.c.affinity) > 0 {
 					live[kept] = b
@@ -267,11 +273,13 @@ func (f *filler) fill(n *node, seed *bucket, dry bool) []take {
 			}
 			live[kept] = b
 			kept++
-			// A bucket's worth on n is the same at every step of the fill.
+			// A bucket's worth and shares of n are the same at every
+			// step of the fill.
 			if b.worthFill != s.fills {
 				b.worth, b.worthFill = worth(b, alloc, price, s.opts.worth), s.fills
+				b.shares = shares(b.c.req, alloc)
 			}
-			if score := align(b.c.req, n.room, alloc) * b.worth; score > bestScore {
+			if score := b.shares.align(n.room, alloc) * b.worth; score > bestScore {
 				best, bestK, bestScore = b, k, score
 			}
 		}
@@ -303,14 +311,33 @@ func worth(b *bucket, alloc vec, price, exponent float64) float64 {
 	return math.Pow(min(1, b.val/(price*share)), exponent)
 }
 
-// align scores how well req uses the room a node has left: the dot product
-// of both, each relative to the node's allocatable.
-func align(req, room, alloc vec) float64 {
-	var sum float64
+// reqShares are a request's shares of a node's allocatable in every
+// resource but pods, computed once per fill for align.
+type reqShares struct {
+	n    int
+	dims [maxDims]int8
+	r    [maxDims]float64
+}
+
+func shares(req, alloc vec) reqShares {
+	var sh reqShares
 	for d := range maxDims {
 		if alloc[d] > 0 && req[d] > 0 && d != dimPods {
-			sum += float64(req[d]) / float64(alloc[d]) * float64(room[d]) / float64(alloc[d])
+			sh.dims[sh.n], sh.r[sh.n] = int8(d), float64(req[d])/float64(alloc[d])
+			sh.n++
 		}
+	}
+	return sh
+}
+
+// align scores how well a request uses the room a node has left: the dot
+// product of both, each relative to the node's allocatable
+// (req/alloc * room/alloc summed over the resources, in order).
+func (sh *reqShares) align(room, alloc vec) float64 {
+	var sum float64
+	for i := range sh.n {
+		d := sh.dims[i]
+		sum += sh.r[i] * float64(room[d]) / float64(alloc[d])
 	}
 	return sum
 }

@@ -24,6 +24,9 @@ type bucket struct {
 	// worthFill (from 1).
 	worth     float64
 	worthFill int
+	// shares are the bucket's requests as shares of the node of fill
+	// worthFill, for align.
+	shares reqShares
 }
 
 func (b *bucket) left() int64 { return int64(len(b.pods) - b.next) }

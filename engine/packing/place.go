@@ -9,30 +9,50 @@ import (
 // limit: resources, compatibility, and the per-node (hostname) constraints.
 // Zone and capacity-type constraints are settled by the bucket's pins.
 func (s *solver) room(b *bucket, n *node, limit int64) int64 {
-	c := b.c
-	limit = min(limit, b.left())
-	if n.zone >= 0 && b.zones&(1<<n.zone) == 0 {
+	if !s.admits(b, n) {
 		return 0
+	}
+	return s.roomLeft(b, n, limit)
+}
+
+// admits reports whether n's zone, capacity type and instance type (or,
+// for an existing node, its labels and taints) allow b's pods at all:
+// the part of room that does not change as n fills.
+func (s *solver) admits(b *bucket, n *node) bool {
+	if n.zone >= 0 && b.zones&(1<<n.zone) == 0 {
+		return false
 	}
 	if n.zone < 0 && b.zones != s.allZones() {
-		return 0
+		return false
 	}
 	if n.ct >= 0 && b.cts&(1<<n.ct) == 0 {
-		return 0
+		return false
 	}
 	if n.claimState != nil {
-		cp := s.compat(c, n.pool)
-		if cp.reason != "" || !cp.mask.has(n.typ.idx) {
-			return 0
-		}
-	} else if !s.nodeOK(c, n) {
-		return 0
+		cp := s.compat(b.c, n.pool)
+		return cp.reason == "" && cp.mask.has(n.typ.idx)
 	}
+	return s.nodeOK(b.c, n)
+}
+
+// roomLeft is room for a bucket n admits: what n's room and the per-node
+// constraints leave.
+func (s *solver) roomLeft(b *bucket, n *node, limit int64) int64 {
+	c := b.c
+	limit = min(limit, b.left())
 	k := c.req.times(n.room, limit)
 	if k == 0 {
 		return 0
 	}
+	if c.unconstrained() {
+		return k
+	}
 	return s.constrain(c, n, k)
+}
+
+// unconstrained reports whether constrain has nothing to check for c.
+func (c *class) unconstrained() bool {
+	return len(c.anti) == 0 && len(c.matches) == 0 && len(c.spreads) == 0 && len(c.affinity) == 0 && len(c.ports) == 0
 }
 
 func (s *solver) allZones() uint64 {
