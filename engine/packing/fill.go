@@ -39,6 +39,10 @@ type filler struct {
 	// cliqueNodes sizes a large clique's nodes by their members (see
 	// decideClique) instead of by efficiency.
 	cliqueNodes bool
+	// nodeVals caches pr.node per type index (NaN: not yet computed).
+	nodeVals []float64
+	// dry is the node dry fills simulate on.
+	dry *node
 }
 
 // decision is the instance type and capacity type chosen for claims seeded
@@ -131,6 +135,12 @@ func (f *filler) refreshDuals() {
 	}
 	cols := f.cols
 	f.pr = newPricer(items, cols, f.undominated, ndims)
+	if f.nodeVals == nil {
+		f.nodeVals = make([]float64, len(f.p.types))
+	}
+	for i := range f.nodeVals {
+		f.nodeVals[i] = math.NaN()
+	}
 	// A pod is worth what it costs at least wherever it goes: the
 	// assignment bound's value, which knows that a small pod has cheap
 	// homes a large one lacks. The LP duals seed it.
@@ -488,7 +498,7 @@ func (f *filler) decide(seed *bucket, cp *compat, zone int, clique bool) *decisi
 		if ct < 0 {
 			continue
 		}
-		cands = append(cands, cand{t: t, ct: ct, price: price, ratio: f.pr.node(t.alloc) / price})
+		cands = append(cands, cand{t: t, ct: ct, price: price, ratio: f.nodeValue(t) / price})
 	}
 	f.scratch = cands
 	if len(cands) == 0 {
@@ -499,23 +509,17 @@ func (f *filler) decide(seed *bucket, cp *compat, zone int, clique bool) *decisi
 		// of a small clique, the most efficient ones too, which may carry
 		// enough riders to pay for their size (too slow to simulate for
 		// thousands of members).
-		cheap := topCandidates(cands, maxCandidates, func(a, b cand) int {
-			return cmp.Or(cmp.Compare(a.price, b.price), cmp.Compare(b.ratio, a.ratio), cmp.Compare(a.t.it.Name, b.t.it.Name))
-		})
+		cheap := topCandidates(cands, maxCandidates, byPrice)
 		if f.s.opts.eagerCliques {
-			cheap = append(cheap, topCandidates(cands, maxCandidates/2, func(a, b cand) int {
-				return cmp.Or(cmp.Compare(b.ratio, a.ratio), cmp.Compare(a.price, b.price), cmp.Compare(a.t.it.Name, b.t.it.Name))
-			})...)
+			cheap = append(cheap, topCandidates(cands, maxCandidates/2, byRatio)...)
 		}
 		return f.decideClique(seed, zone, cheap)
 	}
-	cands = topCandidates(cands, maxCandidates, func(a, b cand) int {
-		return cmp.Or(cmp.Compare(b.ratio, a.ratio), cmp.Compare(a.price, b.price), cmp.Compare(a.t.it.Name, b.t.it.Name))
-	})
+	cands = topCandidates(cands, maxCandidates, byRatio)
 	var best *decision
 	bestEff := -1.0
 	for _, c := range cands {
-		n := &node{zone: zone, ct: c.ct, pool: p, room: c.t.alloc, claimState: &claimState{typ: c.t}}
+		n := f.dryNode(zone, c.ct, c.t)
 		takes := f.fill(n, seed, true)
 		var v float64
 		for _, tk := range takes {
@@ -526,6 +530,55 @@ func (f *filler) decide(seed *bucket, cp *compat, zone int, clique bool) *decisi
 		}
 	}
 	return best
+}
+
+// byRatio orders candidates by dual value per dollar, best first, then
+// by price and name; byPrice by price, then value per dollar and name.
+// Each compares only as far as it must (cmp.Or would compare names every
+// time).
+func byRatio(a, b cand) int {
+	if c := cmp.Compare(b.ratio, a.ratio); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(a.price, b.price); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.t.it.Name, b.t.it.Name)
+}
+
+func byPrice(a, b cand) int {
+	if c := cmp.Compare(a.price, b.price); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(b.ratio, a.ratio); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.t.it.Name, b.t.it.Name)
+}
+
+// nodeValue is the pricer's value of a node of type t, computed once per
+// pricer.
+func (f *filler) nodeValue(t *ptype) float64 {
+	if v := f.nodeVals[t.idx]; !math.IsNaN(v) {
+		return v
+	}
+	v := f.pr.node(t.alloc)
+	f.nodeVals[t.idx] = v
+	return v
+}
+
+// dryNode returns the filler's scratch node, emptied, as a claim of type
+// t in zone for a dry fill.
+func (f *filler) dryNode(zone, ct int, t *ptype) *node {
+	n := f.dry
+	if n == nil {
+		n = &node{claimState: &claimState{}}
+		f.dry = n
+	}
+	clear(n.match)
+	clear(n.carry)
+	n.zone, n.ct, n.pool, n.room, n.ports, n.typ = zone, ct, f.p, t.alloc, n.ports[:0], t
+	return n
 }
 
 // topCandidates returns the k first of cands by order, sorted, keeping
@@ -555,7 +608,7 @@ func (f *filler) decideClique(seed *bucket, zone int, cands []cand) *decision {
 	bestNet := math.Inf(1)
 	for _, c := range cands {
 		t, ct, price := c.t, c.ct, c.price
-		n := &node{zone: zone, ct: ct, pool: f.p, room: t.alloc, claimState: &claimState{typ: t}}
+		n := f.dryNode(zone, ct, t)
 		var riders float64
 		for _, tk := range f.fill(n, seed, true) {
 			riders += tk.b.val * float64(tk.k)
