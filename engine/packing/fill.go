@@ -127,11 +127,7 @@ func (f *filler) refreshDuals() {
 	}
 	ndims := len(f.s.dims.names)
 	if f.cols == nil {
-		f.cols = make([]column, len(f.p.types))
-		for i, t := range f.p.types {
-			f.cols[i] = column{alloc: t.alloc, price: t.cheapest}
-		}
-		f.undominated = paretoColumns(f.cols, ndims)
+		f.cols, f.undominated = f.p.lpColumns(ndims)
 	}
 	cols := f.cols
 	f.pr = newPricer(items, cols, f.undominated, ndims)

@@ -3,6 +3,7 @@ package packing
 import (
 	"cmp"
 	"slices"
+	"sync"
 
 	corev1 "k8s.io/api/core/v1"
 
@@ -51,6 +52,52 @@ type poolPlan struct {
 	// masks caches the type set per node requirement signature.
 	masks map[string]bitset
 	next  int
+	// columns are the pool's types as LP columns, computed once per Solve
+	// beside the variants and shared by them; nil outside Solve.
+	columns *poolColumns
+}
+
+// poolColumns are a pool's types as LP columns (allocatable, cheapest
+// price), all and undominated (see paretoColumns), for ndims resources;
+// ready is closed once they are set.
+type poolColumns struct {
+	ready             chan struct{}
+	ndims             int
+	cols, undominated []column
+}
+
+// startColumns computes the LP columns of every pool in a goroutine; wait
+// for it before the pools are dropped.
+func startColumns(pools []*poolPlan, ndims int, wg *sync.WaitGroup) {
+	for _, p := range pools {
+		p.columns = &poolColumns{ready: make(chan struct{}), ndims: ndims}
+	}
+	wg.Go(func() {
+		for _, p := range pools {
+			c := p.columns
+			c.cols, c.undominated = lpColumns(p.types, ndims)
+			close(c.ready)
+		}
+	})
+}
+
+// lpColumns returns the types as LP columns, all and undominated.
+func lpColumns(types []*ptype, ndims int) ([]column, []column) {
+	cols := make([]column, len(types))
+	for i, t := range types {
+		cols[i] = column{alloc: t.alloc, price: t.cheapest}
+	}
+	return cols, paretoColumns(cols, ndims)
+}
+
+// lpColumns returns the pool's LP columns for ndims resources, copies the
+// caller may keep: the shared ones once ready, else computed afresh.
+func (p *poolPlan) lpColumns(ndims int) ([]column, []column) {
+	if c := p.columns; c != nil && c.ndims == ndims {
+		<-c.ready
+		return slices.Clone(c.cols), slices.Clone(c.undominated)
+	}
+	return lpColumns(p.types, ndims)
 }
 
 // ptype is an instance type as one pool offers it.
@@ -93,28 +140,23 @@ func (s *solver) compilePool(i int, sp *state.Pool) *poolPlan {
 			p.taints = append(p.taints, t)
 		}
 	}
-	zoneReq, ctReq := sp.Requirements.Get(scheduling.LabelTopologyZone), sp.Requirements.Get(scheduling.LabelCapacityType)
-	for _, it := range sp.InstanceTypes {
-		if len(it.Offerings) == 0 || !it.Requirements.Overlaps(sp.Requirements) {
-			continue
-		}
-		t := &ptype{it: it, price: make([]float64, len(s.zones)*numCT)}
-		for _, o := range it.Offerings {
-			z, ok := s.zoneIdx[o.Zone]
-			ct := ctIndex(o.CapacityType)
-			if !ok || ct < 0 || !o.Available || o.PricePerHour <= 0 || !zoneReq.Has(o.Zone) || !ctReq.Has(o.CapacityType) {
-				continue
-			}
-			t.price[z*numCT+ct] = o.PricePerHour
-			if t.cheapest == 0 || o.PricePerHour < t.cheapest {
-				t.cheapest = o.PricePerHour
-			}
-		}
-		if t.cheapest == 0 {
+	// The catalog has over a thousand types; each is compiled on its own,
+	// so the two halves are compiled side by side (Solve's other core is
+	// idle until the pools are compiled).
+	compiled := make([]*ptype, len(sp.InstanceTypes))
+	half := len(compiled) / 2
+	if half < minParallelTypes {
+		half = 0
+	}
+	var wg sync.WaitGroup
+	wg.Go(func() { s.compileTypes(p, sp.InstanceTypes[:half], compiled[:half]) })
+	s.compileTypes(p, sp.InstanceTypes[half:], compiled[half:])
+	wg.Wait()
+	for _, t := range compiled {
+		if t == nil {
 			continue
 		}
 		t.idx = len(p.types)
-		s.compileType(p, t)
 		p.types = append(p.types, t)
 		for z := range s.zones {
 			for ct := range numCT {
@@ -142,6 +184,40 @@ func (s *solver) compilePool(i int, sp *state.Pool) *poolPlan {
 		}
 	}
 	return p
+}
+
+// minParallelTypes is the number of types per half from which
+// compilePool compiles the two halves of a pool's types concurrently.
+const minParallelTypes = 64
+
+// compileTypes compiles the pool's types in its into out (nil for a type
+// the pool cannot launch: no requirement overlap or no allowed price). It
+// only reads the solver and the pool, so two calls may run concurrently.
+func (s *solver) compileTypes(p *poolPlan, its []*catalog.InstanceType, out []*ptype) {
+	sp := p.p
+	zoneReq, ctReq := sp.Requirements.Get(scheduling.LabelTopologyZone), sp.Requirements.Get(scheduling.LabelCapacityType)
+	for i, it := range its {
+		if len(it.Offerings) == 0 || !it.Requirements.Overlaps(sp.Requirements) {
+			continue
+		}
+		t := &ptype{it: it, price: make([]float64, len(s.zones)*numCT)}
+		for _, o := range it.Offerings {
+			z, ok := s.zoneIdx[o.Zone]
+			ct := ctIndex(o.CapacityType)
+			if !ok || ct < 0 || !o.Available || o.PricePerHour <= 0 || !zoneReq.Has(o.Zone) || !ctReq.Has(o.CapacityType) {
+				continue
+			}
+			t.price[z*numCT+ct] = o.PricePerHour
+			if t.cheapest == 0 || o.PricePerHour < t.cheapest {
+				t.cheapest = o.PricePerHour
+			}
+		}
+		if t.cheapest == 0 {
+			continue
+		}
+		s.compileType(p, t)
+		out[i] = t
+	}
 }
 
 // compileType sets a type's allocatable after daemonset overhead.

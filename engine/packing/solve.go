@@ -33,6 +33,11 @@ func Solve(ctx context.Context, snap *state.Snapshot, pods []*state.Pod, opts ..
 		return nil, fmt.Errorf("solving: %w", err)
 	}
 	shared.compileShared()
+	// The pools' LP columns are computed beside the variants, which wait
+	// for them only when they first price the demand.
+	var columns sync.WaitGroup
+	defer columns.Wait()
+	startColumns(shared.pools, len(shared.dims.names), &columns)
 	spot := false
 	for _, p := range shared.pools {
 		spot = spot || p.ctMask&(1<<ctSpot) != 0
