@@ -51,6 +51,8 @@ type Agent struct {
 	// disruption pass, to notice pods coming and going.
 	podCountsMu sync.Mutex
 	podCounts   map[string]int
+	// evictions paces the retries of evictions a PDB refused.
+	evictions *evictionBackoff
 }
 
 // NewScheme returns the scheme of every type the agent reads or writes.
@@ -167,6 +169,7 @@ func New(mgr manager.Manager, provider cloud.CloudProvider, opts Options, reg pr
 		log:       log,
 		nominated: newNominations(),
 		podCounts: map[string]int{},
+		evictions: newEvictionBackoff(),
 	}
 	a.batcher = newBatcher(opts.BatchIdle, opts.BatchMax, a.provision, log.WithName("provisioner"))
 	ctx := context.Background()

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -24,10 +25,12 @@ import (
 )
 
 // setupLifecycle reconciles NodeClaims (and the Nodes they register as):
-// launch, register, initialize, time out, terminate.
+// launch, register, initialize, time out, terminate. A PodDisruptionBudget
+// that allows a disruption again wakes the drains it blocked.
 func (a *Agent) setupLifecycle(mgr manager.Manager) error {
 	err := ctrl.ControllerManagedBy(mgr).Named("nodeclaim").For(&v1.NodeClaim{}).
 		Watches(&corev1.Node{}, handler.EnqueueRequestsFromMapFunc(a.claimsOfNode)).
+		Watches(&policyv1.PodDisruptionBudget{}, handler.EnqueueRequestsFromMapFunc(a.drainsReleasedBy)).
 		WithOptions(controller.Options{MaxConcurrentReconciles: 10}).
 		Complete(reconcile.Func(a.reconcileClaim))
 	if err != nil {

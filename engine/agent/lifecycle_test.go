@@ -46,7 +46,7 @@ func testAgent(t *testing.T, objs ...client.Object) (*Agent, client.Client, *fak
 	opts := DefaultOptions()
 	opts.ClusterName = "test"
 	return &Agent{opts: opts, client: c, cloud: provider, recorder: events.NewFakeRecorder(100), metrics: m,
-		log: logr.Discard(), nominated: newNominations(), podCounts: map[string]int{}}, c, provider
+		log: logr.Discard(), nominated: newNominations(), podCounts: map[string]int{}, evictions: newEvictionBackoff()}, c, provider
 }
 
 func testClaim(name string, types ...string) *v1.NodeClaim {

@@ -95,9 +95,11 @@ func (a *Agent) releaseNode(ctx context.Context, node *corev1.Node) error {
 
 // drain taints node and evicts its pods in order — ordinary pods, then
 // critical ones, then daemonset pods — one group at a time, honouring PDBs
-// (an eviction the API refuses with 429 is retried) until the claim's
-// terminationGracePeriod, after which pods are deleted. It reports whether
-// the node is empty.
+// until the claim's terminationGracePeriod, after which pods are deleted.
+// An eviction the API refuses with 429 is retried after a per-pod backoff
+// (evictionBackoff), or at once when the budget allows a disruption again;
+// the pods of a group are all asked, so under maxUnavailable: 1 the API
+// lets one through at a time. It reports whether the node is empty.
 func (a *Agent) drain(ctx context.Context, claim *v1.NodeClaim, node *corev1.Node) (bool, error) {
 	if !hasTaint(node, disruptedTaint) {
 		patch := client.MergeFrom(node.DeepCopy())
@@ -125,6 +127,7 @@ func (a *Agent) drain(ctx context.Context, claim *v1.NodeClaim, node *corev1.Nod
 			force = true
 		}
 	}
+	now := time.Now()
 	for _, group := range groups {
 		if len(group) == 0 {
 			continue
@@ -133,12 +136,16 @@ func (a *Agent) drain(ctx context.Context, claim *v1.NodeClaim, node *corev1.Nod
 			if p.DeletionTimestamp != nil && !force {
 				continue // leaving already
 			}
+			if !force && !a.evictions.due(p, now) {
+				continue // a PDB refused it recently
+			}
 			if err := a.evict(ctx, p, force); err != nil {
 				return false, err
 			}
 		}
 		return false, nil
 	}
+	a.evictions.forgetNode(node.Name)
 	return true, nil
 }
 
@@ -179,7 +186,7 @@ func evictionGroup(p *corev1.Pod) int {
 
 // evict asks the Eviction API to remove p (or deletes it when force is
 // set, the grace period being over). A 429 (a PDB forbids it now) is not
-// an error: the drain retries.
+// an error: it is recorded in the backoff and the drain retries.
 func (a *Agent) evict(ctx context.Context, p *corev1.Pod, force bool) error {
 	if force {
 		err := a.client.Delete(ctx, p)
@@ -193,14 +200,17 @@ func (a *Agent) evict(ctx context.Context, p *corev1.Pod, force bool) error {
 	err := a.client.SubResource("eviction").Create(ctx, p, eviction)
 	switch {
 	case err == nil:
+		a.evictions.forget(p.UID)
 		a.metrics.evictions.WithLabelValues("evicted").Inc()
 		a.recorder.Eventf(p, nil, corev1.EventTypeNormal, ReasonEvicted, "Evict", "Evicted: node %s is being terminated", p.Spec.NodeName)
 		return nil
 	case apierrors.IsNotFound(err):
+		a.evictions.forget(p.UID)
 		return nil
 	case apierrors.IsTooManyRequests(err):
+		wait := a.evictions.refused(p, time.Now())
 		a.metrics.evictions.WithLabelValues("blocked").Inc()
-		a.recorder.Eventf(p, nil, corev1.EventTypeWarning, ReasonEvictionBlocked, "Evict", "Eviction blocked by a PodDisruptionBudget; retrying: %v", err)
+		a.recorder.Eventf(p, nil, corev1.EventTypeWarning, ReasonEvictionBlocked, "Evict", "Eviction blocked by a PodDisruptionBudget; retrying in %s, or as soon as the budget allows one: %v", wait, err)
 		return nil
 	}
 	return fmt.Errorf("evicting pod %s/%s: %w", p.Namespace, p.Name, err)
