@@ -1,15 +1,19 @@
 package agent_test
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"math"
+	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -160,6 +164,13 @@ func TestConsolidationHonoursPDB(t *testing.T) {
 	if r.deleted != 30 {
 		t.Errorf("%d pods were deleted without the Eviction API; the scale-down accounts for 30", r.deleted)
 	}
+	// The agent's own count agrees with the watch, and it forced nothing.
+	ev := counters(t, agentProc.metricsAddr, "tenon_pod_evictions_total")
+	if ev[`result="evicted"`] != len(r.evicted) || ev[`result="forced"`] != 0 {
+		t.Errorf("the agent counts evictions %v; the watch saw %d evicted and none may be forced", ev, len(r.evicted))
+	}
+	t.Logf("the agent's evictions: %d evicted, %d refused with 429 and retried, %d forced",
+		ev[`result="evicted"`], ev[`result="blocked"`], ev[`result="forced"`])
 	t.Logf("test 2 took %s (consolidation settled %s after the prediction); cost $%.4f/h -> $%.4f/h on %v, simulate --until-stable predicts %d nodes %v $%.4f/h",
 		time.Since(start).Round(time.Second), settled.Round(100*time.Millisecond), before, after, instanceTypes(nodes),
 		want.Summary.NodesAfter, want.types, want.Summary.CostAfterPerHour)
@@ -440,6 +451,35 @@ func predictConsolidation(t *testing.T, scenario string) prediction {
 		p.Summary.NodesBefore, p.Summary.CostBeforePerHour, p.Summary.NodesAfter, p.types, p.Summary.CostAfterPerHour,
 		p.Summary.Rounds, strings.Join(cmds, "; "))
 	return p
+}
+
+// counters reads the series of a counter from the agent's /metrics, by
+// their labels as printed (result="evicted").
+func counters(t *testing.T, addr, name string) map[string]int {
+	t.Helper()
+	resp, err := http.Get("http://" + addr + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	out := map[string]int{}
+	sc := bufio.NewScanner(io.LimitReader(resp.Body, 10<<20))
+	for sc.Scan() {
+		rest, ok := strings.CutPrefix(sc.Text(), name+"{")
+		if !ok {
+			continue
+		}
+		labels, value, ok := strings.Cut(rest, "} ")
+		if !ok {
+			continue
+		}
+		v, err := strconv.ParseFloat(value, 64)
+		if err != nil {
+			t.Fatalf("metric %s{%s}: %v", name, labels, err)
+		}
+		out[labels] = int(v)
+	}
+	return out
 }
 
 // poolCost prices the pool's nodes with the catalog.
