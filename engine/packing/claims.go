@@ -10,11 +10,13 @@ import (
 )
 
 // finalize shrinks each claim to the cheapest offering that fits what it
-// got and lists its options. Claims whose pool's minValues cannot be met
-// are dropped and their pods returned.
-func (s *solver) finalize() ([]*Claim, []*state.Pod, map[*state.Pod]string) {
+// got. Claims whose pool's minValues cannot be met are dropped and their
+// pods returned. It returns what the kept claims cost; claimsOut lists
+// them, with their options, afterwards (Solve does it only for the variant
+// it keeps).
+func (s *solver) finalize() (float64, []*state.Pod, map[*state.Pod]string) {
 	slices.SortStableFunc(s.claims, func(a, b *node) int { return cmp.Compare(a.pool.idx, b.pool.idx) })
-	var out []*Claim
+	var cost float64
 	var dropped []*state.Pod
 	reasons := map[*state.Pod]string{}
 	for _, n := range s.claims {
@@ -23,8 +25,7 @@ func (s *solver) finalize() ([]*Claim, []*state.Pod, map[*state.Pod]string) {
 			n.dropped = true
 			continue
 		}
-		claim, reason := s.finalizeClaim(n)
-		if reason != "" {
+		if reason := s.settleClaim(n); reason != "" {
 			for _, p := range n.pods {
 				dropped = append(dropped, p)
 				reasons[p] = reason
@@ -34,18 +35,26 @@ func (s *solver) finalize() ([]*Claim, []*state.Pod, map[*state.Pod]string) {
 			n.dropped = true
 			continue
 		}
-		out = append(out, claim)
+		cost += n.final.offers[0].price
 	}
-	return out, dropped, reasons
+	return cost, dropped, reasons
 }
 
-func (s *solver) finalizeClaim(n *node) (*Claim, string) {
+// finalOffers is what finalize decided for a claim: the types its classes
+// allow, its pool's usage without it when it was settled, and its
+// offerings, cheapest first (only the first unless the pool has
+// minValues; claimOut lists them all).
+type finalOffers struct {
+	mask   bitset
+	base   vec
+	offers []offer
+}
+
+// settleClaim gives n the cheapest offering that holds its pods, or says
+// why none can.
+func (s *solver) settleClaim(n *node) string {
 	p := n.pool
 	mask := p.typeMask(nil)
-	reqs := p.p.Requirements.Clone()
-	if reqs == nil {
-		reqs = scheduling.Requirements{}
-	}
 	// A claim holds few distinct classes: a slice is cheaper than a map.
 	seen := make([]*compat, 0, len(n.classes))
 	for _, c := range n.classes {
@@ -55,6 +64,81 @@ func (s *solver) finalizeClaim(n *node) (*Claim, string) {
 		}
 		seen = append(seen, cp)
 		mask = mask.and(cp.mask)
+	}
+	n.final = &finalOffers{mask: mask, base: p.usage.sub(n.typ.capacity)}
+	// Without minValues only the first offering matters here.
+	n.final.offers = s.claimOffers(n, len(p.minValues) == 0)
+	offers := n.final.offers
+	if len(offers) == 0 {
+		return fmt.Sprintf("no instance type of nodepool %q fits the pods packed together on %s; this is always a bug in the packer, please report it", p.p.Name, n.name)
+	}
+	if !minValuesMet(p, offers, s.zones[n.zone]) {
+		r := p.minValues[0]
+		return fmt.Sprintf("nodepool %q requires at least %d distinct values of %s, but only %d instance types fit the pods", p.p.Name, *r.MinValues, r.Key, len(distinctTypes(offers)))
+	}
+	chosen := offers[0]
+	p.usage = n.final.base.add(chosen.t.capacity)
+	n.typ = chosen.t
+	n.ct = chosen.ct
+	return ""
+}
+
+// claimOffers lists the offerings of n's pool in n's zone that hold n's
+// pods within the pool's limits, cheapest first, up to the options a
+// claim lists (more while minValues needs them); with first set only the
+// first.
+func (s *solver) claimOffers(n *node, first bool) []offer {
+	p := n.pool
+	cts := n.cts & p.ctMask
+	size := min(s.opts.maxOptions, len(p.offers[n.zone]))
+	if first {
+		size = 1
+	}
+	out := make([]offer, 0, size)
+	for _, o := range p.offers[n.zone] {
+		if cts&(1<<o.ct) == 0 || !n.final.mask.has(o.t.idx) || !n.used.fits(o.t.alloc) {
+			continue
+		}
+		if !withinLimits(p, n.final.base, o.t.capacity) {
+			continue
+		}
+		if len(out) >= s.opts.maxOptions && minValuesMet(p, out, s.zones[n.zone]) {
+			break
+		}
+		out = append(out, o)
+		if first {
+			break
+		}
+	}
+	return out
+}
+
+// claimsOut lists the claims finalize kept (nil when none).
+func (s *solver) claimsOut() []*Claim {
+	var out []*Claim
+	for _, n := range s.claims {
+		if !n.dropped {
+			out = append(out, s.claimOut(n))
+		}
+	}
+	return out
+}
+
+// claimOut describes a claim finalize kept: its requirements, its options
+// and its pods.
+func (s *solver) claimOut(n *node) *Claim {
+	p := n.pool
+	reqs := p.p.Requirements.Clone()
+	if reqs == nil {
+		reqs = scheduling.Requirements{}
+	}
+	seen := make([]*compat, 0, len(n.classes))
+	for _, c := range n.classes {
+		cp := s.compat(c, p)
+		if slices.Contains(seen, cp) {
+			continue
+		}
+		seen = append(seen, cp)
 		if len(cp.term) > 0 {
 			reqs = reqs.Intersection(cp.term)
 		}
@@ -62,37 +146,16 @@ func (s *solver) finalizeClaim(n *node) (*Claim, string) {
 	reqs.Add(scheduling.In(scheduling.LabelTopologyZone, s.zones[n.zone]))
 	cts := n.cts & p.ctMask
 	reqs.Add(scheduling.In(scheduling.LabelCapacityType, ctList(cts)...))
-	base := p.usage.sub(n.typ.capacity)
-	// Sized for the usual case, where maxOptions ends the list.
-	size := min(s.opts.maxOptions, len(p.offers[n.zone]))
-	opts := make([]InstanceOption, 0, size)
-	types := make([]*ptype, 0, size)
-	for _, o := range p.offers[n.zone] {
-		if cts&(1<<o.ct) == 0 || !mask.has(o.t.idx) || !n.used.fits(o.t.alloc) {
-			continue
-		}
-		if !withinLimits(p, base, o.t.capacity) {
-			continue
-		}
-		if len(opts) >= s.opts.maxOptions && minValuesMet(p, types, s.zones[n.zone]) {
-			break
-		}
-		opts = append(opts, InstanceOption{InstanceType: o.t.it.Name, Zone: s.zones[o.zone], CapacityType: ctNames[o.ct], PricePerHour: o.price})
-		types = append(types, o.t)
+	offers := n.final.offers
+	if len(p.minValues) == 0 {
+		offers = s.claimOffers(n, false)
 	}
-	if len(opts) == 0 {
-		return nil, fmt.Sprintf("no instance type of nodepool %q fits the pods packed together on %s; this is always a bug in the packer, please report it", p.p.Name, n.name)
+	opts := make([]InstanceOption, len(offers))
+	for i, o := range offers {
+		opts[i] = InstanceOption{InstanceType: o.t.it.Name, Zone: s.zones[o.zone], CapacityType: ctNames[o.ct], PricePerHour: o.price}
 	}
-	if !minValuesMet(p, types, s.zones[n.zone]) {
-		r := p.minValues[0]
-		return nil, fmt.Sprintf("nodepool %q requires at least %d distinct values of %s, but only %d instance types fit the pods", p.p.Name, *r.MinValues, r.Key, len(distinctTypes(types)))
-	}
-	chosen := types[0]
-	p.usage = base.add(chosen.capacity)
-	n.typ = chosen
-	n.ct = ctIndex(opts[0].CapacityType)
 	keys := sortByKey(n.pods)
-	over := s.overhead(p, chosen, opts[0].Zone, opts[0].CapacityType, n.name)
+	over := s.overhead(p, n.typ, opts[0].Zone, opts[0].CapacityType, n.name)
 	return &Claim{
 		Name:         n.name,
 		Pool:         p.p.Name,
@@ -100,7 +163,7 @@ func (s *solver) finalizeClaim(n *node) (*Claim, string) {
 		Options:      opts,
 		Pods:         keys,
 		Requests:     s.dims.list(n.used.add(over)),
-	}, ""
+	}
 }
 
 // overhead is the daemonsets' requests on a new node of this offering.
@@ -129,11 +192,11 @@ func withinLimits(p *poolPlan, base, capacity vec) bool {
 
 // minValuesMet reports whether the types offer enough distinct values for
 // every requirement with minValues.
-func minValuesMet(p *poolPlan, types []*ptype, zone string) bool {
+func minValuesMet(p *poolPlan, offers []offer, zone string) bool {
 	for _, r := range p.minValues {
 		seen := map[string]bool{}
-		for _, t := range types {
-			seen[typeLabel(t, r.Key, zone)] = true
+		for _, o := range offers {
+			seen[typeLabel(o.t, r.Key, zone)] = true
 		}
 		if len(seen) < *r.MinValues {
 			return false
@@ -152,10 +215,10 @@ func typeLabel(t *ptype, key, zone string) string {
 	return t.it.Name
 }
 
-func distinctTypes(types []*ptype) map[string]bool {
+func distinctTypes(offers []offer) map[string]bool {
 	out := map[string]bool{}
-	for _, t := range types {
-		out[t.it.Name] = true
+	for _, o := range offers {
+		out[o.t.it.Name] = true
 	}
 	return out
 }

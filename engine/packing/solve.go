@@ -70,9 +70,29 @@ func Solve(ctx context.Context, snap *state.Snapshot, pods []*state.Pod, opts ..
 			best, bestSolver = r, solvers[i]
 		}
 	}
-	// The bound is computed once, for the result returned.
+	// The claims and placements are listed, and the bound computed, only
+	// for the result returned, side by side: neither changes what the
+	// other reads.
+	var out sync.WaitGroup
+	out.Go(func() { bestSolver.describe(best, pods) })
 	best.LowerBoundPerHour = bestSolver.lowerBound()
+	out.Wait()
 	return best, nil
+}
+
+// describe fills in the claims and placements of a result solveOnce
+// returned.
+func (s *solver) describe(res *Result, pods []*state.Pod) {
+	res.Claims = s.claimsOut()
+	if len(s.placed) > 0 {
+		res.Placements = make([]Placement, 0, len(s.placed))
+	}
+	for _, p := range pods {
+		key := p.Key()
+		if node, ok := s.placed[key]; ok {
+			res.Placements = append(res.Placements, Placement{Pod: key, Node: node})
+		}
+	}
 }
 
 // strategies are the exponents of a pod's worth in the fill score (see
@@ -165,7 +185,8 @@ func (s *solver) share(from *solver) {
 	}
 }
 
-// solveOnce is one packing of the batch with one strategy.
+// solveOnce is one packing of the batch with one strategy. The result has
+// no claims or placements yet (see describe): only what Solve compares.
 func solveOnce(ctx context.Context, snap *state.Snapshot, pods []*state.Pod, o options, shared *solver) (*solver, *Result, error) {
 	s := newSolver(ctx, snap, o)
 	pending := make(map[string]bool, len(pods))
@@ -195,17 +216,12 @@ func solveOnce(ctx context.Context, snap *state.Snapshot, pods []*state.Pod, o o
 	if !s.opts.noImprove && s.improve() {
 		s.renumber()
 	}
-	claims, dropped, dropReasons := s.finalize()
+	cost, dropped, dropReasons := s.finalize()
 	for p, reason := range repaired {
 		dropped = append(dropped, p)
 		dropReasons[p] = reason
 	}
-	res := &Result{Claims: claims}
-	for _, p := range pods {
-		if node, ok := s.placed[p.Key()]; ok {
-			res.Placements = append(res.Placements, Placement{Pod: p.Key(), Node: node})
-		}
-	}
+	res := &Result{CostPerHour: cost}
 	for c, ps := range left {
 		reason := s.reasonFor(c)
 		for _, p := range ps {
@@ -220,9 +236,6 @@ func solveOnce(ctx context.Context, snap *state.Snapshot, pods []*state.Pod, o o
 		res.Unschedulable = append(res.Unschedulable, Unschedulable{Pod: p.Key(), Reason: dropReasons[p]})
 	}
 	slices.SortFunc(res.Unschedulable, func(a, b Unschedulable) int { return cmp.Compare(a.Pod, b.Pod) })
-	for _, c := range claims {
-		res.CostPerHour += c.Chosen().PricePerHour
-	}
 	return s, res, nil
 }
 

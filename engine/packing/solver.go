@@ -76,6 +76,8 @@ type claimState struct {
 	classes []*class
 	// dropped is set when finalize gave the claim's pods back.
 	dropped bool
+	// final is what finalize decided for a claim it kept.
+	final *finalOffers
 }
 
 func newSolver(ctx context.Context, snap *state.Snapshot, opts options) *solver {
