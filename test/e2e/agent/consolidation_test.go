@@ -84,11 +84,25 @@ spec:
 // Deployment guarded by a PDB with maxUnavailable 1, then 10. The agent
 // consolidates (consolidation commands, not only emptiness), and
 //
-//   - the pool ends with exactly the nodes and cost `tenon simulate
-//     --until-stable` predicts for the cluster as the scale-down left it
-//     (its nodes and bound pods, the pool and the PDB, captured before the
-//     agent disrupted anything);
+//   - the pool ends with exactly the instance types, node count and cost
+//     `tenon simulate --until-stable` predicts for the cluster as the
+//     scale-down left it (its nodes and bound pods, the pool and the PDB,
+//     captured before the agent disrupted anything), and stays there. The
+//     agent runs one command per 10 s tick where simulate applies a
+//     round's commands together, and the kube-scheduler, not the plan,
+//     places the evicted pods' replacements; the end states still agree
+//     here (every run so far), and a difference would be a finding, not
+//     noise to tolerate;
 //   - the PDB is never violated: see pdbWatch for what is counted.
+//
+// Consolidation must evict several of the budget's pods from one node
+// (the node it replaces holds 2 or 3 of them), which engine/consolidation
+// refused while it summed evictions per PDB. Whether an eviction meets a
+// 429 depends on timing: KWOK makes a replacement Ready within tens of
+// milliseconds, so the drain's second eviction is sometimes already
+// allowed. The refusals are logged from the agent's counter; the agent's
+// retry of a 429 is tested without timing in engine/agent
+// (TestDrainRetriesRefusedEvictions).
 func TestConsolidationHonoursPDB(t *testing.T) {
 	e := require(t)
 	ns := namespace(t, e, "consolidate")
