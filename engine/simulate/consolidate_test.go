@@ -245,3 +245,41 @@ func TestConsolidationReasonsFromFile(t *testing.T) {
 		}
 	}
 }
+
+// TestConsolidationPDBMaxUnavailableOne: a PDB with maxUnavailable 1 does
+// not hold back a node holding two of its pods (the agent's drain evicts
+// them one at a time through the Eviction API), so --until-stable merges
+// two half-empty nodes into one; pods of the PDB all move in one command.
+func TestConsolidationPDBMaxUnavailableOne(t *testing.T) {
+	fixed := strings.Replace(pool, "values: [on-demand]}", "values: [on-demand]}\n        - {key: node.kubernetes.io/instance-type, operator: In, values: [m5.xlarge]}", 1)
+	web := func(name, node string) string {
+		return strings.Replace(boundPod(name, node), "  ownerReferences:", "  labels: {app: web}\n  ownerReferences:", 1)
+	}
+	nodes := nodeDoc("n1", "m5.xlarge", "us-east-1a") + nodeDoc("n2", "m5.xlarge", "us-east-1a")
+	pods := web("web-1", "n1") + web("web-2", "n1") + web("web-3", "n2") + web("web-4", "n2")
+	pdb := "---\napiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata: {name: web}\nspec:\n  maxUnavailable: 1\n  selector: {matchLabels: {app: web}}\n"
+	path := filepath.Join(t.TempDir(), "c.yaml")
+	if err := os.WriteFile(path, []byte(header+fixed+nodes+pods+pdb), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, stderr, code := runCLI(t, "-f", path, "--until-stable", "--check", "--now", fixedNow, "-o", "json")
+	if code != ExitOK {
+		t.Fatalf("exit %d; stderr:\n%s", code, stderr)
+	}
+	var rep ConsolidationReport
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if !rep.Summary.Stable || rep.Summary.NodesAfter != 1 || rep.Summary.PodsEvicted != 2 {
+		t.Errorf("stable=%v, %d nodes after, %d pods evicted; want stable, 1 node, 2 evicted:\n%s",
+			rep.Summary.Stable, rep.Summary.NodesAfter, rep.Summary.PodsEvicted, out)
+	}
+	if len(rep.Commands) != 1 || len(rep.Commands[0].Moves) != 2 {
+		t.Errorf("want one command moving both pods of a node, got %+v", rep.Commands)
+	}
+	for _, k := range rep.Kept {
+		if strings.Contains(k.Reason, "PDB") {
+			t.Errorf("%s kept because %q", k.Node, k.Reason)
+		}
+	}
+}
