@@ -2,6 +2,7 @@ package packing
 
 import (
 	"fmt"
+	"math/bits"
 	"slices"
 
 	corev1 "k8s.io/api/core/v1"
@@ -57,6 +58,11 @@ func (a vec) fits(room vec) bool {
 
 // times returns how many copies of a fit within room (capped at limit).
 func (a vec) times(room vec, limit int64) int64 {
+	// Most calls ask for a few pods that all fit: check limit copies with
+	// (overflow-safe) multiplications before dividing.
+	if limit > 0 && a.fitsTimes(room, limit) {
+		return limit
+	}
 	n := limit
 	for i := range a {
 		if a[i] <= 0 {
@@ -70,6 +76,26 @@ func (a vec) times(room vec, limit int64) int64 {
 		}
 	}
 	return max(n, 0)
+}
+
+// fitsTimes reports whether k > 0 copies of a fit within room, every
+// amount of room being non-negative where a requests something.
+func (a vec) fitsTimes(room vec, k int64) bool {
+	for i := range a {
+		if a[i] <= 0 {
+			if room[i] < 0 {
+				return false
+			}
+			continue
+		}
+		if room[i] < 0 {
+			return false
+		}
+		if hi, lo := bits.Mul64(uint64(a[i]), uint64(k)); hi != 0 || lo > uint64(room[i]) {
+			return false
+		}
+	}
+	return true
 }
 
 // dims interns resource names into vec indices.
