@@ -96,10 +96,7 @@ func (s *solver) claimOffers(n *node, first bool) []offer {
 	}
 	out := make([]offer, 0, size)
 	for _, o := range p.offers[n.zone] {
-		if cts&(1<<o.ct) == 0 || !n.final.mask.has(o.t.idx) || !n.used.fits(o.t.alloc) {
-			continue
-		}
-		if !withinLimits(p, n.final.base, o.t.capacity) {
+		if !claimTakes(n, cts, o) {
 			continue
 		}
 		if len(out) >= s.opts.maxOptions && minValuesMet(p, out, s.zones[n.zone]) {
@@ -111,6 +108,13 @@ func (s *solver) claimOffers(n *node, first bool) []offer {
 		}
 	}
 	return out
+}
+
+// claimTakes reports whether offering o of n's pool can be n's: an
+// allowed capacity type and instance type that holds n's pods within the
+// pool's limits.
+func claimTakes(n *node, cts uint8, o offer) bool {
+	return cts&(1<<o.ct) != 0 && n.final.mask.has(o.t.idx) && n.used.fits(o.t.alloc) && withinLimits(n.pool, n.final.base, o.t.capacity)
 }
 
 // claimsOut lists the claims finalize kept (nil when none).
@@ -146,13 +150,27 @@ func (s *solver) claimOut(n *node) *Claim {
 	reqs.Add(scheduling.In(scheduling.LabelTopologyZone, s.zones[n.zone]))
 	cts := n.cts & p.ctMask
 	reqs.Add(scheduling.In(scheduling.LabelCapacityType, ctList(cts)...))
-	offers := n.final.offers
-	if len(p.minValues) == 0 {
-		offers = s.claimOffers(n, false)
+	option := func(o offer) InstanceOption {
+		return InstanceOption{InstanceType: o.t.it.Name, Zone: s.zones[o.zone], CapacityType: ctNames[o.ct], PricePerHour: o.price}
 	}
-	opts := make([]InstanceOption, len(offers))
-	for i, o := range offers {
-		opts[i] = InstanceOption{InstanceType: o.t.it.Name, Zone: s.zones[o.zone], CapacityType: ctNames[o.ct], PricePerHour: o.price}
+	var opts []InstanceOption
+	if len(p.minValues) > 0 {
+		// finalize listed them all.
+		opts = make([]InstanceOption, len(n.final.offers))
+		for i, o := range n.final.offers {
+			opts[i] = option(o)
+		}
+	} else {
+		// claimOffers' list without minValues: the first maxOptions.
+		opts = make([]InstanceOption, 0, min(s.opts.maxOptions, len(p.offers[n.zone])))
+		for _, o := range p.offers[n.zone] {
+			if len(opts) == s.opts.maxOptions {
+				break
+			}
+			if claimTakes(n, cts, o) {
+				opts = append(opts, option(o))
+			}
+		}
 	}
 	keys := sortByKey(n.pods)
 	over := s.overhead(p, n.typ, opts[0].Zone, opts[0].CapacityType, n.name)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 
 	"github.com/tenonhq/terraform-provider-tenon/engine/scheduling"
 )
@@ -634,12 +635,12 @@ func cheapestCT(t *ptype, zone int, cts uint8) (int, float64) {
 // newClaim opens an empty claim.
 func (s *solver) newClaim(p *poolPlan, t *ptype, zone, ct int) *node {
 	p.next++
-	name := fmt.Sprintf("%s-%d", p.p.Name, p.next)
+	name := p.p.Name + "-" + strconv.Itoa(p.next)
 	// Names of existing nodes and claims are skipped, so a claim never
 	// shadows one.
 	for s.nodeNames[name] {
 		p.next++
-		name = fmt.Sprintf("%s-%d", p.p.Name, p.next)
+		name = p.p.Name + "-" + strconv.Itoa(p.next)
 	}
 	n := &node{
 		name: name,

@@ -189,6 +189,8 @@ func (s *solver) share(from *solver) {
 // no claims or placements yet (see describe): only what Solve compares.
 func solveOnce(ctx context.Context, snap *state.Snapshot, pods []*state.Pod, o options, shared *solver) (*solver, *Result, error) {
 	s := newSolver(ctx, snap, o)
+	s.placed = make(map[string]string, len(pods))
+	s.podClass = make(map[*state.Pod]*class, len(pods))
 	pending := make(map[string]bool, len(pods))
 	for _, p := range pods {
 		pending[p.Key()] = true
