@@ -15,7 +15,9 @@ type bucket struct {
 	cts   uint8
 	pods  []*state.Pod
 	next  int
-	size  int64
+	// size and hardness order the buckets in a round (see round).
+	size     int64
+	hardness int
 	// val is the pods' dual value while a pool fills claims.
 	val float64
 	// taken counts the pods a dry (simulated) fill took; 0 otherwise.

@@ -169,8 +169,16 @@ func (s *solver) compilePool(i int, sp *state.Pool) *poolPlan {
 		}
 	}
 	for _, offers := range p.offers {
+		// By price, then name and capacity type, comparing names only on
+		// a tie (cmp.Or would compare them every time).
 		slices.SortStableFunc(offers, func(a, b offer) int {
-			return cmp.Or(cmp.Compare(a.price, b.price), cmp.Compare(a.t.it.Name, b.t.it.Name), cmp.Compare(a.ct, b.ct))
+			if c := cmp.Compare(a.price, b.price); c != 0 {
+				return c
+			}
+			if c := cmp.Compare(a.t.it.Name, b.t.it.Name); c != 0 {
+				return c
+			}
+			return cmp.Compare(a.ct, b.ct)
 		})
 	}
 	for name, q := range sp.Limits {

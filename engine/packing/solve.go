@@ -320,10 +320,16 @@ func (s *solver) round(classes []*class) (map[*class][]*state.Pod, map[*state.Po
 	pn := s.newPinner(classes)
 	buckets := pn.pin(classes)
 	for _, b := range buckets {
-		b.size = s.size(b.c.req)
+		b.size, b.hardness = s.size(b.c.req), s.hardness(b.c)
 	}
 	slices.SortStableFunc(buckets, func(a, b *bucket) int {
-		return cmp.Or(cmp.Compare(s.hardness(b.c), s.hardness(a.c)), cmp.Compare(b.size, a.size), cmp.Compare(a.c.id, b.c.id))
+		if c := cmp.Compare(b.hardness, a.hardness); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(b.size, a.size); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.c.id, b.c.id)
 	})
 	for i, b := range buckets {
 		if i%64 == 0 {
