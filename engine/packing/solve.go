@@ -27,12 +27,18 @@ func Solve(ctx context.Context, snap *state.Snapshot, pods []*state.Pod, opts ..
 	}
 	o := newOptions(opts)
 	pods = sortedUnique(pods)
-	// The pools' instance types are compiled once and shared read-only.
+	// The pods are partitioned into classes beside the compilation of the
+	// pools' instance types; both are shared read-only by the variants.
+	var part partition
+	var partitioned sync.WaitGroup
+	partitioned.Go(func() { part = partitionPods(pods) })
 	shared := newSolver(ctx, snap, o)
 	if err := shared.internDims(pods); err != nil {
+		partitioned.Wait()
 		return nil, fmt.Errorf("solving: %w", err)
 	}
 	shared.compileShared()
+	partitioned.Wait()
 	// The pools' LP columns are computed beside the variants, which wait
 	// for them only when they first price the demand.
 	var columns sync.WaitGroup
@@ -55,7 +61,7 @@ func Solve(ctx context.Context, snap *state.Snapshot, pods []*state.Pod, opts ..
 			so := o
 			so.worth = w.worth
 			so.eagerCliques = w.eagerCliques
-			solvers[i], results[i], errs[i] = solveOnce(ctx, snap, pods, so, shared)
+			solvers[i], results[i], errs[i] = solveOnce(ctx, snap, pods, part, so, shared)
 		})
 	}
 	wg.Wait()
@@ -187,7 +193,7 @@ func (s *solver) share(from *solver) {
 
 // solveOnce is one packing of the batch with one strategy. The result has
 // no claims or placements yet (see describe): only what Solve compares.
-func solveOnce(ctx context.Context, snap *state.Snapshot, pods []*state.Pod, o options, shared *solver) (*solver, *Result, error) {
+func solveOnce(ctx context.Context, snap *state.Snapshot, pods []*state.Pod, part partition, o options, shared *solver) (*solver, *Result, error) {
 	s := newSolver(ctx, snap, o)
 	s.placed = make(map[string]string, len(pods))
 	s.podClass = make(map[*state.Pod]*class, len(pods))
@@ -195,7 +201,7 @@ func solveOnce(ctx context.Context, snap *state.Snapshot, pods []*state.Pod, o o
 	for _, p := range pods {
 		pending[p.Key()] = true
 	}
-	if err := s.classify(pods); err != nil {
+	if err := s.classifyAs(pods, part); err != nil {
 		return nil, nil, fmt.Errorf("solving: %w", err)
 	}
 	s.internExistingTerms(pending)

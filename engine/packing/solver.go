@@ -331,23 +331,50 @@ func (s *solver) internDims(pods []*state.Pod) error {
 // classify groups pending pods into classes, in the order of their first
 // pod.
 func (s *solver) classify(pods []*state.Pod) error {
-	byKey := map[string]*class{}
-	var b strings.Builder
-	kc := &keyCache{affinity: map[*corev1.Affinity]string{}, spread: map[*corev1.TopologySpreadConstraint]string{}}
+	return s.classifyAs(pods, partitionPods(pods))
+}
+
+// classifyAs builds the classes of a partition partitionPods made of pods.
+func (s *solver) classifyAs(pods []*state.Pod, part partition) error {
 	if err := s.internDims(pods); err != nil {
 		return err
 	}
-	for _, p := range pods {
-		classKey(&b, kc, p)
-		c, ok := byKey[b.String()]
-		if !ok {
-			c = newClass(len(s.classes), p, s.dims, &s.groups)
-			byKey[b.String()] = c
-			s.classes = append(s.classes, c)
+	for i, p := range pods {
+		ci := part.of[i]
+		if ci == len(s.classes) {
+			s.classes = append(s.classes, newClass(ci, p, s.dims, &s.groups))
 		}
+		c := s.classes[ci]
 		c.pods = append(c.pods, p)
 	}
 	return nil
+}
+
+// partition is which class each pod belongs to: of[i] for pods[i],
+// numbered in the order of the classes' first pods. Solve computes it once
+// for every variant: printing each pod's class key is the costly part of
+// classifying.
+type partition struct {
+	of []int
+}
+
+// partitionPods puts pods that schedule identically (see classKey) in one
+// class.
+func partitionPods(pods []*state.Pod) partition {
+	byKey := map[string]int{}
+	var b strings.Builder
+	kc := &keyCache{affinity: map[*corev1.Affinity]string{}, spread: map[*corev1.TopologySpreadConstraint]string{}}
+	part := partition{of: make([]int, len(pods))}
+	for i, p := range pods {
+		classKey(&b, kc, p)
+		ci, ok := byKey[b.String()]
+		if !ok {
+			ci = len(byKey)
+			byKey[b.String()] = ci
+		}
+		part.of[i] = ci
+	}
+	return part
 }
 
 // matchClasses sets which groups select each class, once every group is
