@@ -32,7 +32,8 @@ import (
 )
 
 // consolidationPods is the workload of test 2: pods of 100m CPU and 128 MiB,
-// several to a node.
+// several to a node. Each starts behind a scheduling gate that a
+// podStarter removes (see there).
 func consolidationPods(replicas int) string {
 	return fmt.Sprintf(`
 apiVersion: apps/v1
@@ -50,6 +51,8 @@ spec:
         app: packed
     spec:
       terminationGracePeriodSeconds: 0
+      schedulingGates:
+        - name: `+slowStartGate+`
       nodeSelector:
         tenon.dev/nodepool: packed
       containers:
@@ -95,14 +98,11 @@ spec:
 //     noise to tolerate;
 //   - the PDB is never violated: see pdbWatch for what is counted.
 //
-// Consolidation must evict several of the budget's pods from one node
-// (the node it replaces holds 2 or 3 of them), which engine/consolidation
-// refused while it summed evictions per PDB. Whether an eviction meets a
-// 429 depends on timing: KWOK makes a replacement Ready within tens of
-// milliseconds, so the drain's second eviction is sometimes already
-// allowed. The refusals are logged from the agent's counter; the agent's
-// retry of a 429 is tested without timing in engine/agent
-// (TestDrainRetriesRefusedEvictions).
+// Consolidation evicts several of the budget's pods from one node (the node
+// it replaces holds 2 or 3 of them), which engine/consolidation refused
+// while it summed evictions per PDB. The evicted pods' replacements take
+// replacementStart to start (podStarter), so such a drain must meet the
+// Eviction API's 429, and the test requires that it did.
 func TestConsolidationHonoursPDB(t *testing.T) {
 	e := require(t)
 	ns := namespace(t, e, "consolidate")
@@ -111,6 +111,7 @@ func TestConsolidationHonoursPDB(t *testing.T) {
 	apply(t, e, ns, consolidationPolicy)
 	agentProc := startAgent(t, e, "consolidate", "--log-level=debug")
 	cleanupPool(t, e, ns, "packed")
+	starter := startPods(t, e, ns, "app=packed")
 	apply(t, e, ns, consolidationPods(40))
 	waitFor(t, 60*time.Second, "40 pods Running", func() (bool, string) {
 		running, _, _ := runningOn(t, e, ns, "app=packed", "packed")
@@ -121,6 +122,7 @@ func TestConsolidationHonoursPDB(t *testing.T) {
 	t.Logf("40 pods on %d nodes %v, $%.4f/h", nodesBefore, instanceTypes(poolNodes(t, e, "packed")), before)
 
 	w := watchBudget(t, e, ns, "app=packed", 40)
+	starter.setDelay(replacementStart)
 	w.setDesired(10)
 	scale(t, e, ns, "packed", 10)
 	waitFor(t, 30*time.Second, "10 pods Running", func() (bool, string) {
@@ -183,6 +185,12 @@ func TestConsolidationHonoursPDB(t *testing.T) {
 	if ev[`result="evicted"`] != len(r.evicted) || ev[`result="forced"`] != 0 {
 		t.Errorf("the agent counts evictions %v; the watch saw %d evicted and none may be forced", ev, len(r.evicted))
 	}
+	// A node holding several of the budget's pods is drained one pod at a
+	// time: its next eviction is asked while the last one's replacement
+	// is still starting (replacementStart), and must be refused.
+	if several := slices.ContainsFunc(r.perNodeCounts(), func(n int) bool { return n > 1 }); several && ev[`result="blocked"`] == 0 {
+		t.Errorf("a node lost several of the budget's pods (%v) and no eviction was refused with 429: the drain did not wait on the budget", r.perNode())
+	}
 	t.Logf("the agent's evictions: %d evicted, %d refused with 429 and retried, %d forced",
 		ev[`result="evicted"`], ev[`result="blocked"`], ev[`result="forced"`])
 	t.Logf("test 2 took %s (consolidation settled %s after the prediction); cost $%.4f/h -> $%.4f/h on %v, simulate --until-stable predicts %d nodes %v $%.4f/h",
@@ -190,6 +198,84 @@ func TestConsolidationHonoursPDB(t *testing.T) {
 		want.Summary.NodesAfter, want.types, want.Summary.CostAfterPerHour)
 	t.Logf("PDB maxUnavailable 1: %d pods evicted (per node %v), %d deleted without eviction (the scale-down); at most %d unavailable at once",
 		len(r.evicted), r.perNode(), r.deleted, r.worst)
+}
+
+// slowStartGate holds test 2's pods until a podStarter lets them go.
+const slowStartGate = "tenon.dev/e2e-slow-start"
+
+// replacementStart is how long the pods created after the scale-down (the
+// evicted pods' replacements) wait before they may be scheduled.
+const replacementStart = 2 * time.Second
+
+// podStarter stands in for an application that takes a while to become
+// Ready. KWOK makes a pod Ready within milliseconds of its binding, so a
+// replacement is usually Ready before the drain asks for the next
+// eviction, and the PDB never has to say no; with a start-up time, the
+// drain of a node holding several of the budget's pods must meet the
+// Eviction API's 429 and retry, as it would on a real cluster. It removes
+// slowStartGate from each pod delay after it first saw the pod (0 until
+// setDelay).
+type podStarter struct {
+	mu    sync.Mutex
+	delay time.Duration
+	stop  chan struct{}
+	done  chan struct{}
+}
+
+func startPods(t *testing.T, e env, ns, selector string) *podStarter {
+	t.Helper()
+	s := &podStarter{stop: make(chan struct{}), done: make(chan struct{})}
+	seen := map[string]time.Time{}
+	go func() {
+		defer close(s.done)
+		tick := time.NewTicker(100 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			select {
+			case <-s.stop:
+				return
+			case <-tick.C:
+			}
+			s.mu.Lock()
+			delay := s.delay
+			s.mu.Unlock()
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			pods, err := e.kube.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: selector})
+			if err != nil {
+				cancel()
+				continue
+			}
+			for i := range pods.Items {
+				p := &pods.Items[i]
+				if len(p.Spec.SchedulingGates) == 0 {
+					continue
+				}
+				first, ok := seen[p.Name]
+				if !ok {
+					first = time.Now()
+					seen[p.Name] = first
+				}
+				if time.Since(first) < delay {
+					continue
+				}
+				p.Spec.SchedulingGates = nil
+				// A conflict is retried on the next tick.
+				_, _ = e.kube.CoreV1().Pods(ns).Update(ctx, p, metav1.UpdateOptions{})
+			}
+			cancel()
+		}
+	}()
+	t.Cleanup(func() {
+		close(s.stop)
+		<-s.done
+	})
+	return s
+}
+
+func (s *podStarter) setDelay(d time.Duration) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.delay = d
 }
 
 // evictionReason is the reason of the DisruptionTarget condition the
@@ -240,6 +326,19 @@ type budgetReport struct {
 	evicted                 map[string]string
 	evictedWhileUnavailable int
 	deleted                 int
+}
+
+// perNodeCounts is how many pods each node lost to evictions.
+func (r budgetReport) perNodeCounts() []int {
+	n := map[string]int{}
+	for _, node := range r.evicted {
+		n[node]++
+	}
+	var out []int
+	for _, c := range n {
+		out = append(out, c)
+	}
+	return out
 }
 
 // perNode counts the evictions of each node, sorted by node.
