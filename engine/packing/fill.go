@@ -29,10 +29,11 @@ type filler struct {
 	cols, undominated []column
 	cache             map[string]*decision
 	failed            map[*bucket]bool
-	// scratch is reused for each decision's candidates, live for each
-	// fill's buckets.
+	// scratch is reused for each decision's candidates, cands and live
+	// for each fill's buckets.
 	scratch []cand
-	live    []*bucket
+	cands   []fillCand
+	live    []int32
 	// minReq is, per resource, the smallest request among the active
 	// buckets when last compacted (a lower bound since): a node with less
 	// room than that in some resource can take nothing more.
@@ -244,58 +245,83 @@ func (f *filler) fill(n *node, seed *bucket, dry bool) []take {
 	put(seed, (k+1)/2)
 	alloc := n.typ.alloc
 	price := n.typ.price[n.zone*numCT+n.ct]
-	// live are the buckets that may still go on n, in f.active's order: a
-	// bucket leaves for good once it is empty, no longer fits n's room
-	// (which only shrinks), or n refuses it, unless it has pod affinity
-	// terms, which a pod placed later may satisfy. Buckets n does not
-	// admit at all (zone, capacity type, instance type) never enter.
-	live := f.live[:0]
+	// The buckets n admits at all (zone, capacity type, instance type), in
+	// f.active's order, with what a step reads of each kept at hand.
+	cands := f.cands[:0]
 	for _, b := range f.active {
 		if s.admits(b, n) {
-			live = append(live, b)
+			cands = append(cands, fillCand{b: b, left: left(b), req: b.c.req, free: b.c.unconstrained(), affinity: len(b.c.affinity) > 0})
 		}
 	}
-	s.fills++
-	defer func() { f.live = live[:0] }()
+	// live are the candidates that may still go on n: one leaves for good
+	// once it is empty, no longer fits n's room (which only shrinks), or n
+	// refuses it, unless it has pod affinity terms, which a pod placed
+	// later may satisfy.
+	live := f.live[:0]
+	for i := range cands {
+		live = append(live, int32(i))
+	}
+	defer func() { f.cands, f.live = cands[:0], live[:0] }()
 	for {
 		if !f.minReq.fits(n.room) {
 			return takes
 		}
-		var best *bucket
+		best := -1
 		var bestK int64
 		bestScore := -1.0
 		kept := 0
-		for _, b := range live {
-			l := left(b)
-			if l == 0 || !b.c.req.fits(n.room) {
+		for _, i := range live {
+			c := &cands[i]
+			if c.left == 0 || !c.req.fits(n.room) {
 				continue
 			}
-			k := s.roomLeft(b, n, l)
+			// roomLeft, for a candidate n admits.
+			k := c.req.times(n.room, c.left)
+			if k > 0 && !c.free {
+				k = s.constrain(c.b.c, n, k)
+			}
 			if k <= 0 {
-				if len(b.c.affinity) > 0 {
-					live[kept] = b
+				if c.affinity {
+					live[kept] = i
 					kept++
 				}
 				continue
 			}
-			live[kept] = b
+			live[kept] = i
 			kept++
 			// A bucket's worth and shares of n are the same at every
 			// step of the fill.
-			if b.worthFill != s.fills {
-				b.worth, b.worthFill = worth(b, alloc, price, s.opts.worth), s.fills
-				b.shares = shares(b.c.req, alloc)
+			if !c.priced {
+				c.worth, c.shares, c.priced = worth(c.b, alloc, price, s.opts.worth), shares(c.req, alloc), true
 			}
-			if score := b.shares.align(n.room, alloc) * b.worth; score > bestScore {
-				best, bestK, bestScore = b, k, score
+			if score := c.shares.align(n.room, alloc) * c.worth; score > bestScore {
+				best, bestK, bestScore = int(i), k, score
 			}
 		}
 		live = live[:kept]
-		if best == nil {
+		if best < 0 {
 			return takes
 		}
-		put(best, (bestK+1)/2)
+		c := &cands[best]
+		k := (bestK + 1) / 2
+		c.left -= k
+		put(c.b, k)
 	}
+}
+
+// fillCand is a bucket during one fill: what is left of it for the node
+// (less what a dry fill took), its requests, whether its class has no
+// constraint for constrain to check or has pod affinity terms, and, once
+// computed, its worth and shares of the node.
+type fillCand struct {
+	b        *bucket
+	left     int64
+	req      vec
+	free     bool
+	affinity bool
+	priced   bool
+	worth    float64
+	shares   reqShares
 }
 
 // worth is how well a pod pays for the share of the node it takes: its

@@ -22,13 +22,6 @@ type bucket struct {
 	val float64
 	// taken counts the pods a dry (simulated) fill took; 0 otherwise.
 	taken int64
-	// worth is the bucket's worth (see worth) in the solver's fill number
-	// worthFill (from 1).
-	worth     float64
-	worthFill int
-	// shares are the bucket's requests as shares of the node of fill
-	// worthFill, for align.
-	shares reqShares
 }
 
 func (b *bucket) left() int64 { return int64(len(b.pods) - b.next) }

@@ -38,12 +38,9 @@ type solver struct {
 	// hostSpread is, per hostname group some pending class spreads on, the
 	// smallest maxSkew: every pod matching the group is capped by it.
 	hostSpread map[int]int32
-	// fills counts the fills (simulated or not) of every pool, so a
-	// bucket's cached worth is known to be for the current one.
-	fills    int
-	placed   map[string]string
-	podClass map[*state.Pod]*class
-	reasons  map[string]string
+	placed     map[string]string
+	podClass   map[*state.Pod]*class
+	reasons    map[string]string
 }
 
 // node is an existing node, an in-flight claim or a new claim.
