@@ -41,8 +41,11 @@ type filler struct {
 	// cliqueNodes sizes a large clique's nodes by their members (see
 	// decideClique) instead of by efficiency.
 	cliqueNodes bool
-	// nodeVals caches pr.node per type index (NaN: not yet computed).
+	// nodeVals caches pr.node per distinct allocatable (see
+	// poolColumns.allocs; per type index without them), NaN when not yet
+	// computed.
 	nodeVals []float64
+	allocs   []int32
 	// dry is the node dry fills simulate on.
 	dry *node
 }
@@ -134,7 +137,12 @@ func (f *filler) refreshDuals() {
 	cols := f.cols
 	f.pr = newPricer(items, cols, f.undominated, ndims)
 	if f.nodeVals == nil {
-		f.nodeVals = make([]float64, len(f.p.types))
+		n := len(f.p.types)
+		if c := f.p.columns; c != nil {
+			<-c.ready
+			f.allocs, n = c.allocs, c.distinct
+		}
+		f.nodeVals = make([]float64, n)
 	}
 	for i := range f.nodeVals {
 		f.nodeVals[i] = math.NaN()
@@ -580,13 +588,17 @@ func byPrice(a, b cand) int {
 }
 
 // nodeValue is the pricer's value of a node of type t, computed once per
-// pricer.
+// pricer and allocatable (many types share one).
 func (f *filler) nodeValue(t *ptype) float64 {
-	if v := f.nodeVals[t.idx]; !math.IsNaN(v) {
+	i := t.idx
+	if f.allocs != nil {
+		i = int(f.allocs[i])
+	}
+	if v := f.nodeVals[i]; !math.IsNaN(v) {
 		return v
 	}
 	v := f.pr.node(t.alloc)
-	f.nodeVals[t.idx] = v
+	f.nodeVals[i] = v
 	return v
 }
 

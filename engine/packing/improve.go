@@ -172,7 +172,18 @@ func (im *improver) cheapest(n *node, mask, mask2 bitset, cts uint8, used vec, l
 		return offer{}, false
 	}
 	offers := p.offers[n.zone]
-	i, _ := slices.BinarySearchFunc(offers, lo-1e-12, func(o offer, price float64) int { return cmp.Compare(o.price, price) })
+	// The first offering priced at least lo-1e-12 (prices are positive
+	// numbers, never NaN).
+	from := lo - 1e-12
+	i, j := 0, len(offers)
+	for i < j {
+		h := int(uint(i+j) >> 1)
+		if offers[h].price < from {
+			i = h + 1
+		} else {
+			j = h
+		}
+	}
 	for _, o := range offers[i:] {
 		if o.price >= hi {
 			return offer{}, false

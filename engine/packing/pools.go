@@ -64,6 +64,10 @@ type poolColumns struct {
 	ready             chan struct{}
 	ndims             int
 	cols, undominated []column
+	// allocs numbers the distinct allocatables of the types (by type
+	// index), which price the same as nodes; distinct is how many.
+	allocs   []int32
+	distinct int
 }
 
 // startColumns computes the LP columns of every pool in a goroutine; wait
@@ -76,9 +80,25 @@ func startColumns(pools []*poolPlan, ndims int, wg *sync.WaitGroup) {
 		for _, p := range pools {
 			c := p.columns
 			c.cols, c.undominated = lpColumns(p.types, ndims)
+			c.allocs, c.distinct = distinctAllocs(p.types)
 			close(c.ready)
 		}
 	})
+}
+
+// distinctAllocs numbers the types' distinct allocatables, by type index.
+func distinctAllocs(types []*ptype) ([]int32, int) {
+	ids := make([]int32, len(types))
+	seen := make(map[vec]int32, len(types))
+	for i, t := range types {
+		id, ok := seen[t.alloc]
+		if !ok {
+			id = int32(len(seen))
+			seen[t.alloc] = id
+		}
+		ids[i] = id
+	}
+	return ids, len(seen)
 }
 
 // lpColumns returns the types as LP columns, all and undominated.
