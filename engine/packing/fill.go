@@ -258,8 +258,16 @@ func (f *filler) fill(n *node, seed *bucket, dry bool) []take {
 	cands := f.cands[:0]
 	for _, b := range f.active {
 		if s.admits(b, n) {
-			cands = append(cands, fillCand{b: b, left: left(b), req: b.c.req, free: b.c.unconstrained(), affinity: len(b.c.affinity) > 0})
+			cands = append(cands, fillCand{b: b, left: left(b), req: b.c.req, free: b.c.unconstrained(), affinity: len(b.c.affinity) > 0, bound: math.Inf(1)})
 		}
+	}
+	// With no negative request, n's room only shrinks, and so does every
+	// score (rounding is monotonic): a candidate's last score bounds its
+	// next ones, and one whose bound is no better than the step's best so
+	// far cannot be chosen (a later step looks at it again).
+	shrinking := true
+	for d := range maxDims {
+		shrinking = shrinking && f.minReq[d] >= 0
 	}
 	// live are the candidates that may still go on n: one leaves for good
 	// once it is empty, no longer fits n's room (which only shrinks), or n
@@ -280,7 +288,15 @@ func (f *filler) fill(n *node, seed *bucket, dry bool) []take {
 		kept := 0
 		for _, i := range live {
 			c := &cands[i]
-			if c.left == 0 || !c.req.fits(n.room) {
+			if c.left == 0 {
+				continue
+			}
+			if shrinking && c.bound <= bestScore {
+				live[kept] = i
+				kept++
+				continue
+			}
+			if !c.req.fits(n.room) {
 				continue
 			}
 			// roomLeft, for a candidate n admits.
@@ -302,7 +318,11 @@ func (f *filler) fill(n *node, seed *bucket, dry bool) []take {
 			if !c.priced {
 				c.worth, c.shares, c.priced = worth(c.b, alloc, price, s.opts.worth), shares(c.req, alloc), true
 			}
-			if score := c.shares.align(n.room, alloc) * c.worth; score > bestScore {
+			score := c.shares.align(n.room, alloc) * c.worth
+			if c.worth >= 0 {
+				c.bound = score
+			}
+			if score > bestScore {
 				best, bestK, bestScore = int(i), k, score
 			}
 		}
@@ -330,6 +350,8 @@ type fillCand struct {
 	priced   bool
 	worth    float64
 	shares   reqShares
+	// bound is the candidate's last score, +Inf before the first.
+	bound float64
 }
 
 // worth is how well a pod pays for the share of the node it takes: its
