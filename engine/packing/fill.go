@@ -46,8 +46,9 @@ type filler struct {
 	// computed.
 	nodeVals []float64
 	allocs   []int32
-	// dry is the node dry fills simulate on.
-	dry *node
+	// dry is the node dry fills simulate on, dryTakes their takes.
+	dry      *node
+	dryTakes []take
 }
 
 // decision is the instance type and capacity type chosen for claims seeded
@@ -215,12 +216,15 @@ func (f *filler) fill(n *node, seed *bucket, dry bool) []take {
 	s := f.s
 	var takes []take
 	// A dry fill counts what it takes in the buckets' taken fields, reset
-	// before it returns.
+	// before it returns. Its takes are read before the next fill, so they
+	// reuse one buffer.
 	if dry {
+		takes = f.dryTakes[:0]
 		defer func() {
 			for _, tk := range takes {
 				tk.b.taken = 0
 			}
+			f.dryTakes = takes[:0]
 		}()
 	}
 	left := func(b *bucket) int64 { return b.left() - b.taken }
@@ -233,8 +237,10 @@ func (f *filler) fill(n *node, seed *bucket, dry bool) []take {
 			for _, t := range b.c.activeTerms(b.c.anti) {
 				n.bumpCarry(t.g, int32(k))
 			}
-			for range k {
-				n.ports = append(n.ports, b.c.ports...)
+			if len(b.c.ports) > 0 {
+				for range k {
+					n.ports = append(n.ports, b.c.ports...)
+				}
 			}
 			b.taken += k
 		} else {

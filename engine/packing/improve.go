@@ -192,7 +192,7 @@ func (im *improver) cheapest(n *node, mask, mask2 bitset, cts uint8, used vec, l
 		if im.budget < 0 {
 			return offer{}, false
 		}
-		if cts&(1<<o.ct) != 0 && used.fits(o.t.alloc) && mask.has(o.t.idx) && mask2.has(o.t.idx) {
+		if cts&(1<<o.ct) != 0 && mask.has(o.t.idx) && mask2.has(o.t.idx) && used.fits(o.t.alloc) {
 			return o, true
 		}
 	}
