@@ -29,7 +29,11 @@
 //   - A local-improvement pass (improve.go) then merges a claim into
 //     another or empties it into others' spare room when that costs less,
 //     moving only pods whose rules are all per zone, within a pool and
-//     zone; its work is counted, so results stay deterministic.
+//     zone. Its last move (regroup.go) re-packs the pods of the cheapest
+//     claims together (across zones for pods no rule counts): five
+//     t3a.micro holding a 512Mi pod each become one t3a.medium, which no
+//     move of one claim at a time finds. Work is counted, not timed, so
+//     results stay deterministic.
 //   - Two fill strategies run concurrently, a core each, and the cheapest
 //     result wins (WithStrategy picks one for callers short of CPU).
 //   - Preferences (preferred affinities, ScheduleAnyway, PreferNoSchedule)

@@ -24,6 +24,10 @@ const improveBudget = 150_000
 //     re-sized to the cheapest offering that holds what it gets, when the
 //     targets' growth costs less than the emptied claim.
 //
+// Then two moves over many claims at once: refill (refill.go) packs the
+// movable pods afresh around the pods that cannot move, and regroup
+// (regroup.go) re-packs the cheapest claims' pods onto new offerings.
+//
 // Every claim is first shrunk to its cheapest offering. Only movable pods
 // move (see movable): pods whose hard and soft rules all hold per zone or
 // not at all, so moving them within a zone keeps every rule, and a claim
@@ -65,6 +69,12 @@ func (s *solver) improve() bool {
 			continue
 		}
 		im.group(ns)
+	}
+	im.refill()
+	for range 3 {
+		if !im.regroup() {
+			break
+		}
 	}
 	return im.emptied > 0
 }

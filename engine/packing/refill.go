@@ -1,0 +1,152 @@
+package packing
+
+import (
+	"cmp"
+	"slices"
+
+	"github.com/tenonhq/terraform-provider-tenon/engine/state"
+)
+
+// refillBudget bounds the work of one refill pass, in fit checks.
+const refillBudget = 2_000_000
+
+// refill re-packs, per pool, zone and capacity-type set, the pods the
+// improve pass may move (movable) into the claims of that group as they
+// are: every movable pod is taken out and put back, largest first, on the
+// claim where it leaves the least room, preferring claims that keep pods
+// which cannot move (those claims stay anyway); then every claim is shrunk
+// to the cheapest offering that holds what it has, and a claim left empty
+// is dropped by finalize. This is what merge and evacuate cannot do when
+// most claims hold a pod that cannot move (a hostname anti-affinity member
+// each): the riders around those pods are packed afresh. The result is
+// applied only when it costs less; otherwise nothing changes.
+func (im *improver) refill() bool {
+	s := im.s
+	type key struct {
+		pool, zone int
+		cts        uint8
+	}
+	groups := map[key][]*node{}
+	var keys []key
+	for _, n := range s.claims {
+		p := n.pool
+		if n.dropped || len(n.pods) == 0 || len(p.minValues) > 0 || p.anyLimit() {
+			continue
+		}
+		k := key{p.idx, n.zone, n.cts}
+		if _, ok := groups[k]; !ok {
+			keys = append(keys, k)
+		}
+		groups[k] = append(groups[k], n)
+	}
+	slices.SortFunc(keys, func(a, b key) int {
+		return cmp.Or(cmp.Compare(a.pool, b.pool), cmp.Compare(a.zone, b.zone), cmp.Compare(a.cts, b.cts))
+	})
+	budget := refillBudget
+	changed := false
+	for _, k := range keys {
+		if im.refillGroup(groups[k], &budget) {
+			changed = true
+		}
+	}
+	return changed
+}
+
+// refillGroup is refill for the claims of one group.
+func (im *improver) refillGroup(ns []*node, budget *int) bool {
+	s := im.s
+	if len(ns) < 2 {
+		return false
+	}
+	type bin struct {
+		n      *node
+		room   vec
+		used   vec
+		anchor bool
+		// mask is the types every class that ends on the claim allows.
+		mask bitset
+	}
+	bins := make([]*bin, len(ns))
+	var moving []*state.Pod
+	from := map[*state.Pod]*node{}
+	var before float64
+	for i, n := range ns {
+		b := &bin{n: n, room: n.room, used: n.used, mask: n.pool.typeMask(nil)}
+		for _, p := range n.pods {
+			c := s.podClass[p]
+			if !im.isMovable(c, n.pool) {
+				b.mask = b.mask.and(s.compat(c, n.pool).mask)
+				b.anchor = true
+				continue
+			}
+			moving = append(moving, p)
+			from[p] = n
+			b.room = b.room.add(c.req)
+			b.used = b.used.sub(c.req)
+		}
+		bins[i] = b
+		before += price(n)
+	}
+	if len(moving) == 0 {
+		return false
+	}
+	slices.SortStableFunc(moving, func(a, b *state.Pod) int {
+		return cmp.Compare(s.size(s.podClass[b].req), s.size(s.podClass[a].req))
+	})
+	dest := make([]*bin, len(moving))
+	for i, p := range moving {
+		c := s.podClass[p]
+		cp := s.compat(c, ns[0].pool)
+		var best *bin
+		var bestLeft int64
+		for _, b := range bins {
+			*budget--
+			if !c.req.fits(b.room) || !cp.mask.has(b.n.typ.idx) {
+				continue
+			}
+			left := s.size(b.room.sub(c.req))
+			if best == nil || (b.anchor && !best.anchor) || (b.anchor == best.anchor && left < bestLeft) {
+				best, bestLeft = b, left
+			}
+		}
+		if *budget < 0 || best == nil {
+			return false
+		}
+		best.room = best.room.sub(c.req)
+		best.used = best.used.add(c.req)
+		best.mask = best.mask.and(cp.mask)
+		dest[i] = best
+	}
+	// What each claim costs now: nothing when empty, else the cheapest
+	// offering that holds it.
+	var after float64
+	offers := make([]offer, len(bins))
+	keep := make([]bool, len(bins))
+	for i, b := range bins {
+		if b.used == (vec{}) && !b.anchor {
+			continue
+		}
+		o, ok := im.cheapest(b.n, b.mask, b.mask, b.n.cts, b.used, 0, price(b.n)+1e-9)
+		if !ok {
+			return false
+		}
+		offers[i], keep[i] = o, true
+		after += o.price
+	}
+	if after >= before-1e-9 {
+		return false
+	}
+	for i, p := range moving {
+		if to := dest[i].n; to != from[p] {
+			im.move(p, from[p], to)
+		}
+	}
+	for i, b := range bins {
+		if keep[i] {
+			im.retype(b.n, offers[i])
+		} else {
+			im.emptied++
+		}
+	}
+	return true
+}

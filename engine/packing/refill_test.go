@@ -1,0 +1,95 @@
+package packing
+
+import (
+	"testing"
+
+	"github.com/tenonhq/terraform-provider-tenon/engine/scheduling"
+	"github.com/tenonhq/terraform-provider-tenon/engine/state"
+)
+
+// TestRefillPacksRidersAroundPodsThatCannotMove gives each of two members
+// of a hostname anti-affinity group (which refill must not move) a claim
+// of the largest size with room to spare, and puts two plain pods on claims
+// of their own: refill must move the plain pods into the members' spare
+// room, leave the members where they are, drop the emptied claims and shrink
+// what is left, for less than before.
+func TestRefillPacksRidersAroundPodsThatCannotMove(t *testing.T) {
+	p := pool("default")
+	snap := snapshot(poolsOf(p), nil, nil)
+	sel := map[string]string{"role": "nginx"}
+	ps := []*state.Pod{
+		pod("nginx-0", "1", "1Gi", label("role", "nginx"), antiAffinity(scheduling.LabelHostname, sel)),
+		pod("nginx-1", "1", "1Gi", label("role", "nginx"), antiAffinity(scheduling.LabelHostname, sel)),
+		pod("plain-0", "1", "2Gi"),
+		pod("plain-1", "1", "2Gi"),
+	}
+	keys := map[string]bool{}
+	for _, pd := range ps {
+		keys[pd.Key()] = true
+	}
+	s := newSolver(t.Context(), snap, newOptions(nil))
+	if err := s.internDims(ps); err != nil {
+		t.Fatal(err)
+	}
+	s.compileShared()
+	if err := s.classify(ps); err != nil {
+		t.Fatal(err)
+	}
+	s.internExistingTerms(keys)
+	s.matchClasses()
+	s.compileNodes(keys)
+	pl := s.pools[0]
+	var big *ptype
+	for _, ty := range pl.types {
+		if ty.it.Name == "m6a.xlarge" {
+			big = ty
+		}
+	}
+	if big == nil {
+		t.Fatal("m6a.xlarge is not in the pool")
+	}
+	var before float64
+	claimOf := map[string]*node{}
+	for _, c := range s.classes {
+		b := &bucket{c: c, zones: s.allZones(), cts: pl.ctMask, pods: c.pods}
+		for _, pd := range c.pods {
+			n := s.newClaim(pl, big, 0, ctOnDemand)
+			s.place(b, n, 1)
+			claimOf[pd.Name] = n
+			before += price(n)
+		}
+	}
+	im := &improver{s: s, budget: improveBudget, movable: map[*class]bool{}, masks: map[*node]bitset{}, maxAlloc: map[*poolPlan]vec{}}
+	if !im.refill() {
+		t.Fatal("refill changed nothing")
+	}
+	var after float64
+	var nodes int
+	for _, n := range s.claims {
+		if len(n.pods) == 0 {
+			continue
+		}
+		nodes++
+		after += price(n)
+		if !n.used.fits(n.typ.alloc) {
+			t.Errorf("%s (%s) holds %v, more than its allocatable %v", n.name, n.typ.it.Name, n.used, n.typ.alloc)
+		}
+		members := 0
+		for _, pd := range n.pods {
+			if pd.Labels["role"] == "nginx" {
+				members++
+			}
+		}
+		if members > 1 {
+			t.Errorf("%s holds %d anti-affinity members", n.name, members)
+		}
+	}
+	for _, name := range []string{"nginx-0", "nginx-1"} {
+		if got := s.placed["default/"+name]; got != claimOf[name].name {
+			t.Errorf("%s moved from %s to %s", name, claimOf[name].name, got)
+		}
+	}
+	if nodes != 2 || after >= before-1e-9 {
+		t.Errorf("refill left %d nodes costing %.4f/h, want 2 costing less than %.4f/h", nodes, after, before)
+	}
+}

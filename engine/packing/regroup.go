@@ -1,0 +1,354 @@
+package packing
+
+import (
+	"cmp"
+	"slices"
+
+	"github.com/tenonhq/terraform-provider-tenon/engine/state"
+)
+
+// regroupBudget bounds the work of one regroup pass in fit checks, apart
+// from improveBudget, so neither pass starves the other.
+const regroupBudget = 150_000
+
+// regroupMaxSet bounds the claims one re-pack takes: the tail of small
+// claims is what it is for, and a re-pack's work grows with its size.
+const regroupMaxSet = 256
+
+// regroupLevels is how many price levels regroup tries (see regroup).
+const regroupLevels = 6
+
+// regroupOrders is how many pod orders each re-pack is tried with (see
+// repack): which order packs best depends on the mix, and each try is
+// cheap.
+const regroupOrders = 4
+
+// regroupMaxOffers bounds the offerings one re-pack compares per node.
+const regroupMaxOffers = 48
+
+// regroup is the improve pass's last move, for the tail of small claims
+// that merge and evacuate cannot fix: they move one claim's pods at a
+// time, so five t3a.micro claims holding one 512Mi pod each never become
+// one t3a.medium, though that costs less (any two of them would cost the
+// same as a small, any three more than a medium).
+//
+// It groups the claims whose pods the improve pass may move (movable):
+// those whose pods no rule counts per zone or node (zoneFree) in one group
+// per pool across zones, so their pods may move to a claim in any zone;
+// the others, whose rules count per zone, in one group per pool and zone.
+// For each of the few lowest price levels L of a group it re-packs the
+// pods of all claims priced at most L together (repack), in a few pod
+// orders. The re-pack that saves the most is applied, re-using the old
+// claims as the new nodes (each keeps its zone, so the new offering is
+// looked up in that zone). It reports whether it changed anything.
+func (im *improver) regroup() bool {
+	s := im.s
+	type key struct {
+		pool, zone int
+		cts        uint8
+	}
+	groups := map[key][]*node{}
+	var keys []key
+	for _, n := range s.claims {
+		p := n.pool
+		if n.dropped || len(n.pods) == 0 || len(p.minValues) > 0 || p.anyLimit() || !im.allMovable(n) {
+			continue
+		}
+		// Claims whose pods no rule counts form one group across zones;
+		// the others, whose rules count per zone, one group per zone.
+		k := key{p.idx, n.zone, n.cts}
+		if im.allZoneFree(n) {
+			k.zone = -1
+		}
+		if _, ok := groups[k]; !ok {
+			keys = append(keys, k)
+		}
+		groups[k] = append(groups[k], n)
+	}
+	slices.SortFunc(keys, func(a, b key) int {
+		return cmp.Or(cmp.Compare(a.pool, b.pool), cmp.Compare(a.zone, b.zone), cmp.Compare(a.cts, b.cts))
+	})
+	budget := regroupBudget
+	changed := false
+	for _, k := range keys {
+		ns := groups[k]
+		if len(ns) < 2 {
+			continue
+		}
+		slices.SortStableFunc(ns, func(a, b *node) int { return cmp.Compare(price(a), price(b)) })
+		var levels []float64
+		for _, n := range ns {
+			if p := price(n); len(levels) == 0 || p > levels[len(levels)-1]+1e-12 {
+				if len(levels) == regroupLevels {
+					break
+				}
+				levels = append(levels, p)
+			}
+		}
+		var best []regroupNode
+		var bestSet []*node
+		bestGain := 1e-9
+		for _, level := range levels {
+			var set []*node
+			var cost float64
+			for _, n := range ns {
+				if price(n) <= level+1e-12 {
+					set = append(set, n)
+					cost += price(n)
+				}
+			}
+			if len(set) < 2 {
+				continue
+			}
+			if len(set) > regroupMaxSet {
+				break
+			}
+			for order := range regroupOrders {
+				plan, ok := im.repack(set, order, cost-bestGain, &budget)
+				var newCost float64
+				for _, r := range plan {
+					newCost += r.o.price
+				}
+				if !ok {
+					continue
+				}
+				if gain := cost - newCost; gain > bestGain && len(plan) <= len(set) {
+					best, bestSet, bestGain = plan, set, gain
+				}
+			}
+		}
+		if best != nil && im.apply(bestSet, best) {
+			changed = true
+		}
+	}
+	return changed
+}
+
+// regroupNode is one node of a re-pack: an offering and its pods.
+type regroupNode struct {
+	o    offer
+	pods []*state.Pod
+}
+
+// zoneFree reports whether pods of c may move to any claim of the pool, in
+// any zone: movable, and no rule of its own or of another class counts it.
+func (im *improver) zoneFree(c *class, p *poolPlan) bool {
+	return im.isMovable(c, p) && len(c.anti) == 0 && len(c.affinity) == 0 && len(c.spreads) == 0 && len(c.matches) == 0
+}
+
+func (im *improver) allZoneFree(n *node) bool {
+	for _, c := range n.classes {
+		if !im.zoneFree(c, n.pool) {
+			return false
+		}
+	}
+	return true
+}
+
+// repack packs the pods of set afresh in the zone of set[0]: nodes are
+// opened one at a time on the offering whose fill holds the most value per
+// dollar, where a pod's value is the price of the cheapest offering that
+// holds it alone, and a fill takes, class by class in the given order, as
+// many pods as fit. Orders: 0 most valuable then largest first, 1 most
+// valuable then smallest first, 2 most memory first, 3 most cpu first. It
+// gives up when the cost reaches limit, the budget runs out or a pod fits
+// no offering.
+func (im *improver) repack(set []*node, order int, limit float64, budget *int) ([]regroupNode, bool) {
+	s := im.s
+	n0 := set[0]
+	p := n0.pool
+	mask := im.mask(n0)
+	for _, n := range set[1:] {
+		mask = mask.and(im.mask(n))
+	}
+	// The offerings worth trying: in price order, below the limit, not
+	// dominated by a cheaper one.
+	var offers []offer
+	for _, o := range p.offers[n0.zone] {
+		if o.price >= limit || len(offers) == regroupMaxOffers {
+			break
+		}
+		*budget--
+		if n0.cts&(1<<o.ct) == 0 || !mask.has(o.t.idx) {
+			continue
+		}
+		dominated := false
+		for _, k := range offers {
+			if o.t.alloc.fits(k.t.alloc) {
+				dominated = true
+				break
+			}
+		}
+		if !dominated {
+			offers = append(offers, o)
+		}
+	}
+	if len(offers) == 0 {
+		return nil, false
+	}
+	// The pods by class, most valuable first, where a pod's value is the
+	// cheapest offering that holds it alone.
+	type bucket struct {
+		c     *class
+		value float64
+		pods  []*state.Pod
+	}
+	var bs []*bucket
+	at := map[*class]*bucket{}
+	for _, n := range set {
+		for _, pod := range n.pods {
+			c := s.podClass[pod]
+			b := at[c]
+			if b == nil {
+				b = &bucket{c: c, value: -1}
+				for _, o := range offers {
+					if c.req.fits(o.t.alloc) {
+						b.value = o.price
+						break
+					}
+				}
+				if b.value < 0 {
+					return nil, false
+				}
+				at[c] = b
+				bs = append(bs, b)
+			}
+			b.pods = append(b.pods, pod)
+		}
+	}
+	slices.SortStableFunc(bs, func(a, b *bucket) int {
+		switch order {
+		case 1:
+			return cmp.Or(cmp.Compare(b.value, a.value), cmp.Compare(s.size(a.c.req), s.size(b.c.req)))
+		case 2:
+			return cmp.Or(cmp.Compare(b.c.req[dimMemory], a.c.req[dimMemory]), cmp.Compare(b.c.req[dimCPU], a.c.req[dimCPU]))
+		case 3:
+			return cmp.Or(cmp.Compare(b.c.req[dimCPU], a.c.req[dimCPU]), cmp.Compare(b.c.req[dimMemory], a.c.req[dimMemory]))
+		}
+		return cmp.Or(cmp.Compare(b.value, a.value), cmp.Compare(s.size(b.c.req), s.size(a.c.req)))
+	})
+	// fill is how many pods of each bucket, in order, a node with alloc
+	// takes, and their value.
+	take := make([]int, len(bs))
+	fill := func(alloc vec) float64 {
+		room := alloc
+		var v float64
+		for i, b := range bs {
+			*budget--
+			k := b.c.req.times(room, int64(len(b.pods)))
+			take[i] = int(k)
+			if k > 0 {
+				room = room.sub(b.c.req.scale(k))
+				v += float64(k) * b.value
+			}
+		}
+		return v
+	}
+	var plan []regroupNode
+	var cost float64
+	for {
+		var bestO offer
+		bestRatio := -1.0
+		for _, o := range offers {
+			if v := fill(o.t.alloc); v > 0 && v/o.price > bestRatio+1e-12 {
+				bestO, bestRatio = o, v/o.price
+			}
+		}
+		if bestRatio < 0 {
+			break
+		}
+		if *budget < 0 {
+			return nil, false
+		}
+		fill(bestO.t.alloc)
+		// The same fill repeats while its pods last, as the filler's
+		// patterns do: it is the best again until a bucket runs short.
+		reps := -1
+		for i, b := range bs {
+			if take[i] > 0 && (reps < 0 || len(b.pods)/take[i] < reps) {
+				reps = len(b.pods) / take[i]
+			}
+		}
+		for range max(reps, 1) {
+			r := regroupNode{o: bestO}
+			for i, b := range bs {
+				r.pods = append(r.pods, b.pods[:take[i]]...)
+				b.pods = b.pods[take[i]:]
+			}
+			plan = append(plan, r)
+			if cost += bestO.price; cost >= limit {
+				return nil, false
+			}
+		}
+	}
+	for _, b := range bs {
+		if len(b.pods) > 0 {
+			return nil, false
+		}
+	}
+	return plan, true
+}
+
+// apply turns set into the nodes of plan: each node of the plan re-uses
+// one claim of set, re-typed to the plan's offering in the claim's own
+// zone (the plan priced set[0]'s zone; a claim elsewhere serves only if
+// its zone offers the same type and capacity type for no more), and the
+// claims left over are left empty for finalize to drop. It reports false,
+// changing nothing, when the claims cannot host the plan.
+func (im *improver) apply(set []*node, plan []regroupNode) bool {
+	hosts := make([]*node, len(plan))
+	offers := make([]offer, len(plan))
+	used := map[*node]bool{}
+	for i, r := range plan {
+		for _, n := range set {
+			if used[n] {
+				continue
+			}
+			if n.zone == r.o.zone {
+				hosts[i], offers[i] = n, r.o
+				break
+			}
+			if o, ok := im.sameOffer(n, r.o); ok {
+				hosts[i], offers[i] = n, o
+				break
+			}
+		}
+		if hosts[i] == nil {
+			return false
+		}
+		used[hosts[i]] = true
+	}
+	dest := map[*state.Pod]*node{}
+	for i, r := range plan {
+		for _, pod := range r.pods {
+			dest[pod] = hosts[i]
+		}
+	}
+	for _, n := range set {
+		for _, pod := range slices.Clone(n.pods) {
+			if to := dest[pod]; to != n {
+				im.move(pod, n, to)
+			}
+		}
+	}
+	for i, n := range hosts {
+		im.retype(n, offers[i])
+	}
+	for _, n := range set {
+		if !used[n] {
+			im.emptied++
+		}
+	}
+	return true
+}
+
+// sameOffer is o's type and capacity type in n's zone, if offered there
+// at no more than o's price.
+func (im *improver) sameOffer(n *node, o offer) (offer, bool) {
+	for _, z := range n.pool.offers[n.zone] {
+		if z.t == o.t && z.ct == o.ct && z.price <= o.price+1e-12 {
+			return z, true
+		}
+	}
+	return offer{}, false
+}
