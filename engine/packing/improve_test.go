@@ -56,17 +56,7 @@ func TestImproveMergesHalfEmptyClaims(t *testing.T) {
 	p := pool("default")
 	snap := snapshot(poolsOf(p), nil, nil)
 	ps := []*state.Pod{pod("a", "3500m", "1Gi"), pod("b", "100m", "32Mi")}
-	s := newSolver(t.Context(), snap, newOptions(nil))
-	if err := s.internDims(ps); err != nil {
-		t.Fatal(err)
-	}
-	s.compileShared()
-	if err := s.classify(ps); err != nil {
-		t.Fatal(err)
-	}
-	s.internExistingTerms(map[string]bool{"default/a": true, "default/b": true})
-	s.matchClasses()
-	s.compileNodes(map[string]bool{"default/a": true, "default/b": true})
+	s := classifiedSolver(t, snap, ps)
 	pl := s.pools[0]
 	// The largest type for both, so shrinking alone cannot merge them.
 	var big *ptype
@@ -85,7 +75,7 @@ func TestImproveMergesHalfEmptyClaims(t *testing.T) {
 		s.place(b, claims[i], 1)
 	}
 	// What the two cost shrunk apart.
-	im := &improver{s: s, budget: improveBudget, movable: map[*class]bool{}, masks: map[*node]bitset{}, maxAlloc: map[*poolPlan]vec{}}
+	im := newImprover(s)
 	var before float64
 	for _, n := range claims {
 		o, ok := im.cheapest(n, im.mask(n), im.mask(n), n.cts, n.used, 0, math.Inf(1))
@@ -113,4 +103,76 @@ func TestImproveMergesHalfEmptyClaims(t *testing.T) {
 	if left[0].name != "default-1" || s.placed["default/a"] != "default-1" || s.placed["default/b"] != "default-1" {
 		t.Errorf("survivor is %s, pods on %s and %s; want default-1", left[0].name, s.placed["default/a"], s.placed["default/b"])
 	}
+}
+
+// classifiedSolver is a solver for ps on snap, made ready for claims to be
+// built by hand (pools compiled, pods classified, nodes compiled), as
+// Solve does before it packs.
+func classifiedSolver(t *testing.T, snap *state.Snapshot, ps []*state.Pod) *solver {
+	t.Helper()
+	keys := map[string]bool{}
+	for _, p := range ps {
+		keys[p.Key()] = true
+	}
+	s := newSolver(t.Context(), snap, newOptions(nil))
+	if err := s.internDims(ps); err != nil {
+		t.Fatal(err)
+	}
+	s.compileShared()
+	if err := s.classify(ps); err != nil {
+		t.Fatal(err)
+	}
+	s.internExistingTerms(keys)
+	s.matchClasses()
+	s.compileNodes(keys)
+	return s
+}
+
+// newImprover is an improve pass's state for s, as improve builds it.
+func newImprover(s *solver) *improver {
+	return &improver{s: s, budget: improveBudget, movable: map[*class]bool{}, masks: map[*node]bitset{}, maxAlloc: map[*poolPlan]vec{}}
+}
+
+// typeNamed is the pool's type called name, failing the test if it has none.
+func typeNamed(t *testing.T, pl *poolPlan, name string) *ptype {
+	t.Helper()
+	for _, ty := range pl.types {
+		if ty.it.Name == name {
+			return ty
+		}
+	}
+	t.Fatalf("%s is not in the pool", name)
+	return nil
+}
+
+// claimsLeft checks the claims s holds pods on after an improve move (each
+// within its type's allocatable, each of ps on exactly one, where placed
+// says) and returns them with their total price.
+func claimsLeft(t *testing.T, s *solver, ps []*state.Pod) ([]*node, float64) {
+	t.Helper()
+	var left []*node
+	var cost float64
+	on := map[string]int{}
+	for _, n := range s.claims {
+		if len(n.pods) == 0 {
+			continue
+		}
+		left = append(left, n)
+		cost += price(n)
+		if !n.used.fits(n.typ.alloc) {
+			t.Errorf("%s (%s) holds %v, more than its allocatable %v", n.name, n.typ.it.Name, n.used, n.typ.alloc)
+		}
+		for _, pd := range n.pods {
+			on[pd.Key()]++
+			if s.placed[pd.Key()] != n.name {
+				t.Errorf("%s is on %s but placed says %s", pd.Key(), n.name, s.placed[pd.Key()])
+			}
+		}
+	}
+	for _, pd := range ps {
+		if on[pd.Key()] != 1 {
+			t.Errorf("%s is on %d claims, want 1", pd.Key(), on[pd.Key()])
+		}
+	}
+	return left, cost
 }

@@ -21,35 +21,54 @@ const refillBudget = 2_000_000
 // each): the riders around those pods are packed afresh. The result is
 // applied only when it costs less; otherwise nothing changes.
 func (im *improver) refill() bool {
-	s := im.s
-	type key struct {
-		pool, zone int
-		cts        uint8
-	}
-	groups := map[key][]*node{}
-	var keys []key
-	for _, n := range s.claims {
-		p := n.pool
-		if n.dropped || len(n.pods) == 0 || len(p.minValues) > 0 || p.anyLimit() {
-			continue
-		}
-		k := key{p.idx, n.zone, n.cts}
-		if _, ok := groups[k]; !ok {
-			keys = append(keys, k)
-		}
-		groups[k] = append(groups[k], n)
-	}
-	slices.SortFunc(keys, func(a, b key) int {
-		return cmp.Or(cmp.Compare(a.pool, b.pool), cmp.Compare(a.zone, b.zone), cmp.Compare(a.cts, b.cts))
-	})
 	budget := refillBudget
 	changed := false
-	for _, k := range keys {
-		if im.refillGroup(groups[k], &budget) {
+	for _, ns := range im.claimGroups(func(n *node) (claimGroup, bool) {
+		return claimGroup{n.pool.idx, n.zone, n.cts}, true
+	}) {
+		if im.refillGroup(ns, &budget) {
 			changed = true
 		}
 	}
 	return changed
+}
+
+// claimGroup is the pool, zone (-1 for any) and capacity-type set of the
+// claims a move over many claims works on together.
+type claimGroup struct {
+	pool, zone int
+	cts        uint8
+}
+
+// claimGroups returns the new claims the improve pass may change (with
+// pods, in pools without limits or minValues) by the group key gives them,
+// skipping those it refuses, in pool, zone and capacity-type order and
+// claim order within a group.
+func (im *improver) claimGroups(key func(*node) (claimGroup, bool)) [][]*node {
+	groups := map[claimGroup][]*node{}
+	var keys []claimGroup
+	for _, n := range im.s.claims {
+		p := n.pool
+		if n.dropped || len(n.pods) == 0 || len(p.minValues) > 0 || p.anyLimit() {
+			continue
+		}
+		k, ok := key(n)
+		if !ok {
+			continue
+		}
+		if _, seen := groups[k]; !seen {
+			keys = append(keys, k)
+		}
+		groups[k] = append(groups[k], n)
+	}
+	slices.SortFunc(keys, func(a, b claimGroup) int {
+		return cmp.Or(cmp.Compare(a.pool, b.pool), cmp.Compare(a.zone, b.zone), cmp.Compare(a.cts, b.cts))
+	})
+	out := make([][]*node, len(keys))
+	for i, k := range keys {
+		out[i] = groups[k]
+	}
+	return out
 }
 
 // refillGroup is refill for the claims of one group.

@@ -23,31 +23,9 @@ func TestRefillPacksRidersAroundPodsThatCannotMove(t *testing.T) {
 		pod("plain-0", "1", "2Gi"),
 		pod("plain-1", "1", "2Gi"),
 	}
-	keys := map[string]bool{}
-	for _, pd := range ps {
-		keys[pd.Key()] = true
-	}
-	s := newSolver(t.Context(), snap, newOptions(nil))
-	if err := s.internDims(ps); err != nil {
-		t.Fatal(err)
-	}
-	s.compileShared()
-	if err := s.classify(ps); err != nil {
-		t.Fatal(err)
-	}
-	s.internExistingTerms(keys)
-	s.matchClasses()
-	s.compileNodes(keys)
+	s := classifiedSolver(t, snap, ps)
 	pl := s.pools[0]
-	var big *ptype
-	for _, ty := range pl.types {
-		if ty.it.Name == "m6a.xlarge" {
-			big = ty
-		}
-	}
-	if big == nil {
-		t.Fatal("m6a.xlarge is not in the pool")
-	}
+	big := typeNamed(t, pl, "m6a.xlarge")
 	var before float64
 	claimOf := map[string]*node{}
 	for _, c := range s.classes {
@@ -59,21 +37,13 @@ func TestRefillPacksRidersAroundPodsThatCannotMove(t *testing.T) {
 			before += price(n)
 		}
 	}
-	im := &improver{s: s, budget: improveBudget, movable: map[*class]bool{}, masks: map[*node]bitset{}, maxAlloc: map[*poolPlan]vec{}}
+	im := newImprover(s)
 	if !im.refill() {
 		t.Fatal("refill changed nothing")
 	}
-	var after float64
-	var nodes int
-	for _, n := range s.claims {
-		if len(n.pods) == 0 {
-			continue
-		}
-		nodes++
-		after += price(n)
-		if !n.used.fits(n.typ.alloc) {
-			t.Errorf("%s (%s) holds %v, more than its allocatable %v", n.name, n.typ.it.Name, n.used, n.typ.alloc)
-		}
+	left, after := claimsLeft(t, s, ps)
+	nodes := len(left)
+	for _, n := range left {
 		members := 0
 		for _, pd := range n.pods {
 			if pd.Labels["role"] == "nginx" {

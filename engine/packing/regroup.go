@@ -42,36 +42,20 @@ const regroupMaxOffers = 48
 // claims as the new nodes (each keeps its zone, so the new offering is
 // looked up in that zone). It reports whether it changed anything.
 func (im *improver) regroup() bool {
-	s := im.s
-	type key struct {
-		pool, zone int
-		cts        uint8
-	}
-	groups := map[key][]*node{}
-	var keys []key
-	for _, n := range s.claims {
-		p := n.pool
-		if n.dropped || len(n.pods) == 0 || len(p.minValues) > 0 || p.anyLimit() || !im.allMovable(n) {
-			continue
-		}
+	budget := regroupBudget
+	changed := false
+	for _, ns := range im.claimGroups(func(n *node) (claimGroup, bool) {
 		// Claims whose pods no rule counts form one group across zones;
 		// the others, whose rules count per zone, one group per zone.
-		k := key{p.idx, n.zone, n.cts}
+		if !im.allMovable(n) {
+			return claimGroup{}, false
+		}
+		k := claimGroup{n.pool.idx, n.zone, n.cts}
 		if im.allZoneFree(n) {
 			k.zone = -1
 		}
-		if _, ok := groups[k]; !ok {
-			keys = append(keys, k)
-		}
-		groups[k] = append(groups[k], n)
-	}
-	slices.SortFunc(keys, func(a, b key) int {
-		return cmp.Or(cmp.Compare(a.pool, b.pool), cmp.Compare(a.zone, b.zone), cmp.Compare(a.cts, b.cts))
-	})
-	budget := regroupBudget
-	changed := false
-	for _, k := range keys {
-		ns := groups[k]
+		return k, true
+	}) {
 		if len(ns) < 2 {
 			continue
 		}

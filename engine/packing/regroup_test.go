@@ -15,33 +15,12 @@ func TestRegroupJoinsSmallClaims(t *testing.T) {
 	p := pool("default")
 	snap := snapshot(poolsOf(p), nil, nil)
 	var ps []*state.Pod
-	want := map[string]bool{}
 	for i, cpu := range []string{"100m", "250m", "100m", "250m", "100m", "250m"} {
-		pd := pod("p"+itoa(i), cpu, "512Mi")
-		ps = append(ps, pd)
-		want[pd.Key()] = true
+		ps = append(ps, pod("p"+itoa(i), cpu, "512Mi"))
 	}
-	s := newSolver(t.Context(), snap, newOptions(nil))
-	if err := s.internDims(ps); err != nil {
-		t.Fatal(err)
-	}
-	s.compileShared()
-	if err := s.classify(ps); err != nil {
-		t.Fatal(err)
-	}
-	s.internExistingTerms(want)
-	s.matchClasses()
-	s.compileNodes(want)
+	s := classifiedSolver(t, snap, ps)
 	pl := s.pools[0]
-	var micro *ptype
-	for _, ty := range pl.types {
-		if ty.it.Name == "t3a.micro" {
-			micro = ty
-		}
-	}
-	if micro == nil {
-		t.Fatal("t3a.micro is not in the pool")
-	}
+	micro := typeNamed(t, pl, "t3a.micro")
 	var before float64
 	for _, c := range s.classes {
 		b := &bucket{c: c, zones: s.allZones(), cts: pl.ctMask, pods: c.pods}
@@ -51,34 +30,12 @@ func TestRegroupJoinsSmallClaims(t *testing.T) {
 			before += price(n)
 		}
 	}
-	im := &improver{s: s, budget: improveBudget, movable: map[*class]bool{}, masks: map[*node]bitset{}, maxAlloc: map[*poolPlan]vec{}}
+	im := newImprover(s)
 	if !im.regroup() {
 		t.Fatal("regroup changed nothing")
 	}
-	var after float64
-	var nodes int
-	got := map[string]int{}
-	for _, n := range s.claims {
-		if len(n.pods) == 0 {
-			continue
-		}
-		nodes++
-		after += price(n)
-		if !n.used.fits(n.typ.alloc) {
-			t.Errorf("%s (%s) holds %v, more than its allocatable %v", n.name, n.typ.it.Name, n.used, n.typ.alloc)
-		}
-		for _, pd := range n.pods {
-			got[pd.Key()]++
-			if s.placed[pd.Key()] != n.name {
-				t.Errorf("%s is on %s but placed says %s", pd.Key(), n.name, s.placed[pd.Key()])
-			}
-		}
-	}
-	for k := range want {
-		if got[k] != 1 {
-			t.Errorf("%s is on %d nodes, want 1", k, got[k])
-		}
-	}
+	left, after := claimsLeft(t, s, ps)
+	nodes := len(left)
 	if nodes >= 6 || after >= before-1e-9 {
 		t.Errorf("regroup left %d nodes costing %.4f/h, want fewer than 6 costing less than %.4f/h", nodes, after, before)
 	}
