@@ -290,15 +290,7 @@ func TestRules(t *testing.T) {
 			// node goes (it could not while evictions were summed).
 			name: "maxUnavailable 1 lets a node holding three of the budget's pods go",
 			snap: func() *state.Snapshot {
-				p := fixedPool()
-				nodes := []*state.Node{testNode(p, "n1", "m5.xlarge", zoneA, od), testNode(p, "n2", "m5.xlarge", zoneA, od)}
-				pods := []*state.Pod{
-					testPod("web-1", "500m", "1Gi", "n1"), testPod("web-2", "500m", "1Gi", "n1"), testPod("web-3", "500m", "1Gi", "n1"),
-					testPod("web-4", "2", "4Gi", "n2"),
-				}
-				s := snapshot([]*state.Pool{p}, nodes, pods)
-				s.PDBs = []*state.PDB{pdb("api", "web", nil, ptr(intstr.FromInt32(1)))}
-				return s
+				return threeOfBudgetOnN1(pdb("api", "web", nil, ptr(intstr.FromInt32(1))))
 			},
 			removed: map[string]Reason{"n1": ReasonUnderutilized},
 			check: func(t *testing.T, res *Result) {
@@ -328,17 +320,9 @@ func TestRules(t *testing.T) {
 			// many of the pods it holds.
 			name: "a PDB whose status allows 0 disruptions blocks a node with several of its pods",
 			snap: func() *state.Snapshot {
-				p := fixedPool()
-				nodes := []*state.Node{testNode(p, "n1", "m5.xlarge", zoneA, od), testNode(p, "n2", "m5.xlarge", zoneA, od)}
-				pods := []*state.Pod{
-					testPod("web-1", "500m", "1Gi", "n1"), testPod("web-2", "500m", "1Gi", "n1"), testPod("web-3", "500m", "1Gi", "n1"),
-					testPod("web-4", "2", "4Gi", "n2"),
-				}
-				s := snapshot([]*state.Pool{p}, nodes, pods)
 				b := pdb("api", "web", nil, ptr(intstr.FromInt32(1)))
 				b.DisruptionsAllowed = 0
-				s.PDBs = []*state.PDB{b}
-				return s
+				return threeOfBudgetOnN1(b)
 			},
 			kept: map[string]string{"n1": "PDB default/api allows 0 disruptions", "n2": "PDB default/api allows 0 disruptions"},
 		},
@@ -580,4 +564,18 @@ func TestRules(t *testing.T) {
 			}
 		})
 	}
+}
+
+// threeOfBudgetOnN1 is two m5.xlarge nodes, n1 with three small pods of
+// budget b (app web) and n2 with a larger one whose node has room for them.
+func threeOfBudgetOnN1(b *state.PDB) *state.Snapshot {
+	p := fixedPool()
+	nodes := []*state.Node{testNode(p, "n1", "m5.xlarge", zoneA, od), testNode(p, "n2", "m5.xlarge", zoneA, od)}
+	pods := []*state.Pod{
+		testPod("web-1", "500m", "1Gi", "n1"), testPod("web-2", "500m", "1Gi", "n1"), testPod("web-3", "500m", "1Gi", "n1"),
+		testPod("web-4", "2", "4Gi", "n2"),
+	}
+	s := snapshot([]*state.Pool{p}, nodes, pods)
+	s.PDBs = []*state.PDB{b}
+	return s
 }
