@@ -230,7 +230,7 @@ func (f *filler) fill(n *node, seed *bucket, dry bool) []take {
 	left := func(b *bucket) int64 { return b.left() - b.taken }
 	put := func(b *bucket, k int64) {
 		if dry {
-			n.room = n.room.sub(b.c.req.scale(k))
+			n.room.subTimes(&b.c.req, k)
 			for _, g := range b.c.matches {
 				n.bumpMatch(g, int32(k))
 			}

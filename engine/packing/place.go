@@ -146,7 +146,7 @@ func (s *solver) place(b *bucket, n *node, k int64) {
 	c := b.c
 	pods := b.pods[b.next : b.next+int(k)]
 	b.next += int(k)
-	n.room = n.room.sub(c.req.scale(k))
+	n.room.subTimes(&c.req, k)
 	for _, gid := range c.matches {
 		s.addCount(n, s.groups.list[gid], int32(k))
 	}
@@ -162,7 +162,7 @@ func (s *solver) place(b *bucket, n *node, k int64) {
 	}
 	if n.claimState != nil {
 		n.cts &= b.cts
-		n.used = n.used.add(c.req.scale(k))
+		n.used.addTimes(&c.req, k)
 		n.pods = append(n.pods, pods...)
 		if len(n.classes) == 0 || n.classes[len(n.classes)-1] != c {
 			n.classes = append(n.classes, c)

@@ -46,6 +46,21 @@ func (a vec) scale(n int64) vec {
 	return a
 }
 
+// subTimes takes k copies of b from a in place (a.sub(b.scale(k))
+// without the copies).
+func (a *vec) subTimes(b *vec, k int64) {
+	for i := range a {
+		a[i] -= b[i] * k
+	}
+}
+
+// addTimes adds k copies of b to a in place.
+func (a *vec) addTimes(b *vec, k int64) {
+	for i := range a {
+		a[i] += b[i] * k
+	}
+}
+
 // fits reports whether a fits within room in every dimension.
 func (a vec) fits(room vec) bool {
 	for i := range a {
