@@ -26,7 +26,7 @@ func Solve(ctx context.Context, snap *state.Snapshot, pods []*state.Pod, opts ..
 		return nil, errors.New("solving: nil snapshot")
 	}
 	o := newOptions(opts)
-	pods = sortedUnique(pods)
+	pods, keys := sortedUnique(pods)
 	// The pods are partitioned into classes beside the compilation of the
 	// pools' instance types; both are shared read-only by the variants.
 	var part partition
@@ -61,7 +61,7 @@ func Solve(ctx context.Context, snap *state.Snapshot, pods []*state.Pod, opts ..
 			so := o
 			so.worth = w.worth
 			so.eagerCliques = w.eagerCliques
-			solvers[i], results[i], errs[i] = solveOnce(ctx, snap, pods, part, so, shared)
+			solvers[i], results[i], errs[i] = solveOnce(ctx, snap, pods, keys, part, so, shared)
 		})
 	}
 	wg.Wait()
@@ -80,21 +80,20 @@ func Solve(ctx context.Context, snap *state.Snapshot, pods []*state.Pod, opts ..
 	// for the result returned, side by side: neither changes what the
 	// other reads.
 	var out sync.WaitGroup
-	out.Go(func() { bestSolver.describe(best, pods) })
+	out.Go(func() { bestSolver.describe(best, keys) })
 	best.LowerBoundPerHour = bestSolver.lowerBound()
 	out.Wait()
 	return best, nil
 }
 
 // describe fills in the claims and placements of a result solveOnce
-// returned.
-func (s *solver) describe(res *Result, pods []*state.Pod) {
+// returned, for the pods with keys, in order.
+func (s *solver) describe(res *Result, keys []string) {
 	res.Claims = s.claimsOut()
 	if len(s.placed) > 0 {
 		res.Placements = make([]Placement, 0, len(s.placed))
 	}
-	for _, p := range pods {
-		key := p.Key()
+	for _, key := range keys {
 		if node, ok := s.placed[key]; ok {
 			res.Placements = append(res.Placements, Placement{Pod: key, Node: node})
 		}
@@ -193,13 +192,13 @@ func (s *solver) share(from *solver) {
 
 // solveOnce is one packing of the batch with one strategy. The result has
 // no claims or placements yet (see describe): only what Solve compares.
-func solveOnce(ctx context.Context, snap *state.Snapshot, pods []*state.Pod, part partition, o options, shared *solver) (*solver, *Result, error) {
+func solveOnce(ctx context.Context, snap *state.Snapshot, pods []*state.Pod, keys []string, part partition, o options, shared *solver) (*solver, *Result, error) {
 	s := newSolver(ctx, snap, o)
 	s.placed = make(map[string]string, len(pods))
 	s.podClass = make(map[*state.Pod]*class, len(pods))
-	pending := make(map[string]bool, len(pods))
-	for _, p := range pods {
-		pending[p.Key()] = true
+	pending := make(map[string]bool, len(keys))
+	for _, key := range keys {
+		pending[key] = true
 	}
 	if err := s.classifyAs(pods, part); err != nil {
 		return nil, nil, fmt.Errorf("solving: %w", err)
@@ -247,11 +246,28 @@ func solveOnce(ctx context.Context, snap *state.Snapshot, pods []*state.Pod, par
 	return s, res, nil
 }
 
-func sortedUnique(pods []*state.Pod) []*state.Pod {
-	out := slices.Clone(pods)
-	out = slices.DeleteFunc(out, func(p *state.Pod) bool { return p == nil })
-	slices.SortStableFunc(out, func(a, b *state.Pod) int { return cmp.Compare(a.Key(), b.Key()) })
-	return slices.CompactFunc(out, func(a, b *state.Pod) bool { return a.Key() == b.Key() })
+// sortedUnique returns the pods that are not nil sorted by key, the first
+// of each key only, and their keys (built once: comparing by Key() built
+// two strings per comparison).
+func sortedUnique(pods []*state.Pod) ([]*state.Pod, []string) {
+	type keyed struct {
+		key string
+		pod *state.Pod
+	}
+	ks := make([]keyed, 0, len(pods))
+	for _, p := range pods {
+		if p != nil {
+			ks = append(ks, keyed{p.Key(), p})
+		}
+	}
+	slices.SortStableFunc(ks, func(a, b keyed) int { return cmp.Compare(a.key, b.key) })
+	ks = slices.CompactFunc(ks, func(a, b keyed) bool { return a.key == b.key })
+	out := make([]*state.Pod, len(ks))
+	keys := make([]string, len(ks))
+	for i, k := range ks {
+		out[i], keys[i] = k.pod, k.key
+	}
+	return out, keys
 }
 
 // maxRounds bounds the placement rounds: two, then one per preference
