@@ -188,19 +188,15 @@ func (s *solver) compilePool(i int, sp *state.Pool) *poolPlan {
 			}
 		}
 	}
+	// Each zone's offerings by price, then name and capacity type, then
+	// type index: the order a stable sort by the first three gives, as the
+	// offerings were appended by type index, at an unstable sort's cost.
+	// The zones are sorted side by side.
+	var sorted sync.WaitGroup
 	for _, offers := range p.offers {
-		// By price, then name and capacity type, comparing names only on
-		// a tie (cmp.Or would compare them every time).
-		slices.SortStableFunc(offers, func(a, b offer) int {
-			if c := cmp.Compare(a.price, b.price); c != 0 {
-				return c
-			}
-			if c := cmp.Compare(a.t.it.Name, b.t.it.Name); c != 0 {
-				return c
-			}
-			return cmp.Compare(a.ct, b.ct)
-		})
+		sorted.Go(func() { slices.SortFunc(offers, compareOffers) })
 	}
+	sorted.Wait()
 	for name, q := range sp.Limits {
 		if d, ok := s.dims.index[name]; ok {
 			p.limits[d], p.limited[d] = amount(d, q), true
@@ -212,6 +208,21 @@ func (s *solver) compilePool(i int, sp *state.Pool) *poolPlan {
 		}
 	}
 	return p
+}
+
+// compareOffers orders offerings by price, type name, capacity type and
+// type index, comparing each key only on a tie of the ones before.
+func compareOffers(a, b offer) int {
+	if c := cmp.Compare(a.price, b.price); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(a.t.it.Name, b.t.it.Name); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(a.ct, b.ct); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.t.idx, b.t.idx)
 }
 
 // minParallelTypes is the number of types per half from which
