@@ -90,6 +90,10 @@ type improver struct {
 	maxAlloc map[*poolPlan]vec
 	// emptied counts the claims the pass emptied.
 	emptied int
+	// offerBuf and bucketBuf are regroup's scratch, reused across
+	// re-packs.
+	offerBuf  []offer
+	bucketBuf []regroupBucket
 }
 
 // hostMinDomains reports whether some class spreads over hostnames with

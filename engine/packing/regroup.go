@@ -87,18 +87,16 @@ func (im *improver) regroup() bool {
 			if len(set) > regroupMaxSet {
 				break
 			}
-			for order := range regroupOrders {
-				plan, ok := im.repack(set, order, cost-bestGain, &budget)
-				var newCost float64
-				for _, r := range plan {
-					newCost += r.o.price
-				}
-				if !ok {
-					continue
-				}
-				if gain := cost - newCost; gain > bestGain && len(plan) <= len(set) {
-					best, bestSet, bestGain = plan, set, gain
-				}
+			plan, ok := im.repack(set, cost-bestGain, &budget)
+			if !ok {
+				continue
+			}
+			var newCost float64
+			for _, r := range plan {
+				newCost += r.o.price
+			}
+			if gain := cost - newCost; gain > bestGain && len(plan) <= len(set) {
+				best, bestSet, bestGain = plan, set, gain
 			}
 		}
 		if best != nil && im.apply(bestSet, best) {
@@ -129,26 +127,27 @@ func (im *improver) allZoneFree(n *node) bool {
 	return true
 }
 
-// repack packs the pods of set afresh in the zone of set[0]: nodes are
-// opened one at a time on the offering whose fill holds the most value per
-// dollar, where a pod's value is the price of the cheapest offering that
-// holds it alone, and a fill takes, class by class in the given order, as
-// many pods as fit. Orders: 0 most valuable then largest first, 1 most
-// valuable then smallest first, 2 most memory first, 3 most cpu first. It
-// gives up when the cost reaches limit, the budget runs out or a pod fits
-// no offering.
-func (im *improver) repack(set []*node, order int, limit float64, budget *int) ([]regroupNode, bool) {
+// repack packs the pods of set afresh in the zone of set[0], in each of
+// regroupOrders pod orders, and returns the cheapest plan if it costs less
+// than limit. Nodes are opened one at a time on the offering whose fill
+// holds the most value per dollar, where a pod's value is the price of the
+// cheapest offering that holds it alone, and a fill takes, class by class
+// in the order, as many pods as fit; the fill then repeats while its pods
+// last, as the filler's patterns do. Orders: 0 most valuable then largest
+// first, 1 most valuable then smallest first, 2 most memory first, 3 most
+// cpu first. It gives up when the budget runs out or a pod fits no
+// offering.
+func (im *improver) repack(set []*node, limit float64, budget *int) ([]regroupNode, bool) {
 	s := im.s
 	n0 := set[0]
-	p := n0.pool
 	mask := im.mask(n0)
 	for _, n := range set[1:] {
 		mask = mask.and(im.mask(n))
 	}
 	// The offerings worth trying: in price order, below the limit, not
 	// dominated by a cheaper one.
-	var offers []offer
-	for _, o := range p.offers[n0.zone] {
+	offers := im.offerBuf[:0]
+	for _, o := range n0.pool.offers[n0.zone] {
 		if o.price >= limit || len(offers) == regroupMaxOffers {
 			break
 		}
@@ -156,35 +155,23 @@ func (im *improver) repack(set []*node, order int, limit float64, budget *int) (
 		if n0.cts&(1<<o.ct) == 0 || !mask.has(o.t.idx) {
 			continue
 		}
-		dominated := false
-		for _, k := range offers {
-			if o.t.alloc.fits(k.t.alloc) {
-				dominated = true
-				break
-			}
-		}
-		if !dominated {
+		if !slices.ContainsFunc(offers, func(k offer) bool { return o.t.alloc.fits(k.t.alloc) }) {
 			offers = append(offers, o)
 		}
 	}
+	im.offerBuf = offers
 	if len(offers) == 0 {
 		return nil, false
 	}
-	// The pods by class, most valuable first, where a pod's value is the
-	// cheapest offering that holds it alone.
-	type bucket struct {
-		c     *class
-		value float64
-		pods  []*state.Pod
-	}
-	var bs []*bucket
-	at := map[*class]*bucket{}
+	// The pods by class, with each class's value.
+	bs := im.bucketBuf[:0]
+	var pods int
 	for _, n := range set {
 		for _, pod := range n.pods {
 			c := s.podClass[pod]
-			b := at[c]
-			if b == nil {
-				b = &bucket{c: c, value: -1}
+			k := slices.IndexFunc(bs, func(b regroupBucket) bool { return b.c == c })
+			if k < 0 {
+				b := regroupBucket{c: c, value: -1}
 				for _, o := range offers {
 					if c.req.fits(o.t.alloc) {
 						b.value = o.price
@@ -194,32 +181,31 @@ func (im *improver) repack(set []*node, order int, limit float64, budget *int) (
 				if b.value < 0 {
 					return nil, false
 				}
-				at[c] = b
+				k = len(bs)
+				if k < cap(bs) {
+					b.pods = bs[:k+1][k].pods[:0] // reuse the slot's pods slice
+				}
 				bs = append(bs, b)
 			}
-			b.pods = append(b.pods, pod)
+			bs[k].pods = append(bs[k].pods, pod)
+			pods++
 		}
 	}
-	slices.SortStableFunc(bs, func(a, b *bucket) int {
-		switch order {
-		case 1:
-			return cmp.Or(cmp.Compare(b.value, a.value), cmp.Compare(s.size(a.c.req), s.size(b.c.req)))
-		case 2:
-			return cmp.Or(cmp.Compare(b.c.req[dimMemory], a.c.req[dimMemory]), cmp.Compare(b.c.req[dimCPU], a.c.req[dimCPU]))
-		case 3:
-			return cmp.Or(cmp.Compare(b.c.req[dimCPU], a.c.req[dimCPU]), cmp.Compare(b.c.req[dimMemory], a.c.req[dimMemory]))
+	im.bucketBuf = bs
+	defer func() {
+		for i := range im.bucketBuf {
+			im.bucketBuf[i].pods = im.bucketBuf[i].pods[:0]
 		}
-		return cmp.Or(cmp.Compare(b.value, a.value), cmp.Compare(s.size(b.c.req), s.size(a.c.req)))
-	})
+	}()
+	take := make([]int, len(bs))
 	// fill is how many pods of each bucket, in order, a node with alloc
 	// takes, and their value.
-	take := make([]int, len(bs))
 	fill := func(alloc vec) float64 {
 		room := alloc
 		var v float64
 		for i, b := range bs {
 			*budget--
-			k := b.c.req.times(room, int64(len(b.pods)))
+			k := b.c.req.times(room, int64(len(b.pods)-b.next))
 			take[i] = int(k)
 			if k > 0 {
 				room = room.sub(b.c.req.scale(k))
@@ -228,9 +214,50 @@ func (im *improver) repack(set []*node, order int, limit float64, budget *int) (
 		}
 		return v
 	}
+	var best []regroupNode
+	bestCost := limit
+	for order := range regroupOrders {
+		slices.SortStableFunc(bs, func(a, b regroupBucket) int {
+			switch order {
+			case 1:
+				return cmp.Or(cmp.Compare(b.value, a.value), cmp.Compare(s.size(a.c.req), s.size(b.c.req)))
+			case 2:
+				return cmp.Or(cmp.Compare(b.c.req[dimMemory], a.c.req[dimMemory]), cmp.Compare(b.c.req[dimCPU], a.c.req[dimCPU]))
+			case 3:
+				return cmp.Or(cmp.Compare(b.c.req[dimCPU], a.c.req[dimCPU]), cmp.Compare(b.c.req[dimMemory], a.c.req[dimMemory]))
+			}
+			return cmp.Or(cmp.Compare(b.value, a.value), cmp.Compare(s.size(b.c.req), s.size(a.c.req)))
+		})
+		for i := range bs {
+			bs[i].next = 0
+		}
+		plan, cost, ok := im.greedyPlan(bs, offers, take, fill, pods, bestCost, budget)
+		if *budget < 0 {
+			break
+		}
+		if ok {
+			best, bestCost = plan, cost
+		}
+	}
+	return best, best != nil
+}
+
+// regroupBucket is the pods of one class in a re-pack, the first next of
+// them placed.
+type regroupBucket struct {
+	c     *class
+	value float64
+	pods  []*state.Pod
+	next  int
+}
+
+// greedyPlan is one re-pack of the buckets in their order (see repack):
+// the plan, its cost, and whether it placed every pod for less than limit.
+func (im *improver) greedyPlan(bs []regroupBucket, offers []offer, take []int, fill func(vec) float64, pods int, limit float64, budget *int) ([]regroupNode, float64, bool) {
+	flat := make([]*state.Pod, 0, pods)
 	var plan []regroupNode
 	var cost float64
-	for {
+	for len(flat) < pods {
 		var bestO offer
 		bestRatio := -1.0
 		for _, o := range offers {
@@ -238,39 +265,30 @@ func (im *improver) repack(set []*node, order int, limit float64, budget *int) (
 				bestO, bestRatio = o, v/o.price
 			}
 		}
-		if bestRatio < 0 {
-			break
-		}
-		if *budget < 0 {
-			return nil, false
+		if bestRatio < 0 || *budget < 0 {
+			return nil, 0, false
 		}
 		fill(bestO.t.alloc)
-		// The same fill repeats while its pods last, as the filler's
-		// patterns do: it is the best again until a bucket runs short.
 		reps := -1
 		for i, b := range bs {
-			if take[i] > 0 && (reps < 0 || len(b.pods)/take[i] < reps) {
-				reps = len(b.pods) / take[i]
+			if take[i] > 0 && (reps < 0 || (len(b.pods)-b.next)/take[i] < reps) {
+				reps = (len(b.pods) - b.next) / take[i]
 			}
 		}
 		for range max(reps, 1) {
-			r := regroupNode{o: bestO}
-			for i, b := range bs {
-				r.pods = append(r.pods, b.pods[:take[i]]...)
-				b.pods = b.pods[take[i]:]
+			lo := len(flat)
+			for i := range bs {
+				b := &bs[i]
+				flat = append(flat, b.pods[b.next:b.next+take[i]]...)
+				b.next += take[i]
 			}
-			plan = append(plan, r)
+			plan = append(plan, regroupNode{o: bestO, pods: flat[lo:len(flat):len(flat)]})
 			if cost += bestO.price; cost >= limit {
-				return nil, false
+				return nil, 0, false
 			}
 		}
 	}
-	for _, b := range bs {
-		if len(b.pods) > 0 {
-			return nil, false
-		}
-	}
-	return plan, true
+	return plan, cost, true
 }
 
 // apply turns set into the nodes of plan: each node of the plan re-uses
