@@ -235,11 +235,17 @@ const minParallelTypes = 64
 func (s *solver) compileTypes(p *poolPlan, its []*catalog.InstanceType, out []*ptype) {
 	sp := p.p
 	zoneReq, ctReq := sp.Requirements.Get(scheduling.LabelTopologyZone), sp.Requirements.Get(scheduling.LabelCapacityType)
+	// The types and their price tables come from two allocations, not
+	// two per type: there are over a thousand.
+	w := len(s.zones) * numCT
+	slab := make([]ptype, len(its))
+	prices := make([]float64, len(its)*w)
 	for i, it := range its {
 		if len(it.Offerings) == 0 || !it.Requirements.Overlaps(sp.Requirements) {
 			continue
 		}
-		t := &ptype{it: it, price: make([]float64, len(s.zones)*numCT)}
+		t := &slab[i]
+		t.it, t.price = it, prices[i*w:(i+1)*w:(i+1)*w]
 		for _, o := range it.Offerings {
 			z, ok := s.zoneIdx[o.Zone]
 			ct := ctIndex(o.CapacityType)
