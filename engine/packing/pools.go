@@ -172,6 +172,27 @@ func (s *solver) compilePool(i int, sp *state.Pool) *poolPlan {
 	wg.Go(func() { s.compileTypes(p, sp.InstanceTypes[:half], compiled[:half]) })
 	s.compileTypes(p, sp.InstanceTypes[half:], compiled[half:])
 	wg.Wait()
+	// Each zone's offerings are counted first, so each list is allocated
+	// once.
+	counts := make([]int, len(s.zones))
+	types := 0
+	for _, t := range compiled {
+		if t == nil {
+			continue
+		}
+		types++
+		for z := range s.zones {
+			for ct := range numCT {
+				if t.price[z*numCT+ct] > 0 {
+					counts[z]++
+				}
+			}
+		}
+	}
+	p.types = make([]*ptype, 0, types)
+	for z, k := range counts {
+		p.offers[z] = make([]offer, 0, k)
+	}
 	for _, t := range compiled {
 		if t == nil {
 			continue
