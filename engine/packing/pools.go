@@ -160,18 +160,8 @@ func (s *solver) compilePool(i int, sp *state.Pool) *poolPlan {
 			p.taints = append(p.taints, t)
 		}
 	}
-	// The catalog has over a thousand types; each is compiled on its own,
-	// so the two halves are compiled side by side (Solve's other core is
-	// idle until the pools are compiled).
 	compiled := make([]*ptype, len(sp.InstanceTypes))
-	half := len(compiled) / 2
-	if half < minParallelTypes {
-		half = 0
-	}
-	var wg sync.WaitGroup
-	wg.Go(func() { s.compileTypes(p, sp.InstanceTypes[:half], compiled[:half]) })
-	s.compileTypes(p, sp.InstanceTypes[half:], compiled[half:])
-	wg.Wait()
+	s.compileTypes(p, sp.InstanceTypes, compiled)
 	// Each zone's offerings are counted first, so each list is allocated
 	// once.
 	counts := make([]int, len(s.zones))
@@ -246,13 +236,8 @@ func compareOffers(a, b offer) int {
 	return cmp.Compare(a.t.idx, b.t.idx)
 }
 
-// minParallelTypes is the number of types per half from which
-// compilePool compiles the two halves of a pool's types concurrently.
-const minParallelTypes = 64
-
 // compileTypes compiles the pool's types in its into out (nil for a type
-// the pool cannot launch: no requirement overlap or no allowed price). It
-// only reads the solver and the pool, so two calls may run concurrently.
+// the pool cannot launch: no requirement overlap or no allowed price).
 func (s *solver) compileTypes(p *poolPlan, its []*catalog.InstanceType, out []*ptype) {
 	sp := p.p
 	zoneReq, ctReq := sp.Requirements.Get(scheduling.LabelTopologyZone), sp.Requirements.Get(scheduling.LabelCapacityType)
