@@ -21,10 +21,10 @@ const regroupLevels = 6
 // regroupOrders is how many pod orders each re-pack is tried with (see
 // repack): which order packs best depends on the mix, and each try is
 // cheap.
-const regroupOrders = 4
+const regroupOrders = 2
 
 // regroupMaxOffers bounds the offerings one re-pack compares per node.
-const regroupMaxOffers = 48
+const regroupMaxOffers = 24
 
 // regroup is the improve pass's last move, for the tail of small claims
 // that merge and evacuate cannot fix: they move one claim's pods at a
@@ -133,10 +133,10 @@ func (im *improver) allZoneFree(n *node) bool {
 // holds the most value per dollar, where a pod's value is the price of the
 // cheapest offering that holds it alone, and a fill takes, class by class
 // in the order, as many pods as fit; the fill then repeats while its pods
-// last, as the filler's patterns do. Orders: 0 most valuable then largest
-// first, 1 most valuable then smallest first, 2 most memory first, 3 most
-// cpu first. It gives up when the budget runs out or a pod fits no
-// offering.
+// last, as the filler's patterns do. Orders: 0 most memory first, 1 most
+// valuable then largest first (on w1 these two found every saving; most
+// valuable then smallest, and most cpu first, never beat both). It gives
+// up when the budget runs out or a pod fits no offering.
 func (im *improver) repack(set []*node, limit float64, budget *int) ([]regroupNode, bool) {
 	s := im.s
 	n0 := set[0]
@@ -218,13 +218,8 @@ func (im *improver) repack(set []*node, limit float64, budget *int) ([]regroupNo
 	bestCost := limit
 	for order := range regroupOrders {
 		slices.SortStableFunc(bs, func(a, b regroupBucket) int {
-			switch order {
-			case 1:
-				return cmp.Or(cmp.Compare(b.value, a.value), cmp.Compare(s.size(a.c.req), s.size(b.c.req)))
-			case 2:
+			if order == 0 {
 				return cmp.Or(cmp.Compare(b.c.req[dimMemory], a.c.req[dimMemory]), cmp.Compare(b.c.req[dimCPU], a.c.req[dimCPU]))
-			case 3:
-				return cmp.Or(cmp.Compare(b.c.req[dimCPU], a.c.req[dimCPU]), cmp.Compare(b.c.req[dimMemory], a.c.req[dimMemory]))
 			}
 			return cmp.Or(cmp.Compare(b.value, a.value), cmp.Compare(s.size(b.c.req), s.size(a.c.req)))
 		})
@@ -257,34 +252,56 @@ func (im *improver) greedyPlan(bs []regroupBucket, offers []offer, take []int, f
 	flat := make([]*state.Pod, 0, pods)
 	var plan []regroupNode
 	var cost float64
+	// Each offering's fill is kept until a bucket it takes from has fewer
+	// pods left than it takes: with the same buckets in the same order
+	// before that one, a fill is the same again.
+	nb := len(bs)
+	value := make([]float64, len(offers))
+	takes := make([]int, len(offers)*nb)
+	stale := make([]bool, len(offers))
+	for k := range stale {
+		stale[k] = true
+	}
 	for len(flat) < pods {
-		var bestO offer
-		bestRatio := -1.0
-		for _, o := range offers {
-			if v := fill(o.t.alloc); v > 0 && v/o.price > bestRatio+1e-12 {
-				bestO, bestRatio = o, v/o.price
+		best, bestRatio := -1, -1.0
+		for k, o := range offers {
+			if stale[k] {
+				value[k] = fill(o.t.alloc)
+				copy(takes[k*nb:(k+1)*nb], take)
+				stale[k] = false
+			}
+			if v := value[k]; v > 0 && v/o.price > bestRatio+1e-12 {
+				best, bestRatio = k, v/o.price
 			}
 		}
-		if bestRatio < 0 || *budget < 0 {
+		if best < 0 || *budget < 0 {
 			return nil, 0, false
 		}
-		fill(bestO.t.alloc)
+		o, pattern := offers[best], takes[best*nb:(best+1)*nb]
 		reps := -1
 		for i, b := range bs {
-			if take[i] > 0 && (reps < 0 || (len(b.pods)-b.next)/take[i] < reps) {
-				reps = (len(b.pods) - b.next) / take[i]
+			if pattern[i] > 0 && (reps < 0 || (len(b.pods)-b.next)/pattern[i] < reps) {
+				reps = (len(b.pods) - b.next) / pattern[i]
 			}
 		}
 		for range max(reps, 1) {
 			lo := len(flat)
 			for i := range bs {
 				b := &bs[i]
-				flat = append(flat, b.pods[b.next:b.next+take[i]]...)
-				b.next += take[i]
+				flat = append(flat, b.pods[b.next:b.next+pattern[i]]...)
+				b.next += pattern[i]
 			}
-			plan = append(plan, regroupNode{o: bestO, pods: flat[lo:len(flat):len(flat)]})
-			if cost += bestO.price; cost >= limit {
+			plan = append(plan, regroupNode{o: o, pods: flat[lo:len(flat):len(flat)]})
+			if cost += o.price; cost >= limit {
 				return nil, 0, false
+			}
+		}
+		for k := range offers {
+			for i, b := range bs {
+				if takes[k*nb+i] > len(b.pods)-b.next {
+					stale[k] = true
+					break
+				}
 			}
 		}
 	}
