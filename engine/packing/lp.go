@@ -46,10 +46,6 @@ type lp struct {
 // maxThresholds bounds the size-threshold rows per resource.
 const maxThresholds = 6
 
-func newLP(items []demandItem, cols []column, minNodes int64, ndims int) *lp {
-	return newLPOver(items, cols, cols, minNodes, ndims)
-}
-
 // newLPOver builds the LP's rows from the thresholds all the columns
 // show, but keeps only cols as columns: with cols the undominated ones the
 // optimum is the same and the solve much smaller.
@@ -294,7 +290,8 @@ func fractionalBound(demand vec, cols []column, ndims int) float64 {
 
 // lowerBound is the larger of the LP bound and the fractional bound.
 func lowerBound(items []demandItem, cols []column, minNodes int64, ndims int) float64 {
-	l := newLP(items, cols, minNodes, ndims)
+	pareto := paretoColumns(cols, ndims)
+	l := newLPOver(items, cols, pareto, minNodes, ndims)
 	var total vec
 	for _, it := range items {
 		total = total.add(it.req.scale(it.count))
@@ -312,7 +309,6 @@ func lowerBound(items []demandItem, cols []column, minNodes int64, ndims int) fl
 	if seed[dimCPU] == 0 && seed[dimMemory] == 0 {
 		seed[dimCPU], seed[dimMemory] = 1e-3, 1e-9
 	}
-	pareto := paretoColumns(cols, ndims)
 	own, ownMu := lpStart(l, l.feasible(y), pareto, ndims)
 	ab := assignmentBound(items, pareto, minNodes, ndims, seed, own, ownMu)
 	if debugBounds {
