@@ -94,6 +94,7 @@ type improver struct {
 	// re-packs.
 	offerBuf  []offer
 	bucketBuf []regroupBucket
+	greedy    regroupScratch
 }
 
 // hostMinDomains reports whether some class spreads over hostnames with

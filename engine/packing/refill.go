@@ -108,7 +108,9 @@ func (im *improver) refillGroup(ns []*node, budget *int) bool {
 		bins[i] = b
 		before += price(n)
 	}
-	if len(moving) == 0 {
+	// Without a pod that cannot move, the group is regroup's to re-pack,
+	// onto offerings chosen afresh rather than the claims' own.
+	if len(moving) == 0 || !slices.ContainsFunc(bins, func(b *bin) bool { return b.anchor }) {
 		return false
 	}
 	slices.SortStableFunc(moving, func(a, b *state.Pod) int {

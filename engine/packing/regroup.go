@@ -249,63 +249,106 @@ type regroupBucket struct {
 // greedyPlan is one re-pack of the buckets in their order (see repack):
 // the plan, its cost, and whether it placed every pod for less than limit.
 func (im *improver) greedyPlan(bs []regroupBucket, offers []offer, take []int, fill func(vec) float64, pods int, limit float64, budget *int) ([]regroupNode, float64, bool) {
-	flat := make([]*state.Pod, 0, pods)
-	var plan []regroupNode
-	var cost float64
 	// Each offering's fill is kept until a bucket it takes from has fewer
 	// pods left than it takes: with the same buckets in the same order
 	// before that one, a fill is the same again.
 	nb := len(bs)
-	value := make([]float64, len(offers))
-	takes := make([]int, len(offers)*nb)
-	stale := make([]bool, len(offers))
-	for k := range stale {
-		stale[k] = true
+	g := &im.greedy
+	g.value = resize(g.value, len(offers))
+	g.takes = resize(g.takes, len(offers)*nb)
+	g.stale = resize(g.stale, len(offers))
+	for k := range g.stale {
+		g.stale[k] = true
 	}
-	for len(flat) < pods {
+	// The plan as steps (an offering, its fill, how many nodes), turned
+	// into pods only if it wins.
+	g.steps, g.patterns = g.steps[:0], g.patterns[:0]
+	var cost float64
+	for placed := 0; placed < pods; {
 		best, bestRatio := -1, -1.0
 		for k, o := range offers {
-			if stale[k] {
-				value[k] = fill(o.t.alloc)
-				copy(takes[k*nb:(k+1)*nb], take)
-				stale[k] = false
+			if g.stale[k] {
+				g.value[k] = fill(o.t.alloc)
+				copy(g.takes[k*nb:(k+1)*nb], take)
+				g.stale[k] = false
 			}
-			if v := value[k]; v > 0 && v/o.price > bestRatio+1e-12 {
+			if v := g.value[k]; v > 0 && v/o.price > bestRatio+1e-12 {
 				best, bestRatio = k, v/o.price
 			}
 		}
 		if best < 0 || *budget < 0 {
 			return nil, 0, false
 		}
-		o, pattern := offers[best], takes[best*nb:(best+1)*nb]
-		reps := -1
+		pattern := g.takes[best*nb : (best+1)*nb]
+		reps, size := -1, 0
 		for i, b := range bs {
 			if pattern[i] > 0 && (reps < 0 || (len(b.pods)-b.next)/pattern[i] < reps) {
 				reps = (len(b.pods) - b.next) / pattern[i]
 			}
+			size += pattern[i]
 		}
-		for range max(reps, 1) {
+		reps = max(reps, 1)
+		if cost += float64(reps) * offers[best].price; cost >= limit {
+			return nil, 0, false
+		}
+		g.steps = append(g.steps, regroupStep{offer: best, reps: reps, pattern: len(g.patterns)})
+		g.patterns = append(g.patterns, pattern...)
+		for i := range bs {
+			bs[i].next += reps * pattern[i]
+		}
+		placed += reps * size
+		for k := range offers {
+			for i, b := range bs {
+				if g.takes[k*nb+i] > len(b.pods)-b.next {
+					g.stale[k] = true
+					break
+				}
+			}
+		}
+	}
+	// It wins: lay the pods out, node by node.
+	for i := range bs {
+		bs[i].next = 0
+	}
+	flat := make([]*state.Pod, 0, pods)
+	var plan []regroupNode
+	for _, st := range g.steps {
+		pattern := g.patterns[st.pattern : st.pattern+nb]
+		for range st.reps {
 			lo := len(flat)
 			for i := range bs {
 				b := &bs[i]
 				flat = append(flat, b.pods[b.next:b.next+pattern[i]]...)
 				b.next += pattern[i]
 			}
-			plan = append(plan, regroupNode{o: o, pods: flat[lo:len(flat):len(flat)]})
-			if cost += o.price; cost >= limit {
-				return nil, 0, false
-			}
-		}
-		for k := range offers {
-			for i, b := range bs {
-				if takes[k*nb+i] > len(b.pods)-b.next {
-					stale[k] = true
-					break
-				}
-			}
+			plan = append(plan, regroupNode{o: offers[st.offer], pods: flat[lo:len(flat):len(flat)]})
 		}
 	}
 	return plan, cost, true
+}
+
+// regroupStep is reps nodes of one offering, each filled with the pattern
+// (pods per bucket) at that offset of the plan's patterns.
+type regroupStep struct {
+	offer, reps, pattern int
+}
+
+// regroupScratch is greedyPlan's scratch, reused across re-packs.
+type regroupScratch struct {
+	value    []float64
+	takes    []int
+	stale    []bool
+	steps    []regroupStep
+	patterns []int
+}
+
+// resize returns s with length n, reusing its array when it is large
+// enough; the contents are not cleared.
+func resize[T any](s []T, n int) []T {
+	if cap(s) >= n {
+		return s[:n]
+	}
+	return make([]T, n)
 }
 
 // apply turns set into the nodes of plan: each node of the plan re-uses
