@@ -55,14 +55,7 @@ type finalOffers struct {
 func (s *solver) settleClaim(n *node) string {
 	p := n.pool
 	mask := p.typeMask(nil)
-	// A claim holds few distinct classes: a slice is cheaper than a map.
-	seen := make([]*compat, 0, len(n.classes))
-	for _, c := range n.classes {
-		cp := s.compat(c, p)
-		if slices.Contains(seen, cp) {
-			continue
-		}
-		seen = append(seen, cp)
+	for _, cp := range s.claimCompats(n) {
 		mask = mask.and(cp.mask)
 	}
 	n.final = &finalOffers{mask: mask, base: p.usage.sub(n.typ.capacity)}
@@ -128,6 +121,19 @@ func (s *solver) claimsOut() []*Claim {
 	return out
 }
 
+// claimCompats is the distinct compatibilities of n's classes with its
+// pool, in class order. A claim holds few distinct classes: a slice is
+// cheaper than a map.
+func (s *solver) claimCompats(n *node) []*compat {
+	seen := make([]*compat, 0, len(n.classes))
+	for _, c := range n.classes {
+		if cp := s.compat(c, n.pool); !slices.Contains(seen, cp) {
+			seen = append(seen, cp)
+		}
+	}
+	return seen
+}
+
 // claimOut describes a claim finalize kept: its requirements, its options
 // and its pods.
 func (s *solver) claimOut(n *node) *Claim {
@@ -136,13 +142,7 @@ func (s *solver) claimOut(n *node) *Claim {
 	if reqs == nil {
 		reqs = scheduling.Requirements{}
 	}
-	seen := make([]*compat, 0, len(n.classes))
-	for _, c := range n.classes {
-		cp := s.compat(c, p)
-		if slices.Contains(seen, cp) {
-			continue
-		}
-		seen = append(seen, cp)
+	for _, cp := range s.claimCompats(n) {
 		if len(cp.term) > 0 {
 			reqs = reqs.Intersection(cp.term)
 		}

@@ -176,3 +176,22 @@ func claimsLeft(t *testing.T, s *solver, ps []*state.Pod) ([]*node, float64) {
 	}
 	return left, cost
 }
+
+// claimEach puts every pending pod of s on a claim of its own of type ty
+// in the first zone, on demand, and returns the claims by pod name and
+// what they cost together.
+func claimEach(s *solver, ty *ptype) (map[string]*node, float64) {
+	pl := s.pools[0]
+	claimOf := map[string]*node{}
+	var cost float64
+	for _, c := range s.classes {
+		b := &bucket{c: c, zones: s.allZones(), cts: pl.ctMask, pods: c.pods}
+		for _, pd := range c.pods {
+			n := s.newClaim(pl, ty, 0, ctOnDemand)
+			s.place(b, n, 1)
+			claimOf[pd.Name] = n
+			cost += price(n)
+		}
+	}
+	return claimOf, cost
+}

@@ -24,19 +24,8 @@ func TestRefillPacksRidersAroundPodsThatCannotMove(t *testing.T) {
 		pod("plain-1", "1", "2Gi"),
 	}
 	s := classifiedSolver(t, snap, ps)
-	pl := s.pools[0]
-	big := typeNamed(t, pl, "m6a.xlarge")
-	var before float64
-	claimOf := map[string]*node{}
-	for _, c := range s.classes {
-		b := &bucket{c: c, zones: s.allZones(), cts: pl.ctMask, pods: c.pods}
-		for _, pd := range c.pods {
-			n := s.newClaim(pl, big, 0, ctOnDemand)
-			s.place(b, n, 1)
-			claimOf[pd.Name] = n
-			before += price(n)
-		}
-	}
+	big := typeNamed(t, s.pools[0], "m6a.xlarge")
+	claimOf, before := claimEach(s, big)
 	im := newImprover(s)
 	if !im.refill() {
 		t.Fatal("refill changed nothing")

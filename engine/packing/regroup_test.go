@@ -19,17 +19,8 @@ func TestRegroupJoinsSmallClaims(t *testing.T) {
 		ps = append(ps, pod("p"+itoa(i), cpu, "512Mi"))
 	}
 	s := classifiedSolver(t, snap, ps)
-	pl := s.pools[0]
-	micro := typeNamed(t, pl, "t3a.micro")
-	var before float64
-	for _, c := range s.classes {
-		b := &bucket{c: c, zones: s.allZones(), cts: pl.ctMask, pods: c.pods}
-		for range c.pods {
-			n := s.newClaim(pl, micro, 0, ctOnDemand)
-			s.place(b, n, 1)
-			before += price(n)
-		}
-	}
+	micro := typeNamed(t, s.pools[0], "t3a.micro")
+	_, before := claimEach(s, micro)
 	im := newImprover(s)
 	if !im.regroup() {
 		t.Fatal("regroup changed nothing")
