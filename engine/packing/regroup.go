@@ -12,8 +12,8 @@ import (
 const regroupBudget = 150_000
 
 // regroupMaxSet bounds the claims one re-pack takes, as a re-pack's work
-// grows with its size. 256 kept w2-spot's 439 cheapest claims out (1.037
-// of the bound; 1.032 with them, no slower in BenchmarkWorkloads); more
+// grows with its size. 256 kept w2-spot's tail of small claims out (1.037
+// of the bound; 1.032 with it, no slower in BenchmarkWorkloads); more
 // than 1,024 found nothing more on the shared workloads.
 const regroupMaxSet = 1024
 
