@@ -88,8 +88,12 @@ func (im *improver) refillGroup(ns []*node, budget *int) bool {
 		mask bitset
 	}
 	bins := make([]*bin, len(ns))
-	var moving []*state.Pod
-	from := map[*state.Pod]*node{}
+	// moving are the pods that may move, each with the claim it is on.
+	type mover struct {
+		p    *state.Pod
+		from *node
+	}
+	var moving []mover
 	var before float64
 	for i, n := range ns {
 		b := &bin{n: n, room: n.room, used: n.used, mask: n.pool.typeMask(nil)}
@@ -100,8 +104,7 @@ func (im *improver) refillGroup(ns []*node, budget *int) bool {
 				b.anchor = true
 				continue
 			}
-			moving = append(moving, p)
-			from[p] = n
+			moving = append(moving, mover{p, n})
 			b.room = b.room.add(c.req)
 			b.used = b.used.sub(c.req)
 		}
@@ -113,12 +116,12 @@ func (im *improver) refillGroup(ns []*node, budget *int) bool {
 	if len(moving) == 0 || !slices.ContainsFunc(bins, func(b *bin) bool { return b.anchor }) {
 		return false
 	}
-	slices.SortStableFunc(moving, func(a, b *state.Pod) int {
-		return cmp.Compare(s.size(s.podClass[b].req), s.size(s.podClass[a].req))
+	slices.SortStableFunc(moving, func(a, b mover) int {
+		return cmp.Compare(s.size(s.podClass[b.p].req), s.size(s.podClass[a.p].req))
 	})
 	dest := make([]*bin, len(moving))
-	for i, p := range moving {
-		c := s.podClass[p]
+	for i, m := range moving {
+		c := s.podClass[m.p]
 		cp := s.compat(c, ns[0].pool)
 		var best *bin
 		var bestLeft int64
@@ -159,9 +162,9 @@ func (im *improver) refillGroup(ns []*node, budget *int) bool {
 	if after >= before-1e-9 {
 		return false
 	}
-	for i, p := range moving {
-		if to := dest[i].n; to != from[p] {
-			im.move(p, from[p], to)
+	for i, m := range moving {
+		if to := dest[i].n; to != m.from {
+			im.move(m.p, m.from, to)
 		}
 	}
 	for i, b := range bins {
