@@ -40,11 +40,16 @@
 //     are honoured as if required, and dropped one at a time, in
 //     Karpenter's order, only for pods that could not be placed otherwise.
 //
-// The lower bound is the best of the per-resource fractional bound, an LP
-// over node types with size-threshold rows, and an assignment LP in which a
-// pod's whole request must go to one type it fits, whose price ascent
-// starts from the first LP's duals (so it is never below it); every one is
-// a dual-feasible point, so a true bound whatever the rounding.
+// The lower bound is the optimum of an assignment LP (assignlp.go): each
+// node of a type carries a fractional load of pods, every pod's whole
+// request on a type it fits, and the load obeys rounding rows that whole
+// pods obey and fractions need not (at most one pod over half the node's
+// cpu, and Fekete–Schepers' dual-feasible functions beyond). Column
+// generation solves it; Farley's bound turns whatever duals it reaches into
+// a true bound whatever the rounding. Should it not converge within its
+// counted effort, the bound is the best of that, the per-resource
+// fractional bound, an LP over node types with size-threshold rows, and a
+// coordinate ascent on the plain assignment LP's dual.
 //
 // The package is pure: values in, values out, deterministic for a given input
 // and bounded by the caller's context.

@@ -288,9 +288,17 @@ func fractionalBound(demand vec, cols []column, ndims int) float64 {
 	return best
 }
 
-// lowerBound is the larger of the LP bound and the fractional bound.
+// lowerBound is the assignment LP's optimum, strengthened by rounding rows
+// (assignmentLP), when column generation converges; otherwise the largest
+// of what it reached, the aggregate LP's bound, the coordinate ascent on
+// the assignment LP's dual, and the fractional bound. The converged value
+// is at least each of the others: they bound the same LP, or a weaker one.
 func lowerBound(items []demandItem, cols []column, minNodes int64, ndims int) float64 {
 	pareto := paretoColumns(cols, ndims)
+	alp, converged := assignmentLP(items, pareto, minNodes, ndims, defaultAssignEffort)
+	if converged {
+		return alp
+	}
 	l := newLPOver(items, cols, pareto, minNodes, ndims)
 	var total vec
 	for _, it := range items {
@@ -312,9 +320,9 @@ func lowerBound(items []demandItem, cols []column, minNodes int64, ndims int) fl
 	own, ownMu := lpStart(l, l.feasible(y), pareto, ndims)
 	ab := assignmentBound(items, pareto, minNodes, ndims, seed, own, ownMu)
 	if debugBounds {
-		fmt.Printf("bounds lp=%.3f frac=%.3f assign=%.3f\n", l.bound(y), fractionalBound(total, cols, ndims), ab)
+		fmt.Printf("bounds lp=%.3f frac=%.3f assign=%.3f column generation=%.3f\n", l.bound(y), fractionalBound(total, cols, ndims), ab, alp)
 	}
-	return max(l.bound(y), fractionalBound(total, cols, ndims), ab)
+	return max(l.bound(y), fractionalBound(total, cols, ndims), ab, alp)
 }
 
 // lpStart turns a dual-feasible point fy of the aggregate LP l into a

@@ -1,0 +1,561 @@
+package packing
+
+import (
+	"math"
+	"slices"
+)
+
+// The assignment LP, solved by column generation.
+//
+// assignmentBound (bound.go) climbs the assignment LP's dual by coordinate
+// ascent over a grid of price directions: cheap, but it stops short of the
+// optimum (on the benchmark workloads by 0.3–0.6%). assignmentLP solves
+// the same LP to (near) optimality through its Dantzig–Wolfe form:
+//
+//	min Σ_c p_c·x_c  subject to  Σ_c a_ic·x_c ≥ n_i for every item i,
+//	                             Σ_c x_c ≥ minNodes,  x ≥ 0,
+//
+// where a column c is a type t at its price and a fractional load a of
+// one node of t: a ≥ 0, Σ_i a_i·req_i ≤ alloc_t, and a_i = 0 for the items
+// that do not fit t whole. Every node set is such a point (each node's
+// pods are a load), so the optimum bounds the cost of any. The restricted
+// master holds a few columns; its duals (π per item, μ for the node row)
+// ask every type for the load worth most, V_t(π) = max π·a (a small LP
+// with one row per resource, solved by loadLP), and the loads worth more
+// than their price join the master.
+//
+// The bound does not rest on the master: for any π, μ ≥ 0, with
+// r = max_t (V_t(π) + μ)/p_t, the point (π, μ)/max(r, 1) is feasible for
+// the LP's dual, so (Σ n_i·π_i + μ·minNodes)/max(r, 1) bounds the optimum
+// (Farley's bound) whatever the master's rounding or budget. All work is
+// capped by counts, so the bound is deterministic.
+
+// assignEffort caps assignmentLP: rounds of pricing, master pivots per
+// round, and columns added per round.
+type assignEffort struct{ rounds, pivots, perRound int }
+
+var defaultAssignEffort = assignEffort{rounds: 60, pivots: 400, perRound: 8}
+
+// assignmentLP returns the best Farley bound column generation on the
+// assignment LP reaches within e, or 0 when there is nothing to bound or
+// some item fits no column (no node set exists), and whether it converged:
+// no type had a load worth more than its price, so the bound is the LP's
+// optimum (to rounding) and no other bound of the same LP can beat it.
+func assignmentLP(items []demandItem, cols []column, minNodes int64, ndims int, e assignEffort) (float64, bool) {
+	m := len(items)
+	if m == 0 || len(cols) == 0 {
+		return 0, false
+	}
+	rows := m
+	if minNodes > 0 {
+		rows++
+	}
+	demand := make([]float64, rows)
+	for i, it := range items {
+		demand[i] = float64(it.count)
+	}
+	if minNodes > 0 {
+		demand[m] = float64(minNodes)
+	}
+	master := newCoverLP(demand)
+	pr := &loadLP{}
+	loads := make([]*typeLoad, len(cols))
+	for t, c := range cols {
+		loads[t] = newTypeLoad(items, c, ndims)
+	}
+	// Start with each item alone on the type that houses it cheapest per
+	// pod, as many as the type's rows allow (a load of the polytope), so
+	// the master is feasible from the first round.
+	best := make([]int, m)
+	bestK := make([]float64, m)
+	for i := range best {
+		best[i] = -1
+	}
+	for t, tl := range loads {
+		for j, i := range tl.cols {
+			k := math.Inf(1)
+			for _, r := range tl.rows {
+				if r[j] > 0 {
+					k = min(k, 1/r[j])
+				}
+			}
+			if b := best[i]; b < 0 || tl.price/k < cols[b].price/bestK[i] {
+				best[i], bestK[i] = t, k
+			}
+		}
+	}
+	for i, t := range best {
+		if t < 0 {
+			return 0, false
+		}
+		master.add(cols[t].price, []int32{int32(i)}, []float64{bestK[i]}, minNodes > 0)
+	}
+	type cand struct {
+		price float64
+		idx   []int32
+		val   []float64
+		gain  float64
+	}
+	var cands []cand
+	// price values every type at duals pi: it returns Farley's bound for
+	// pi and fills cands with the loads worth more than their price.
+	price := func(pi []float64) (float64, float64) {
+		value := 0.0
+		for i := range rows {
+			value += demand[i] * pi[i]
+		}
+		mu := 0.0
+		if minNodes > 0 {
+			mu = pi[m]
+		}
+		ratio := 0.0
+		cands = cands[:0]
+		for _, tl := range loads {
+			// A type whose screen already shows no load worth its
+			// price is not solved: the screen's bound serves the ratio.
+			if up := tl.screen(pi[:m]); (up+mu)/tl.price <= 1 {
+				ratio = max(ratio, (up+mu)/tl.price)
+				continue
+			}
+			v := pr.solve(pi[:m], tl)
+			ratio = max(ratio, (v+mu)/tl.price)
+			if gain := (v + mu - tl.price) / tl.price; gain > 1e-9 {
+				cands = append(cands, cand{tl.price, slices.Clone(tl.idx), slices.Clone(tl.val), gain})
+			}
+		}
+		return value / max(ratio, 1), ratio
+	}
+	pi := make([]float64, rows)
+	bound := 0.0
+	converged := false
+	for range e.rounds {
+		master.solve(e.pivots)
+		master.duals(pi)
+		for i := range pi {
+			pi[i] = max(pi[i], 0)
+		}
+		b, ratio := price(pi)
+		bound = max(bound, b)
+		if len(cands) == 0 {
+			// No load prices out at the master's duals: the master is
+			// optimal, and so the bound (to rounding).
+			converged = ratio <= 1+1e-6
+			break
+		}
+		// The loads that gain most per dollar join first.
+		for range min(e.perRound, len(cands)) {
+			b := 0
+			for j := range cands {
+				if cands[j].gain > cands[b].gain {
+					b = j
+				}
+			}
+			master.add(cands[b].price, cands[b].idx, cands[b].val, minNodes > 0)
+			cands[b].gain = -1
+		}
+	}
+	return bound * (1 - 1e-9), converged
+}
+
+// coverLP is assignmentLP's restricted master,
+//
+//	min Σ_j c_j·x_j  subject to  Σ_j a_ij·x_j ≥ d_i,  x ≥ 0,
+//
+// by a revised simplex that keeps the dense basis inverse (one row per
+// item and the node row: a few dozen) and sparse columns, and goes on from
+// the last basis when columns are added. Each row starts with an
+// artificial variable dearer per unit than any column covering the row,
+// and has a surplus. Only its duals are used, and Farley's bound is valid
+// for any duals, so stopping at the pivot budget is harmless.
+type coverLP struct {
+	m     int
+	cost  []float64
+	idx   [][]int32 // column j's non-zero rows; artificials and surpluses have one
+	val   [][]float64
+	basic []bool
+	basis []int
+	binv  [][]float64
+	xB    []float64
+	u, pi []float64
+}
+
+func newCoverLP(d []float64) *coverLP {
+	m := len(d)
+	l := &coverLP{m: m, basis: make([]int, m), binv: make([][]float64, m), xB: make([]float64, m), u: make([]float64, m), pi: make([]float64, m)}
+	for i := range m {
+		l.cost = append(l.cost, 0)
+		l.idx = append(l.idx, []int32{int32(i)})
+		l.val = append(l.val, []float64{1})
+		l.basic = append(l.basic, true)
+		l.binv[i] = make([]float64, m)
+		l.binv[i][i] = 1
+		l.basis[i] = i
+		l.xB[i] = d[i]
+	}
+	for i := range m {
+		l.cost = append(l.cost, 0)
+		l.idx = append(l.idx, []int32{int32(i)})
+		l.val = append(l.val, []float64{-1})
+		l.basic = append(l.basic, false)
+	}
+	return l
+}
+
+// add appends a column at price with the given non-zeros, plus a 1 in the
+// node row (the last) when node is set, and keeps every row's artificial
+// dearer per unit than the column.
+func (l *coverLP) add(price float64, idx []int32, val []float64, node bool) {
+	if node {
+		idx = append(idx[:len(idx):len(idx)], int32(l.m-1))
+		val = append(val[:len(val):len(val)], 1)
+	}
+	l.cost = append(l.cost, price)
+	l.idx = append(l.idx, idx)
+	l.val = append(l.val, val)
+	l.basic = append(l.basic, false)
+	for k, i := range idx {
+		if v := val[k]; v > 0 {
+			l.cost[i] = max(l.cost[i], 1e3*price/v+1)
+		}
+	}
+	// An artificial's cost may have risen while it is basic.
+}
+
+// duals sets pi to c_B·B⁻¹.
+func (l *coverLP) duals(pi []float64) {
+	clear(pi)
+	for r := range l.m {
+		cb := l.cost[l.basis[r]]
+		if cb == 0 {
+			continue
+		}
+		for i, v := range l.binv[r] {
+			pi[i] += cb * v
+		}
+	}
+}
+
+// solve pivots (Dantzig's rule on reduced cost per dollar, lowest index on
+// ties) until no column prices out or the budget is spent.
+func (l *coverLP) solve(pivots int) {
+	const eps = 1e-9
+	for range pivots {
+		l.duals(l.pi)
+		enter, best := -1, -eps
+		for j := range l.cost {
+			if l.basic[j] {
+				continue
+			}
+			rc := l.cost[j]
+			for k, i := range l.idx[j] {
+				rc -= l.pi[i] * l.val[j][k]
+			}
+			if rc /= max(1, math.Abs(l.cost[j])); rc < best {
+				enter, best = j, rc
+			}
+		}
+		if enter < 0 {
+			return
+		}
+		for r := range l.m {
+			var s float64
+			for k, i := range l.idx[enter] {
+				s += l.binv[r][i] * l.val[enter][k]
+			}
+			l.u[r] = s
+		}
+		leave, ratio := -1, math.Inf(1)
+		for r := range l.m {
+			if l.u[r] > eps {
+				q := l.xB[r] / l.u[r]
+				if q < ratio-1e-12 || (q <= ratio+1e-12 && leave >= 0 && l.basis[r] < l.basis[leave]) {
+					leave, ratio = r, q
+				}
+			}
+		}
+		if leave < 0 {
+			return // unbounded: impossible with positive prices
+		}
+		piv := l.u[leave]
+		row := l.binv[leave]
+		for i := range row {
+			row[i] /= piv
+		}
+		l.xB[leave] /= piv
+		for r := range l.m {
+			f := l.u[r]
+			if r == leave || f == 0 {
+				continue
+			}
+			br := l.binv[r]
+			for i, v := range row {
+				br[i] -= f * v
+			}
+			if l.xB[r] -= f * l.xB[leave]; l.xB[r] < 0 {
+				l.xB[r] = 0
+			}
+		}
+		l.basic[l.basis[leave]] = false
+		l.basic[enter] = true
+		l.basis[leave] = enter
+	}
+}
+
+// loadLP finds the most valuable load of one node of a type:
+//
+//	max π·a  subject to  the type's rows,  a ≥ 0,
+//
+// over the items that fit the node whole, by a dense primal simplex. The
+// rows are fixed per type (see newTypeLoad) and few, so each pivot is
+// cheap; the optimal duals of the last solve are kept to screen the next.
+type loadLP struct {
+	// per solve
+	t     [][]float64 // rows × (len(cols) + rows + 1): structurals, slacks, rhs
+	basis []int
+	obj   []float64
+}
+
+// typeLoad is one type's load polytope: the items that fit it whole
+// (cols), and its rows, each scaled so its right-hand side is 1.
+type typeLoad struct {
+	price float64
+	cols  []int32
+	rows  [][]float64
+	// lambda are the optimal duals of the rows at the last solve, nil
+	// before the first: for any π, scaling them until they cover every
+	// item bounds V_t(π) without solving (weak duality).
+	lambda []float64
+	// cover[j] is λ·(column j of the rows), lambdaSum Σ λ (the rows'
+	// right-hand sides are 1).
+	cover     []float64
+	lambdaSum float64
+	// idx and val are the last solve's optimal load.
+	idx []int32
+	val []float64
+}
+
+// maxCardinality is the largest k of the rounding rows, and maxLoadRows
+// bounds a type's rows.
+const (
+	maxCardinality = 4
+	maxLoadRows    = 16
+)
+
+// newTypeLoad builds the rows of a type's load polytope: one per resource
+// the fitting items request, Σ a_i·req_id ≤ alloc_d; then, for cpu and
+// memory and k = 1..maxCardinality, a rounding row Σ a_i·u_k(req_id/alloc_d)
+// ≤ 1, where u_k(x) = ⌊(k+1)x⌋/k, or x where (k+1)x is whole, is a
+// dual-feasible function (Fekete and Schepers): sizes that fit together
+// keep Σ u_k ≤ 1. Whole pods obey the rounding rows; fractional loads need
+// not (two thirds of a 1,500m pod beside a whole one on a 1,930m node), so
+// they bring the LP closer to what nodes can carry. A rounding row is kept
+// only where some item's coefficient exceeds its plain share.
+func newTypeLoad(items []demandItem, c column, ndims int) *typeLoad {
+	tl := &typeLoad{price: c.price}
+	var used vec
+	for i, it := range items {
+		if it.req.fits(c.alloc) {
+			tl.cols = append(tl.cols, int32(i))
+			for d := range ndims {
+				if it.req[d] > 0 {
+					used[d] = 1
+				}
+			}
+		}
+	}
+	n := len(tl.cols)
+	if n == 0 {
+		return tl
+	}
+	alloc := c.alloc
+	// The rows share one array, sized for the most rows there can be.
+	flat := make([]float64, 0, n*maxLoadRows)
+	next := func() []float64 {
+		flat = flat[:len(flat)+n]
+		return flat[len(flat)-n:]
+	}
+	for d := range ndims {
+		if used[d] == 0 || len(tl.rows) == maxLoadRows {
+			continue
+		}
+		r := next()
+		for j, i := range tl.cols {
+			r[j] = float64(items[i].req[d]) / float64(alloc[d])
+		}
+		tl.rows = append(tl.rows, r)
+	}
+	for _, d := range []int{dimCPU, dimMemory} {
+		if used[d] == 0 {
+			continue
+		}
+		for k := int64(1); k <= maxCardinality && len(tl.rows) < maxLoadRows; k++ {
+			r := next()
+			stronger := false
+			for j, i := range tl.cols {
+				req := items[i].req[d]
+				share := float64(req) / float64(alloc[d])
+				if q := (k + 1) * req; q%alloc[d] == 0 {
+					r[j] = share
+				} else {
+					r[j] = float64(q/alloc[d]) / float64(k)
+				}
+				stronger = stronger || r[j] > share*(1+1e-12)
+			}
+			if stronger {
+				tl.rows = append(tl.rows, r)
+			} else {
+				flat = flat[:len(flat)-n]
+			}
+		}
+	}
+	return tl
+}
+
+// screen returns an upper bound on V_t(π) without solving: from the last
+// solve's duals and from each row alone, each scaled until it covers every
+// valued item (weak duality); +Inf when none can.
+func (tl *typeLoad) screen(pi []float64) float64 {
+	if tl.lambda == nil {
+		// Any one row alone, scaled to cover every valued item, is a
+		// dual point too.
+		best := math.Inf(1)
+		for _, row := range tl.rows {
+			s := 0.0
+			for j, i := range tl.cols {
+				if pi[i] > 0 {
+					if row[j] <= 0 {
+						s = math.Inf(1)
+						break
+					}
+					s = max(s, pi[i]/row[j])
+				}
+			}
+			best = min(best, s)
+		}
+		return best
+	}
+	scale := 0.0
+	for j, i := range tl.cols {
+		if pi[i] <= 0 {
+			continue
+		}
+		if tl.cover[j] <= 0 {
+			return math.Inf(1)
+		}
+		scale = max(scale, pi[i]/tl.cover[j])
+	}
+	return scale * tl.lambdaSum
+}
+
+// solve returns V_t(π) = max π·a over tl's polytope, and keeps the optimal
+// load and duals in tl.
+func (p *loadLP) solve(pi []float64, tl *typeLoad) float64 {
+	n, rows := len(tl.cols), len(tl.rows)
+	tl.idx, tl.val = tl.idx[:0], tl.val[:0]
+	if n == 0 || rows == 0 {
+		return 0
+	}
+	width := n + rows + 1
+	for len(p.t) < rows {
+		p.t = append(p.t, nil)
+	}
+	p.basis = p.basis[:0]
+	for r := range rows {
+		if cap(p.t[r]) < width {
+			p.t[r] = make([]float64, width)
+		}
+		t := p.t[r][:width]
+		copy(t, tl.rows[r])
+		clear(t[n:])
+		t[n+r] = 1
+		t[width-1] = 1
+		p.t[r] = t
+		p.basis = append(p.basis, n+r)
+	}
+	// obj holds the reduced profits c_j − z_j of every column; its last
+	// entry is −(the load's value).
+	if cap(p.obj) < width {
+		p.obj = make([]float64, width)
+	}
+	obj := p.obj[:width]
+	clear(obj)
+	for j, i := range tl.cols {
+		obj[j] = max(pi[i], 0)
+	}
+	for range 50 * (rows + n) {
+		enter := -1
+		best := 1e-12
+		for j := range width - 1 {
+			if obj[j] > best {
+				enter, best = j, obj[j]
+			}
+		}
+		if enter < 0 {
+			break
+		}
+		leave := -1
+		ratio := math.Inf(1)
+		for r := range rows {
+			if a := p.t[r][enter]; a > 1e-12 {
+				if q := p.t[r][width-1] / a; q < ratio-1e-15 {
+					leave, ratio = r, q
+				}
+			}
+		}
+		if leave < 0 {
+			return math.Inf(1) // unbounded: impossible, every pod takes a slot
+		}
+		lr := p.t[leave]
+		piv := lr[enter]
+		for j := range lr {
+			lr[j] /= piv
+		}
+		for r := range rows {
+			if r == leave {
+				continue
+			}
+			if f := p.t[r][enter]; f != 0 {
+				row := p.t[r]
+				for j, v := range lr {
+					row[j] -= f * v
+				}
+			}
+		}
+		if f := obj[enter]; f != 0 {
+			for j, v := range lr {
+				obj[j] -= f * v
+			}
+		}
+		p.basis[leave] = enter
+	}
+	if cap(tl.lambda) < rows {
+		tl.lambda = make([]float64, rows)
+	}
+	tl.lambda = tl.lambda[:rows]
+	tl.lambdaSum = 0
+	for r := range rows {
+		tl.lambda[r] = max(-obj[n+r], 0)
+		tl.lambdaSum += tl.lambda[r]
+	}
+	if cap(tl.cover) < n {
+		tl.cover = make([]float64, n)
+	}
+	tl.cover = tl.cover[:n]
+	clear(tl.cover)
+	for r, l := range tl.lambda {
+		if l != 0 {
+			for j, v := range tl.rows[r] {
+				tl.cover[j] += l * v
+			}
+		}
+	}
+	for r, j := range p.basis {
+		if j < n {
+			if v := p.t[r][width-1]; v > 1e-12 {
+				tl.idx = append(tl.idx, tl.cols[j])
+				tl.val = append(tl.val, v)
+			}
+		}
+	}
+	return -obj[width-1]
+}
