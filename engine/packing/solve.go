@@ -8,6 +8,7 @@ import (
 	"maps"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	corev1 "k8s.io/api/core/v1"
 
@@ -55,16 +56,28 @@ func Solve(ctx context.Context, snap *state.Snapshot, pods []*state.Pod, opts ..
 	results := make([]*Result, len(ws))
 	solvers := make([]*solver, len(ws))
 	errs := make([]error, len(ws))
-	var wg sync.WaitGroup
+	// The variant that finishes first computes the lower bound of its
+	// result on its core while the others finish (see earlyBound).
+	var variants, early sync.WaitGroup
+	var eb earlyBound
+	defer early.Wait()
 	for i, w := range ws {
-		wg.Go(func() {
+		variants.Add(1)
+		early.Go(func() {
 			so := o
 			so.worth = w.worth
 			so.eagerCliques = w.eagerCliques
 			solvers[i], results[i], errs[i] = solveOnce(ctx, snap, pods, keys, part, so, shared)
+			failed := errs[i] != nil
+			variants.Done()
+			if !failed && eb.first.CompareAndSwap(false, true) {
+				eb.s = solvers[i]
+				eb.in = eb.s.boundInput()
+				eb.value = eb.in.bound()
+			}
 		})
 	}
-	wg.Wait()
+	variants.Wait()
 	var best *Result
 	var bestSolver *solver
 	for i, r := range results {
@@ -76,14 +89,36 @@ func Solve(ctx context.Context, snap *state.Snapshot, pods []*state.Pod, opts ..
 			best, bestSolver = r, solvers[i]
 		}
 	}
-	// The claims and placements are listed, and the bound computed, only
-	// for the result returned, side by side: neither changes what the
-	// other reads.
+	// The claims and placements are listed only for the result returned,
+	// beside its bound (the early one when it is the same): neither
+	// changes what the other reads.
 	var out sync.WaitGroup
 	out.Go(func() { bestSolver.describe(best, keys) })
-	best.LowerBoundPerHour = bestSolver.lowerBound()
+	early.Wait()
+	if eb.s == bestSolver {
+		best.LowerBoundPerHour = eb.value
+	} else if in := bestSolver.boundInput(); eb.s != nil && eb.in.equal(in) {
+		best.LowerBoundPerHour = eb.value
+	} else {
+		best.LowerBoundPerHour = in.bound()
+	}
 	out.Wait()
 	return best, nil
+}
+
+// earlyBound is the lower bound the first variant to finish computes for
+// its own result, beside the variants still running. The bound depends
+// only on its input (which pods of which classes ended on new claims, the
+// pools' types, the clique and port counts), which is usually the same
+// for every variant: Solve uses the early value when the input of the
+// result it returns is equal, and computes the bound afresh otherwise.
+type earlyBound struct {
+	first atomic.Bool
+	// s is the variant that computed it, in its input and value the
+	// bound.
+	s     *solver
+	in    boundInput
+	value float64
 }
 
 // describe fills in the claims and placements of a result solveOnce
@@ -433,9 +468,29 @@ func (s *solver) hardness(c *class) int {
 	return h
 }
 
-// lowerBound bounds the cost of any set of new nodes for the pods Solve
-// put on new claims.
-func (s *solver) lowerBound() float64 {
+// boundInput is what lowerBound reads of a solver's result: the demand
+// on new claims (merged by request), the pools' types as columns, the
+// least node count and the number of resources.
+type boundInput struct {
+	items    []demandItem
+	cols     []column
+	minNodes int64
+	ndims    int
+}
+
+// bound is the lower bound of the input.
+func (in boundInput) bound() float64 {
+	return lowerBound(in.items, in.cols, in.minNodes, in.ndims)
+}
+
+// equal reports whether two inputs are the same, so their bounds are.
+func (in boundInput) equal(o boundInput) bool {
+	return in.minNodes == o.minNodes && in.ndims == o.ndims && slices.Equal(in.items, o.items) && slices.Equal(in.cols, o.cols)
+}
+
+// boundInput collects the input of the lower bound of the cost of any
+// set of new nodes for the pods Solve put on new claims.
+func (s *solver) boundInput() boundInput {
 	onClaim := map[string]bool{}
 	for _, n := range s.claims {
 		if n.dropped {
@@ -512,7 +567,7 @@ func (s *solver) lowerBound() float64 {
 	if slot {
 		ndims++
 	}
-	return lowerBound(mergeDemand(items), cols, k, ndims)
+	return boundInput{items: mergeDemand(items), cols: cols, minNodes: k, ndims: ndims}
 }
 
 // mergeDemand sums the counts of items with the same request, keeping
