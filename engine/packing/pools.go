@@ -246,29 +246,38 @@ func (s *solver) compileTypes(p *poolPlan, its []*catalog.InstanceType, out []*p
 	w := len(s.zones) * numCT
 	slab := make([]ptype, len(its))
 	prices := make([]float64, len(its)*w)
-	for i, it := range its {
-		if len(it.Offerings) == 0 || !it.Requirements.Overlaps(sp.Requirements) {
-			continue
-		}
-		t := &slab[i]
-		t.it, t.price = it, prices[i*w:(i+1)*w:(i+1)*w]
-		for _, o := range it.Offerings {
-			z, ok := s.zoneIdx[o.Zone]
-			ct := ctIndex(o.CapacityType)
-			if !ok || ct < 0 || !o.Available || o.PricePerHour <= 0 || !zoneReq.Has(o.Zone) || !ctReq.Has(o.CapacityType) {
+	compile := func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			it := its[i]
+			if len(it.Offerings) == 0 || !it.Requirements.Overlaps(sp.Requirements) {
 				continue
 			}
-			t.price[z*numCT+ct] = o.PricePerHour
-			if t.cheapest == 0 || o.PricePerHour < t.cheapest {
-				t.cheapest = o.PricePerHour
+			t := &slab[i]
+			t.it, t.price = it, prices[i*w:(i+1)*w:(i+1)*w]
+			for _, o := range it.Offerings {
+				z, ok := s.zoneIdx[o.Zone]
+				ct := ctIndex(o.CapacityType)
+				if !ok || ct < 0 || !o.Available || o.PricePerHour <= 0 || !zoneReq.Has(o.Zone) || !ctReq.Has(o.CapacityType) {
+					continue
+				}
+				t.price[z*numCT+ct] = o.PricePerHour
+				if t.cheapest == 0 || o.PricePerHour < t.cheapest {
+					t.cheapest = o.PricePerHour
+				}
 			}
+			if t.cheapest == 0 {
+				continue
+			}
+			s.compileType(p, t)
+			out[i] = t
 		}
-		if t.cheapest == 0 {
-			continue
-		}
-		s.compileType(p, t)
-		out[i] = t
 	}
+	// Each type is compiled on its own: the two halves side by side.
+	var half sync.WaitGroup
+	h := len(its) / 2
+	half.Go(func() { compile(h, len(its)) })
+	compile(0, h)
+	half.Wait()
 }
 
 // compileType sets a type's allocatable after daemonset overhead.

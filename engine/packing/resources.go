@@ -148,11 +148,16 @@ func (d *dims) intern(list corev1.ResourceList) error {
 	return nil
 }
 
-// vec converts list, ignoring names not interned.
+// vec converts list, ignoring names not interned. It looks each interned
+// name up rather than ranging over list: starting a map iteration costs
+// more than the few lookups.
 func (d *dims) vec(list corev1.ResourceList) vec {
 	var v vec
-	for name, q := range list {
-		if i, ok := d.index[name]; ok {
+	if len(list) == 0 {
+		return v
+	}
+	for i, name := range d.names {
+		if q, ok := list[name]; ok {
 			v[i] = amount(i, q)
 		}
 	}
