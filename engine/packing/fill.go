@@ -306,7 +306,7 @@ func (f *filler) fill(n *node, seed *bucket, dry bool) []take {
 				continue
 			}
 			// roomLeft, for a candidate n admits.
-			k := c.req.times(n.room, c.left)
+			k := c.req.times(&n.room, c.left)
 			if k > 0 && !c.free {
 				k = s.constrain(c.b.c, n, k)
 			}

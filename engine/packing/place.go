@@ -40,7 +40,7 @@ func (s *solver) admits(b *bucket, n *node) bool {
 func (s *solver) roomLeft(b *bucket, n *node, limit int64) int64 {
 	c := b.c
 	limit = min(limit, b.left())
-	k := c.req.times(n.room, limit)
+	k := c.req.times(&n.room, limit)
 	if k == 0 {
 		return 0
 	}

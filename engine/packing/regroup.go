@@ -207,10 +207,10 @@ func (im *improver) repack(set []*node, limit float64, budget *int) ([]regroupNo
 		var v float64
 		for i, b := range bs {
 			*budget--
-			k := b.c.req.times(room, int64(len(b.pods)-b.next))
+			k := b.c.req.times(&room, int64(len(b.pods)-b.next))
 			take[i] = int(k)
 			if k > 0 {
-				room = room.sub(b.c.req.scale(k))
+				room.subTimes(&b.c.req, k)
 				v += float64(k) * b.value
 			}
 		}

@@ -71,46 +71,33 @@ func (a vec) fits(room vec) bool {
 	return true
 }
 
-// times returns how many copies of a fit within room (capped at limit).
-func (a vec) times(room vec, limit int64) int64 {
-	// Most calls ask for a few pods that all fit: check limit copies with
-	// (overflow-safe) multiplications before dividing.
-	if limit > 0 && a.fitsTimes(room, limit) {
-		return limit
+// times returns how many copies of a fit within room, capped at limit: 0
+// when limit is not positive or some room is negative, else the least of
+// limit and room/a over the resources a requests. Most calls ask for a few
+// pods that all fit, so each resource is checked with an (overflow-safe)
+// multiplication by the count so far and divided only where that many do
+// not fit. It takes pointers: vecs are copied on the stack otherwise.
+func (a *vec) times(room *vec, limit int64) int64 {
+	if limit <= 0 {
+		return 0
 	}
 	n := limit
 	for i := range a {
+		r := room[i]
+		if r < 0 {
+			return 0
+		}
 		if a[i] <= 0 {
-			if room[i] < 0 {
-				return 0
-			}
 			continue
 		}
-		if k := room[i] / a[i]; k < n {
-			n = k
-		}
-	}
-	return max(n, 0)
-}
-
-// fitsTimes reports whether k > 0 copies of a fit within room, every
-// amount of room being non-negative where a requests something.
-func (a vec) fitsTimes(room vec, k int64) bool {
-	for i := range a {
-		if a[i] <= 0 {
-			if room[i] < 0 {
-				return false
-			}
+		if hi, lo := bits.Mul64(uint64(a[i]), uint64(n)); hi == 0 && lo <= uint64(r) {
 			continue
 		}
-		if room[i] < 0 {
-			return false
-		}
-		if hi, lo := bits.Mul64(uint64(a[i]), uint64(k)); hi != 0 || lo > uint64(room[i]) {
-			return false
+		if n = r / a[i]; n == 0 {
+			return 0
 		}
 	}
-	return true
+	return n
 }
 
 // dims interns resource names into vec indices.

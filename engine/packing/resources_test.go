@@ -47,7 +47,7 @@ func TestTimes(t *testing.T) {
 		{"nothing requested", vec{}, vec{10}, 7, 7},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := tc.a.times(tc.room, tc.limit); got != tc.want {
+			if got := tc.a.times(&tc.room, tc.limit); got != tc.want {
 				t.Errorf("times = %d, want %d", got, tc.want)
 			}
 			if ref := timesByDivision(tc.a, tc.room, tc.limit); ref != tc.want {
@@ -79,7 +79,7 @@ func TestTimesMatchesDivision(t *testing.T) {
 			a[d], room[d] = amount(), amount()
 		}
 		limit := amount()
-		if got, want := a.times(room, limit), timesByDivision(a, room, limit); got != want {
+		if got, want := a.times(&room, limit), timesByDivision(a, room, limit); got != want {
 			t.Fatalf("%v.times(%v, %d) = %d, want %d", a, room, limit, got, want)
 		}
 	}
