@@ -110,12 +110,14 @@ func lpColumns(types []*ptype, ndims int) ([]column, []column) {
 	return cols, paretoColumns(cols, ndims)
 }
 
-// lpColumns returns the pool's LP columns for ndims resources, copies the
-// caller may keep: the shared ones once ready, else computed afresh.
+// lpColumns returns the pool's LP columns for ndims resources: the shared
+// ones once ready, else computed afresh. The shared ones are read by every
+// variant at once: callers must not change them (the pricer and the
+// assignment bound only read their columns).
 func (p *poolPlan) lpColumns(ndims int) ([]column, []column) {
 	if c := p.columns; c != nil && c.ndims == ndims {
 		<-c.ready
-		return slices.Clone(c.cols), slices.Clone(c.undominated)
+		return c.cols, c.undominated
 	}
 	return lpColumns(p.types, ndims)
 }
