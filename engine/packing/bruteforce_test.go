@@ -154,3 +154,48 @@ func TestLowerBoundBruteForceClique(t *testing.T) {
 	}
 	t.Logf("%d cases; worst cost/optimum %.3f", cases, worst)
 }
+
+// TestLowerBoundBruteForceTwoCliques is TestLowerBoundBruteForceClique
+// with two cliques, each its own slot resource in the bound: members of
+// one clique never share a node, members of different cliques may (and,
+// being small, usually should).
+func TestLowerBoundBruteForceTwoCliques(t *testing.T) {
+	rng := rand.New(rand.NewPCG(17, 19))
+	cases, tight := 0, 0
+	for i := range 150 {
+		p := pool("default")
+		p.InstanceTypes = randomTypes(rng, 8)
+		var ps []*state.Pod
+		for _, role := range []string{"a", "b"} {
+			for j := range 1 + rng.IntN(3) {
+				ps = append(ps, pod(fmt.Sprintf("%s%d", role, j), pick(rng, []string{"100m", "250m", "500m", "1"}), pick(rng, []string{"128Mi", "512Mi", "1Gi"}),
+					label("role", role), antiAffinity(scheduling.LabelHostname, map[string]string{"role": role})))
+			}
+		}
+		for j := range rng.IntN(3) {
+			ps = append(ps, pod(fmt.Sprintf("p%d", j), pick(rng, []string{"100m", "500m", "1", "2", "4"}), pick(rng, []string{"128Mi", "1Gi", "4Gi", "8Gi"})))
+		}
+		snap := snapshot(poolsOf(p), nil, nil)
+		r := mustSolve(t, snap, ps)
+		if len(r.Unschedulable) > 0 {
+			continue
+		}
+		if v := Check(snap, ps, r); len(v) > 0 {
+			t.Fatalf("case %d: %v", i, v)
+		}
+		opt := bruteForceCostApart(p.InstanceTypes, ps, func(a, b *state.Pod) bool {
+			return a.Labels["role"] != "" && a.Labels["role"] == b.Labels["role"]
+		})
+		if r.LowerBoundPerHour > opt*(1+1e-9) {
+			t.Errorf("case %d: lower bound %.5f above the optimum %.5f", i, r.LowerBoundPerHour, opt)
+		}
+		cases++
+		if r.LowerBoundPerHour > opt*0.99 {
+			tight++
+		}
+	}
+	if cases < 100 {
+		t.Fatalf("only %d of 150 cases placed every pod; the test proves little", cases)
+	}
+	t.Logf("%d cases; bound within 1%% of the optimum in %d", cases, tight)
+}

@@ -526,26 +526,34 @@ func (s *solver) boundInput() boundInput {
 			ports[fmt.Sprintf("%s/%d", protocol(hp), hp.Port)] += k
 		}
 	}
-	// The largest clique becomes a resource of its own when a dimension is
-	// free: each node has one slot and each member needs it, so the bound
-	// knows which pods need the nodes, not only how many nodes.
+	// Each clique becomes a resource of its own while dimensions are free,
+	// the largest first: a node has one slot of each and each member needs
+	// it, so the bound knows which pods need the nodes, not only how many,
+	// and that members of different cliques may share one.
+	gs := slices.Sorted(maps.Keys(cliques))
+	slices.SortStableFunc(gs, func(a, b int) int { return cmp.Compare(cliques[b], cliques[a]) })
 	var k int64
-	clique := -1
-	for _, g := range slices.Sorted(maps.Keys(cliques)) {
-		if cliques[g] > k {
-			k, clique = cliques[g], g
-		}
+	if len(gs) > 0 {
+		k = cliques[gs[0]]
 	}
 	ndims := len(s.dims.names)
-	slot := ndims < maxDims && clique >= 0
-	if slot {
+	var slots []int
+	for _, g := range gs {
+		if ndims+len(slots) < maxDims && cliques[g] > 1 {
+			slots = append(slots, g)
+		}
+	}
+	for j, g := range slots {
 		for i, c := range owners {
 			for _, t := range c.anti {
-				if t.g == clique && !t.soft && c.matchesGroup(t.g) {
-					items[i].req[ndims] = 1
+				if t.g == g && !t.soft && c.matchesGroup(t.g) {
+					items[i].req[ndims+j] = 1
 				}
 			}
 		}
+	}
+	if len(slots) > 0 {
+		// The largest clique's slots count its nodes.
 		k = 0
 	}
 	for _, v := range ports {
@@ -558,15 +566,13 @@ func (s *solver) boundInput() boundInput {
 			for d := range maxDims {
 				a[d] = max(t.allocLB[d], 0)
 			}
-			if slot {
-				a[ndims] = 1
+			for j := range slots {
+				a[ndims+j] = 1
 			}
 			cols = append(cols, column{alloc: a, price: t.cheapest})
 		}
 	}
-	if slot {
-		ndims++
-	}
+	ndims += len(slots)
 	return boundInput{items: mergeDemand(items), cols: cols, minNodes: k, ndims: ndims}
 }
 
