@@ -58,12 +58,16 @@ type poolPlan struct {
 }
 
 // poolColumns are a pool's types as LP columns (allocatable, cheapest
-// price), all and undominated (see paretoColumns), for ndims resources;
-// ready is closed once they are set.
+// price), one per distinct allocatable (see distinctColumns), and the
+// undominated ones (see paretoColumns), for ndims resources; ready is
+// closed once they are set.
 type poolColumns struct {
 	ready             chan struct{}
 	ndims             int
 	cols, undominated []column
+	// lb are the columns of the lower bound: allocatable less only the
+	// daemonsets that surely run (at least 0), one per distinct one.
+	lb []column
 	// allocs numbers the distinct allocatables of the types (by type
 	// index), which price the same as nodes; distinct is how many.
 	allocs   []int32
@@ -79,8 +83,19 @@ func startColumns(pools []*poolPlan, ndims int, wg *sync.WaitGroup) {
 	wg.Go(func() {
 		for _, p := range pools {
 			c := p.columns
-			c.cols, c.undominated = lpColumns(p.types, ndims)
 			c.allocs, c.distinct = distinctAllocs(p.types)
+			c.cols = make([]column, c.distinct)
+			for i, t := range p.types {
+				// The ids count up in the order of first occurrence.
+				if col := &c.cols[c.allocs[i]]; col.price == 0 || t.cheapest < col.price {
+					*col = column{alloc: t.alloc, price: t.cheapest}
+				}
+			}
+			c.undominated = paretoColumns(c.cols, ndims)
+			c.lb = c.cols
+			if !lbSameAsAlloc(p.types) {
+				c.lb = distinctColumns(lbColumns(p.types))
+			}
 			close(c.ready)
 		}
 	})
@@ -99,6 +114,61 @@ func distinctAllocs(types []*ptype) ([]int32, int) {
 		ids[i] = id
 	}
 	return ids, len(seen)
+}
+
+// distinctColumns keeps one column per distinct allocatable, at the lowest
+// price of those with it, in the order of first occurrence. The LP bounds
+// and the pricer read a column list only for the cheapest price per unit
+// of a resource, the sizes at which fewer columns hold a pod, and the
+// columns no other beats (paretoColumns), none of which a dearer column
+// with the same allocatable changes: they are the same over the
+// distinct columns, a quarter as many on the embedded catalog.
+func distinctColumns(cols []column) []column {
+	at := make(map[vec]int32, len(cols))
+	var out []column
+	for _, c := range cols {
+		i, ok := at[c.alloc]
+		if !ok {
+			at[c.alloc] = int32(len(out))
+			out = append(out, c)
+			continue
+		}
+		if c.price < out[i].price {
+			out[i].price = c.price
+		}
+	}
+	return out
+}
+
+// lbColumns are the types as the lower bound's columns: allocatable less
+// the daemonsets that surely run (at least 0) at the cheapest price.
+func lbColumns(types []*ptype) []column {
+	cols := make([]column, len(types))
+	for i, t := range types {
+		var a vec
+		for d := range maxDims {
+			a[d] = max(t.allocLB[d], 0)
+		}
+		cols[i] = column{alloc: a, price: t.cheapest}
+	}
+	return cols
+}
+
+// lbSameAsAlloc reports whether every type's lower-bound allocatable is
+// its allocatable, none negative: the lower bound's columns are then the
+// pricer's.
+func lbSameAsAlloc(types []*ptype) bool {
+	for _, t := range types {
+		if t.allocLB != t.alloc {
+			return false
+		}
+		for d := range maxDims {
+			if t.alloc[d] < 0 {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // lpColumns returns the types as LP columns, all and undominated.
@@ -120,6 +190,16 @@ func (p *poolPlan) lpColumns(ndims int) ([]column, []column) {
 		return c.cols, c.undominated
 	}
 	return lpColumns(p.types, ndims)
+}
+
+// lbColumns returns the pool's lower-bound columns: the shared distinct
+// ones once ready, else one per type. Callers must not change them.
+func (p *poolPlan) lbColumns() []column {
+	if c := p.columns; c != nil {
+		<-c.ready
+		return c.lb
+	}
+	return lbColumns(p.types)
 }
 
 // ptype is an instance type as one pool offers it.

@@ -559,17 +559,23 @@ func (s *solver) boundInput() boundInput {
 	for _, v := range ports {
 		k = max(k, v)
 	}
+	// The pools' lower-bound columns, with the cliques' slots.
+	lbs := make([][]column, len(s.pools))
+	n := 0
+	for i, p := range s.pools {
+		lbs[i] = p.lbColumns()
+		n += len(lbs[i])
+	}
 	var cols []column
-	for _, p := range s.pools {
-		for _, t := range p.types {
-			var a vec
-			for d := range maxDims {
-				a[d] = max(t.allocLB[d], 0)
-			}
+	if n > 0 {
+		cols = make([]column, 0, n)
+	}
+	for _, lb := range lbs {
+		for _, c := range lb {
 			for j := range slots {
-				a[ndims+j] = 1
+				c.alloc[ndims+j] = 1
 			}
-			cols = append(cols, column{alloc: a, price: t.cheapest})
+			cols = append(cols, c)
 		}
 	}
 	ndims += len(slots)
