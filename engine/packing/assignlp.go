@@ -36,32 +36,69 @@ type assignEffort struct{ rounds, pivots, perRound int }
 
 var defaultAssignEffort = assignEffort{rounds: 60, pivots: 400, perRound: 8}
 
+// valueEffort caps each valuation of the fill's exactValues.
+var valueEffort = assignEffort{rounds: 30, pivots: 200, perRound: 8}
+
 // assignmentLP returns the best Farley bound column generation on the
 // assignment LP reaches within e, or 0 when there is nothing to bound or
 // some item fits no column (no node set exists), and whether it converged:
 // no type had a load worth more than its price, so the bound is the LP's
 // optimum (to rounding) and no other bound of the same LP can beat it.
 func assignmentLP(items []demandItem, cols []column, minNodes int64, ndims int, e assignEffort) (float64, bool) {
+	st := newAssignState(items, cols, minNodes, ndims)
+	if st == nil {
+		return 0, false
+	}
+	bound, converged, _ := st.run(e)
+	return bound, converged
+}
+
+// assignState is column generation on the assignment LP, kept so that it
+// can go on after the demand falls (setDemand): the fill values pods by its
+// duals each time the pods left have fallen enough, and most of the master's
+// basis and loads stay good.
+type assignState struct {
+	items    []demandItem
+	demand   []float64
+	minNodes bool
+	loads    []*typeLoad
+	master   *coverLP
+	pr       loadLP
+	pi       []float64
+	cands    []assignCand
+}
+
+// assignCand is a load worth more than its type's price at some duals.
+type assignCand struct {
+	price float64
+	idx   []int32
+	val   []float64
+	gain  float64
+}
+
+// newAssignState sets up the master for items (merged by request) over
+// cols, or returns nil when there is nothing to bound or some item fits no
+// column.
+func newAssignState(items []demandItem, cols []column, minNodes int64, ndims int) *assignState {
 	m := len(items)
 	if m == 0 || len(cols) == 0 {
-		return 0, false
+		return nil
 	}
 	rows := m
 	if minNodes > 0 {
 		rows++
 	}
-	demand := make([]float64, rows)
+	st := &assignState{items: items, demand: make([]float64, rows), minNodes: minNodes > 0, pi: make([]float64, rows)}
 	for i, it := range items {
-		demand[i] = float64(it.count)
+		st.demand[i] = float64(it.count)
 	}
 	if minNodes > 0 {
-		demand[m] = float64(minNodes)
+		st.demand[m] = float64(minNodes)
 	}
-	master := newCoverLP(demand)
-	pr := &loadLP{}
-	loads := make([]*typeLoad, len(cols))
+	st.master = newCoverLP(st.demand)
+	st.loads = make([]*typeLoad, len(cols))
 	for t, c := range cols {
-		loads[t] = newTypeLoad(items, c, ndims)
+		st.loads[t] = newTypeLoad(items, c, ndims)
 	}
 	// Start with each item alone on the type that houses it cheapest per
 	// pod, as many as the type's rows allow (a load of the polytope), so
@@ -71,7 +108,7 @@ func assignmentLP(items []demandItem, cols []column, minNodes int64, ndims int, 
 	for i := range best {
 		best[i] = -1
 	}
-	for t, tl := range loads {
+	for t, tl := range st.loads {
 		for j, i := range tl.cols {
 			k := math.Inf(1)
 			for _, r := range tl.rows {
@@ -86,63 +123,86 @@ func assignmentLP(items []demandItem, cols []column, minNodes int64, ndims int, 
 	}
 	for i, t := range best {
 		if t < 0 {
-			return 0, false
+			return nil
 		}
-		master.add(cols[t].price, []int32{int32(i)}, []float64{bestK[i]}, minNodes > 0)
+		st.master.add(cols[t].price, []int32{int32(i)}, []float64{bestK[i]}, st.minNodes)
 	}
-	type cand struct {
-		price float64
-		idx   []int32
-		val   []float64
-		gain  float64
+	return st
+}
+
+// setDemand changes the items' counts (in items' order; the node count is
+// kept) and restores a feasible basis by dual simplex, which keeps the
+// duals of the last solve dual feasible.
+func (st *assignState) setDemand(counts []int64, pivots int) {
+	for i, c := range counts {
+		st.demand[i] = float64(c)
 	}
-	var cands []cand
-	// price values every type at duals pi: it returns Farley's bound for
-	// pi and fills cands with the loads worth more than their price.
-	price := func(pi []float64) (float64, float64) {
-		value := 0.0
-		for i := range rows {
-			value += demand[i] * pi[i]
-		}
-		mu := 0.0
-		if minNodes > 0 {
-			mu = pi[m]
-		}
-		ratio := 0.0
-		cands = cands[:0]
-		for _, tl := range loads {
-			// A type whose screen already shows no load worth its
-			// price is not solved: the screen's bound serves the ratio.
-			if up := tl.screen(pi[:m]); (up+mu)/tl.price <= 1 {
-				ratio = max(ratio, (up+mu)/tl.price)
-				continue
-			}
-			v := pr.solve(pi[:m], tl)
-			ratio = max(ratio, (v+mu)/tl.price)
-			if gain := (v + mu - tl.price) / tl.price; gain > 1e-9 {
-				cands = append(cands, cand{tl.price, slices.Clone(tl.idx), slices.Clone(tl.val), gain})
-			}
-		}
-		return value / max(ratio, 1), ratio
+	st.master.setDemand(st.demand)
+	st.master.dualSolve(pivots)
+}
+
+// price values every type at duals pi: it returns Farley's bound for pi
+// and the ratio in it, and fills st.cands with the loads worth more than
+// their price.
+func (st *assignState) price(pi []float64) (float64, float64) {
+	m := len(st.items)
+	value := 0.0
+	for i, d := range st.demand {
+		value += d * pi[i]
 	}
-	pi := make([]float64, rows)
+	mu := 0.0
+	if st.minNodes {
+		mu = pi[m]
+	}
+	ratio := 0.0
+	st.cands = st.cands[:0]
+	for _, tl := range st.loads {
+		// A type whose screen already shows no load worth its price is
+		// not solved: the screen's bound serves the ratio.
+		if up := tl.screen(pi[:m]); (up+mu)/tl.price <= 1 {
+			ratio = max(ratio, (up+mu)/tl.price)
+			continue
+		}
+		v := st.pr.solve(pi[:m], tl)
+		ratio = max(ratio, (v+mu)/tl.price)
+		if gain := (v + mu - tl.price) / tl.price; gain > 1e-9 {
+			st.cands = append(st.cands, assignCand{tl.price, slices.Clone(tl.idx), slices.Clone(tl.val), gain})
+		}
+	}
+	return value / max(ratio, 1), ratio
+}
+
+// run generates columns until no load prices out or e is spent. It returns
+// the best Farley bound seen, whether the master reached the optimum, and
+// the items' values at that bound (duals scaled to feasibility).
+func (st *assignState) run(e assignEffort) (float64, bool, []float64) {
+	m := len(st.items)
+	pi := st.pi
 	bound := 0.0
+	var values []float64
 	converged := false
 	for range e.rounds {
-		master.solve(e.pivots)
-		master.duals(pi)
+		st.master.solve(e.pivots)
+		st.master.duals(pi)
 		for i := range pi {
 			pi[i] = max(pi[i], 0)
 		}
-		b, ratio := price(pi)
-		bound = max(bound, b)
-		if len(cands) == 0 {
+		b, ratio := st.price(pi)
+		if b > bound || values == nil {
+			bound = max(bound, b)
+			values = values[:0]
+			for i := range m {
+				values = append(values, pi[i]/max(ratio, 1))
+			}
+		}
+		if len(st.cands) == 0 {
 			// No load prices out at the master's duals: the master is
 			// optimal, and so the bound (to rounding).
 			converged = ratio <= 1+1e-6
 			break
 		}
 		// The loads that gain most per dollar join first.
+		cands := st.cands
 		for range min(e.perRound, len(cands)) {
 			b := 0
 			for j := range cands {
@@ -150,11 +210,11 @@ func assignmentLP(items []demandItem, cols []column, minNodes int64, ndims int, 
 					b = j
 				}
 			}
-			master.add(cands[b].price, cands[b].idx, cands[b].val, minNodes > 0)
+			st.master.add(cands[b].price, cands[b].idx, cands[b].val, st.minNodes)
 			cands[b].gain = -1
 		}
 	}
-	return bound * (1 - 1e-9), converged
+	return bound * (1 - 1e-9), converged, values
 }
 
 // coverLP is assignmentLP's restricted master,
@@ -276,28 +336,95 @@ func (l *coverLP) solve(pivots int) {
 		if leave < 0 {
 			return // unbounded: impossible with positive prices
 		}
-		piv := l.u[leave]
-		row := l.binv[leave]
-		for i := range row {
-			row[i] /= piv
+		l.pivot(enter, leave)
+	}
+}
+
+// pivot brings column enter into the basis in row leave, l.u holding
+// B⁻¹ times the column.
+func (l *coverLP) pivot(enter, leave int) {
+	piv := l.u[leave]
+	row := l.binv[leave]
+	for i := range row {
+		row[i] /= piv
+	}
+	l.xB[leave] /= piv
+	for r := range l.m {
+		f := l.u[r]
+		if r == leave || f == 0 {
+			continue
 		}
-		l.xB[leave] /= piv
+		br := l.binv[r]
+		for i, v := range row {
+			br[i] -= f * v
+		}
+		if l.xB[r] -= f * l.xB[leave]; l.xB[r] < 0 && l.xB[r] > -1e-9 {
+			l.xB[r] = 0
+		}
+	}
+	l.basic[l.basis[leave]] = false
+	l.basic[enter] = true
+	l.basis[leave] = enter
+}
+
+// setDemand recomputes the basic values for new right-hand sides d; some
+// may turn negative, for dualSolve to repair.
+func (l *coverLP) setDemand(d []float64) {
+	for r := range l.m {
+		var s float64
+		for i, v := range l.binv[r] {
+			s += v * d[i]
+		}
+		l.xB[r] = s
+	}
+}
+
+// dualSolve pivots by the dual simplex (most negative basic value leaves;
+// the entering column keeps reduced costs non-negative) until the basis is
+// feasible or the budget is spent. The duals stay feasible throughout, so
+// they change only as much as the new demand needs.
+func (l *coverLP) dualSolve(pivots int) {
+	const eps = 1e-9
+	for range pivots {
+		leave := -1
 		for r := range l.m {
-			f := l.u[r]
-			if r == leave || f == 0 {
+			if l.xB[r] < -eps && (leave < 0 || l.xB[r] < l.xB[leave]) {
+				leave = r
+			}
+		}
+		if leave < 0 {
+			return
+		}
+		l.duals(l.pi)
+		rho := l.binv[leave]
+		enter, best := -1, math.Inf(1)
+		for j := range l.cost {
+			if l.basic[j] {
 				continue
 			}
-			br := l.binv[r]
-			for i, v := range row {
-				br[i] -= f * v
+			var alpha float64
+			rc := l.cost[j]
+			for k, i := range l.idx[j] {
+				alpha += rho[i] * l.val[j][k]
+				rc -= l.pi[i] * l.val[j][k]
 			}
-			if l.xB[r] -= f * l.xB[leave]; l.xB[r] < 0 {
-				l.xB[r] = 0
+			if alpha < -eps {
+				if q := max(rc, 0) / -alpha; q < best {
+					enter, best = j, q
+				}
 			}
 		}
-		l.basic[l.basis[leave]] = false
-		l.basic[enter] = true
-		l.basis[leave] = enter
+		if enter < 0 {
+			return // infeasible: impossible, artificials cover every row
+		}
+		for r := range l.m {
+			var s float64
+			for k, i := range l.idx[enter] {
+				s += l.binv[r][i] * l.val[enter][k]
+			}
+			l.u[r] = s
+		}
+		l.pivot(enter, leave)
 	}
 }
 

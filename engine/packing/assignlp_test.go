@@ -231,6 +231,54 @@ func TestScreenBoundsTheLoad(t *testing.T) {
 	}
 }
 
+// TestAssignStateFollowsTheDemand checks column generation carried on
+// after the demand falls (setDemand's dual simplex, then run) against a
+// fresh solve of the same LP: the same optimum at every step, as the fill
+// uses it while packing.
+func TestAssignStateFollowsTheDemand(t *testing.T) {
+	cols := onDemandColumns(t)
+	rng := rand.New(rand.NewPCG(23, 29))
+	for c := range 10 {
+		items := w1Items()
+		for i := range items {
+			items[i].count = 1 + rng.Int64N(100)
+		}
+		st := newAssignState(items, cols, 0, 3)
+		first, converged, values := st.run(defaultAssignEffort)
+		if !converged || len(values) != len(items) {
+			t.Fatalf("case %d: the first solve did not converge", c)
+		}
+		counts := make([]int64, len(items))
+		for i, it := range items {
+			counts[i] = it.count
+		}
+		prev := first
+		for step := range 6 {
+			left := slices.Clone(items)
+			for i := range counts {
+				counts[i] -= rng.Int64N(counts[i] + 1)
+				left[i].count = counts[i]
+			}
+			st.setDemand(counts, defaultAssignEffort.pivots)
+			got, converged, _ := st.run(defaultAssignEffort)
+			var live []demandItem
+			for _, it := range left {
+				if it.count > 0 {
+					live = append(live, it)
+				}
+			}
+			want, _ := assignmentLP(live, cols, 0, 3, defaultAssignEffort)
+			if !converged || math.Abs(got-want) > 1e-6*max(want, 1e-9) {
+				t.Errorf("case %d step %d: carried on to %.6f (converged %t), a fresh solve gives %.6f", c, step, got, converged, want)
+			}
+			if got > prev*(1+1e-9) {
+				t.Errorf("case %d step %d: less demand costs more (%.6f after %.6f)", c, step, got, prev)
+			}
+			prev = got
+		}
+	}
+}
+
 // BenchmarkAssignmentLP times the bound on the w1 mix over the catalog.
 func BenchmarkAssignmentLP(b *testing.B) {
 	cols := onDemandColumns(b)

@@ -46,6 +46,11 @@ type filler struct {
 	// computed.
 	nodeVals []float64
 	allocs   []int32
+	// exact is column generation on the assignment LP for exactValues,
+	// exactRow its row per request, exactLeft the counts per row.
+	exact     *assignState
+	exactRow  map[vec]int
+	exactLeft []int64
 	// dry is the node dry fills simulate on, dryTakes their takes.
 	dry      *node
 	dryTakes []take
@@ -156,7 +161,13 @@ func (f *filler) refreshDuals() {
 		seed[d] = f.pr.pod(unit(d))
 	}
 	var values []float64
-	if f.s.opts.podValues {
+	switch {
+	case f.s.opts.podValues && f.s.opts.exactValues:
+		values = f.exactValues(items, ndims)
+		if values == nil {
+			_, values = assignmentValues(items, f.undominated, 0, ndims, seed, quickEffort)
+		}
+	case f.s.opts.podValues:
 		_, values = assignmentValues(items, f.undominated, 0, ndims, seed, quickEffort)
 	}
 	k := 0
@@ -171,6 +182,41 @@ func (f *filler) refreshDuals() {
 	}
 	f.valAt = f.remValue()
 	clear(f.cache)
+}
+
+// exactValues values each item by the duals of the assignment LP over the
+// pool's undominated types for the demand left (assignlp.go), solved to
+// optimality or valueEffort: the first call sets up column generation on
+// the merged requests, later ones lower the counts and go on from the last
+// basis and loads, so they cost little. Nil when the LP cannot be set up.
+func (f *filler) exactValues(items []demandItem, ndims int) []float64 {
+	if f.exact == nil {
+		merged := mergeDemand(items)
+		f.exact = newAssignState(merged, f.undominated, 0, ndims)
+		if f.exact == nil {
+			return nil
+		}
+		f.exactRow = make(map[vec]int, len(merged))
+		for i, it := range merged {
+			f.exactRow[it.req] = i
+		}
+		f.exactLeft = make([]int64, len(merged))
+	} else {
+		clear(f.exactLeft)
+		for _, it := range items {
+			f.exactLeft[f.exactRow[it.req]] += it.count
+		}
+		f.exact.setDemand(f.exactLeft, valueEffort.pivots)
+	}
+	_, _, pv := f.exact.run(valueEffort)
+	if pv == nil {
+		return nil
+	}
+	values := make([]float64, len(items))
+	for k, it := range items {
+		values[k] = pv[f.exactRow[it.req]]
+	}
+	return values
 }
 
 // open opens claims for seed and fills them; false when no claim can take

@@ -10,6 +10,9 @@ type Option func(*options)
 type options struct {
 	maxOptions int
 	podValues  bool
+	// exactValues values pods by the assignment LP's optimal duals
+	// (exactValues in fill.go) instead of the quick ascent's.
+	exactValues bool
 	// strategy selects one fill strategy by index; -1 tries them all.
 	strategy int
 	// worth is the chosen strategy's exponent.
