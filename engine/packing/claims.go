@@ -29,7 +29,7 @@ func (s *solver) finalize() (float64, []*state.Pod, map[*state.Pod]string) {
 			for _, p := range n.pods {
 				dropped = append(dropped, p)
 				reasons[p] = reason
-				delete(s.placed, p.Key())
+				delete(s.placed, p)
 			}
 			n.pool.usage = n.pool.usage.sub(n.typ.capacity)
 			n.dropped = true

@@ -375,7 +375,7 @@ func (im *improver) move(p *state.Pod, from, to *node) {
 		to.classes = append(to.classes, c)
 		delete(im.masks, to)
 	}
-	s.placed[p.Key()] = to.name
+	s.placed[p] = to.name
 }
 
 // renumber names the claims left with pods "<pool>-<n>" again, n from 1
@@ -401,7 +401,7 @@ func (s *solver) renumber() {
 		}
 		n.name = name
 		for _, pod := range n.pods {
-			s.placed[pod.Key()] = name
+			s.placed[pod] = name
 		}
 	}
 }

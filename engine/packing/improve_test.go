@@ -100,8 +100,8 @@ func TestImproveMergesHalfEmptyClaims(t *testing.T) {
 	if got := price(left[0]); got >= before-1e-9 {
 		t.Errorf("merged claim costs %.4f, want less than the %.4f of the two shrunk apart", got, before)
 	}
-	if left[0].name != "default-1" || s.placed["default/a"] != "default-1" || s.placed["default/b"] != "default-1" {
-		t.Errorf("survivor is %s, pods on %s and %s; want default-1", left[0].name, s.placed["default/a"], s.placed["default/b"])
+	if a, b := placedByKey(s, "default/a"), placedByKey(s, "default/b"); left[0].name != "default-1" || a != "default-1" || b != "default-1" {
+		t.Errorf("survivor is %s, pods on %s and %s; want default-1", left[0].name, a, b)
 	}
 }
 
@@ -164,8 +164,8 @@ func claimsLeft(t *testing.T, s *solver, ps []*state.Pod) ([]*node, float64) {
 		}
 		for _, pd := range n.pods {
 			on[pd.Key()]++
-			if s.placed[pd.Key()] != n.name {
-				t.Errorf("%s is on %s but placed says %s", pd.Key(), n.name, s.placed[pd.Key()])
+			if s.placed[pd] != n.name {
+				t.Errorf("%s is on %s but placed says %s", pd.Key(), n.name, s.placed[pd])
 			}
 		}
 	}
@@ -194,4 +194,15 @@ func claimEach(s *solver, ty *ptype) (map[string]*node, float64) {
 		}
 	}
 	return claimOf, cost
+}
+
+// placedByKey is the node or claim the solver placed the pod with key on,
+// or "".
+func placedByKey(s *solver, key string) string {
+	for p, n := range s.placed {
+		if p.Key() == key {
+			return n
+		}
+	}
+	return ""
 }

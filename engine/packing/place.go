@@ -157,7 +157,7 @@ func (s *solver) place(b *bucket, n *node, k int64) {
 		n.ports = append(n.ports, c.ports...)
 	}
 	for _, p := range pods {
-		s.placed[p.Key()] = n.name
+		s.placed[p] = n.name
 		s.podClass[p] = c
 	}
 	if n.claimState != nil {

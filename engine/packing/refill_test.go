@@ -44,7 +44,7 @@ func TestRefillPacksRidersAroundPodsThatCannotMove(t *testing.T) {
 		}
 	}
 	for _, name := range []string{"nginx-0", "nginx-1"} {
-		if got := s.placed["default/"+name]; got != claimOf[name].name {
+		if got := placedByKey(s, "default/"+name); got != claimOf[name].name {
 			t.Errorf("%s moved from %s to %s", name, claimOf[name].name, got)
 		}
 	}

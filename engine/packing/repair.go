@@ -99,10 +99,10 @@ func (s *solver) repairGroup(g *group, skew int32, domains []string, nodes map[s
 	// The placed pending pods of the group per domain, last key first.
 	placed := map[string][]*state.Pod{}
 	for p, c := range s.podClass {
-		if _, ok := s.placed[p.Key()]; !ok || !c.matchesGroup(g.id) {
+		if _, ok := s.placed[p]; !ok || !c.matchesGroup(g.id) {
 			continue
 		}
-		d := s.domain(nodes[s.placed[p.Key()]], g.key)
+		d := s.domain(nodes[s.placed[p]], g.key)
 		placed[d] = append(placed[d], p)
 	}
 	for d := range placed {
@@ -125,7 +125,7 @@ func (s *solver) repairGroup(g *group, skew int32, domains []string, nodes map[s
 		}
 		p := placed[top][0]
 		placed[top] = placed[top][1:]
-		s.unplace(p, nodes[s.placed[p.Key()]])
+		s.unplace(p, nodes[s.placed[p]])
 		out[p] = fmt.Sprintf("topology spread on %s (maxSkew %d, selector %s) cannot be kept: other pods of the group could not be placed in the least loaded %s", g.key, skew, g.sel, g.key)
 	}
 }
@@ -133,7 +133,7 @@ func (s *solver) repairGroup(g *group, skew int32, domains []string, nodes map[s
 // unplace takes a placed pod back off its node.
 func (s *solver) unplace(p *state.Pod, n *node) {
 	c := s.podClass[p]
-	delete(s.placed, p.Key())
+	delete(s.placed, p)
 	n.room = n.room.add(c.req)
 	for _, gid := range c.matches {
 		s.addCount(n, s.groups.list[gid], -1)
@@ -185,7 +185,7 @@ func (s *solver) repairAffinity(out map[*state.Pod]string) {
 		selfIn := map[string]bool{}
 		for _, p := range pods {
 			c := s.podClass[p]
-			node, ok := s.placed[p.Key()]
+			node, ok := s.placed[p]
 			if !ok || !carries(c, gid) {
 				continue
 			}
@@ -222,7 +222,7 @@ func (s *solver) repairAffinity(out map[*state.Pod]string) {
 				continue
 			}
 			for _, p := range carriersIn[d] {
-				s.unplace(p, nodes[s.placed[p.Key()]])
+				s.unplace(p, nodes[s.placed[p]])
 				out[p] = fmt.Sprintf("required pod affinity on %s: no pod matching %s could be placed in %s %s", g.key, g.sel, g.key, d)
 			}
 		}

@@ -94,7 +94,7 @@ func Solve(ctx context.Context, snap *state.Snapshot, pods []*state.Pod, opts ..
 	// beside its bound (the early one when it is the same): neither
 	// changes what the other reads.
 	var out sync.WaitGroup
-	out.Go(func() { bestSolver.describe(best, keys) })
+	out.Go(func() { bestSolver.describe(best, pods, keys) })
 	early.Wait()
 	if eb.s == bestSolver {
 		best.LowerBoundPerHour = eb.value
@@ -123,15 +123,15 @@ type earlyBound struct {
 }
 
 // describe fills in the claims and placements of a result solveOnce
-// returned, for the pods with keys, in order.
-func (s *solver) describe(res *Result, keys []string) {
+// returned, for pods (whose keys are keys), in order.
+func (s *solver) describe(res *Result, pods []*state.Pod, keys []string) {
 	res.Claims = s.claimsOut()
 	if len(s.placed) > 0 {
 		res.Placements = make([]Placement, 0, len(s.placed))
 	}
-	for _, key := range keys {
-		if node, ok := s.placed[key]; ok {
-			res.Placements = append(res.Placements, Placement{Pod: key, Node: node})
+	for i, p := range pods {
+		if node, ok := s.placed[p]; ok {
+			res.Placements = append(res.Placements, Placement{Pod: keys[i], Node: node})
 		}
 	}
 }
@@ -252,12 +252,9 @@ func (s *solver) share(from *solver) {
 // no claims or placements yet (see describe): only what Solve compares.
 func solveOnce(ctx context.Context, snap *state.Snapshot, pods []*state.Pod, keys []string, part partition, o options, shared *solver) (*solver, *Result, error) {
 	s := newSolver(ctx, snap, o)
-	s.placed = make(map[string]string, len(pods))
+	s.placed = make(map[*state.Pod]string, len(pods))
 	s.podClass = make(map[*state.Pod]*class, len(pods))
-	pending := make(map[string]bool, len(keys))
-	for _, key := range keys {
-		pending[key] = true
-	}
+	pending := pendingKeys(snap, keys)
 	if err := s.classifyAs(pods, part); err != nil {
 		return nil, nil, fmt.Errorf("solving: %w", err)
 	}
@@ -302,6 +299,20 @@ func solveOnce(ctx context.Context, snap *state.Snapshot, pods []*state.Pod, key
 	}
 	slices.SortFunc(res.Unschedulable, func(a, b Unschedulable) int { return cmp.Compare(a.Pod, b.Pod) })
 	return s, res, nil
+}
+
+// pendingKeys is the set of keys when some pod of snap is bound to a node,
+// else nil: internExistingTerms and compileNodes look a pod up only once
+// they know it is bound, so a batch with no bound pod needs no set.
+func pendingKeys(snap *state.Snapshot, keys []string) map[string]bool {
+	if !slices.ContainsFunc(snap.Pods, func(p *state.Pod) bool { return p.NodeName != "" }) {
+		return nil
+	}
+	pending := make(map[string]bool, len(keys))
+	for _, key := range keys {
+		pending[key] = true
+	}
+	return pending
 }
 
 // sortedUnique returns the pods that are not nil sorted by key, the first
@@ -532,7 +543,7 @@ func (s *solver) boundInput() boundInput {
 		}
 		var k int64
 		for _, p := range c.pods {
-			if onClaim[s.placed[p.Key()]] {
+			if onClaim[s.placed[p]] {
 				k++
 			}
 		}

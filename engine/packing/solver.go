@@ -38,9 +38,10 @@ type solver struct {
 	// hostSpread is, per hostname group some pending class spreads on, the
 	// smallest maxSkew: every pod matching the group is capped by it.
 	hostSpread map[int]int32
-	placed     map[string]string
-	podClass   map[*state.Pod]*class
-	reasons    map[string]string
+	// placed is the node or claim of each pending pod placed.
+	placed   map[*state.Pod]string
+	podClass map[*state.Pod]*class
+	reasons  map[string]string
 }
 
 // node is an existing node, an in-flight claim or a new claim.
@@ -85,7 +86,7 @@ func newSolver(ctx context.Context, snap *state.Snapshot, opts options) *solver 
 		dims:      newDims(),
 		zoneIdx:   map[string]int{},
 		groups:    groups{bySig: map[string]int{}},
-		placed:    map[string]string{},
+		placed:    map[*state.Pod]string{},
 		podClass:  map[*state.Pod]*class{},
 		reasons:   map[string]string{},
 		nodeNames: map[string]bool{},
