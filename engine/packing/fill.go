@@ -185,10 +185,11 @@ func (f *filler) refreshDuals() {
 }
 
 // exactValues values each item by the duals of the assignment LP over the
-// pool's undominated types for the demand left (assignlp.go), solved to
-// optimality or valueEffort: the first call sets up column generation on
-// the merged requests, later ones lower the counts and go on from the last
-// basis and loads, so they cost little. Nil when the LP cannot be set up.
+// pool's undominated types for the demand left (assignlp.go), as far as
+// valueEffort goes: the first call sets up column generation on the merged
+// requests, later ones lower the counts and go on from the last basis and
+// loads, so the LP nears its optimum as the fill proceeds at little cost.
+// Nil when the LP cannot be set up.
 func (f *filler) exactValues(items []demandItem, ndims int) []float64 {
 	if f.exact == nil {
 		merged := mergeDemand(items)

@@ -154,13 +154,13 @@ func strategies() []float64 { return []float64{0, 0.5, 1, 0.25} }
 // 1.064 -> 1.038 over 0.5, w2-spot unchanged: 0 wins there).
 //
 // A batch of at least exactValuesMinPods pods with no large clique values
-// its pods by the assignment LP's optimal duals (exactValues in fill.go)
-// rather than the quick ascent's: the duals guide the choice of instance
-// types better (w2 1.049 -> 1.025 of the bound), and column generation
-// costs about the same however many pods there are, which a smaller batch
-// cannot hide (w1's solve would take a third longer). With a large clique
-// the fill's LP, which knows nothing of the clique, misleads (diverse-5k
-// 1.205 -> 1.30).
+// its pods by the assignment LP's duals (exactValues in fill.go) rather
+// than the quick ascent's: on large batches they guide the choice of
+// instance types better (w2 1.049 -> 1.021 of the bound, w2-spot 1.021 ->
+// 1.019) for the same CPU. On 1,000-pod batches they lose (w1 1.019 ->
+// 1.028, w1-spot 1.025 -> 1.047, w3-spot 1.090 -> 1.138), and with a large
+// clique the fill's LP, which knows nothing of the clique, misleads
+// (diverse-5k 1.205 -> 1.30 with each valuation solved to optimality).
 func strategiesFor(pods []*state.Pod, spot bool) []strategy {
 	all := strategies()
 	size := largestClique(pods)
