@@ -20,7 +20,9 @@
 //   - New claims are opened pool by pool (weight order) node by node: the
 //     hardest remaining bucket seeds a claim, whose type is the one whose
 //     simulated fill packs the most value per dollar, value being what the
-//     pods cost at least anywhere (dual prices of the lower-bound LPs); the
+//     pods cost at least anywhere (dual prices of the lower-bound LPs: a
+//     quick ascent, or in batches of 2,000 pods or more the assignment LP's
+//     column generation, carried on from one valuation to the next); the
 //     fill then takes the pods that best use what room is left, and the
 //     pattern is repeated while the pods last. Members of a large
 //     hostname anti-affinity clique get the node whose price less the value
