@@ -279,6 +279,27 @@ func TestAssignStateFollowsTheDemand(t *testing.T) {
 	}
 }
 
+// TestLowerBoundWithManyRequests checks that a batch with more distinct
+// requests than column generation takes on still gets the other bounds.
+func TestLowerBoundWithManyRequests(t *testing.T) {
+	cols := onDemandColumns(t)
+	var items []demandItem
+	for i := range maxAssignItems + 1 {
+		items = append(items, demandItem{req: vec{int64(100 + 7*i), int64(256+i) << 20, 1}, count: 3})
+	}
+	if b, _ := assignmentLP(items, cols, 0, 3, defaultAssignEffort); b != 0 {
+		t.Fatalf("column generation took on %d requests", len(items))
+	}
+	var total vec
+	for _, it := range items {
+		total = total.add(it.req.scale(it.count))
+	}
+	got, frac := lowerBound(items, cols, 0, 3), fractionalBound(total, cols, 3)
+	if got < frac || frac <= 0 {
+		t.Errorf("bound %.6f below the fractional bound %.6f", got, frac)
+	}
+}
+
 // BenchmarkAssignmentLP times the bound on the w1 mix over the catalog.
 func BenchmarkAssignmentLP(b *testing.B) {
 	cols := onDemandColumns(b)
