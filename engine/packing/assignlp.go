@@ -31,17 +31,18 @@ import (
 // capped by counts, so the bound is deterministic.
 
 // assignEffort caps assignmentLP: rounds of pricing, master pivots per
-// round, and columns added per round.
-type assignEffort struct{ rounds, pivots, perRound int }
+// round, columns added per round, and master pivots in all (over every
+// run of one state).
+type assignEffort struct{ rounds, pivots, perRound, total int }
 
-var defaultAssignEffort = assignEffort{rounds: 200, pivots: 400, perRound: 8}
+var defaultAssignEffort = assignEffort{rounds: 200, pivots: 400, perRound: 8, total: 5000}
 
 // valueEffort caps each valuation of the fill's exactValues: one round of
 // column generation, so the LP is solved little by little across the
 // fill's valuations rather than anew at each (w2: the same CPU as the quick
 // ascent, where solving each to optimality took 1.7 times as much, and a
 // cheaper fill too, 234.29 -> 233.48 $/h).
-var valueEffort = assignEffort{rounds: 1, pivots: 200, perRound: 8}
+var valueEffort = assignEffort{rounds: 1, pivots: 200, perRound: 8, total: 20_000}
 
 // assignmentLP returns the best Farley bound column generation on the
 // assignment LP reaches within e, or 0 when there is nothing to bound or
@@ -193,7 +194,10 @@ func (st *assignState) run(e assignEffort) (float64, bool, []float64) {
 	var values []float64
 	converged := false
 	for range e.rounds {
-		st.master.solve(e.pivots)
+		if st.master.pivots >= e.total {
+			break
+		}
+		st.master.solve(min(e.pivots, e.total-st.master.pivots))
 		st.master.duals(pi)
 		for i := range pi {
 			pi[i] = max(pi[i], 0)
@@ -239,15 +243,17 @@ func (st *assignState) run(e assignEffort) (float64, bool, []float64) {
 // and has a surplus. Only its duals are used, and Farley's bound is valid
 // for any duals, so stopping at the pivot budget is harmless.
 type coverLP struct {
-	m     int
-	cost  []float64
-	idx   [][]int32 // column j's non-zero rows; artificials and surpluses have one
-	val   [][]float64
-	basic []bool
-	basis []int
-	binv  [][]float64
-	xB    []float64
-	u, pi []float64
+	m int
+	// pivots counts the primal pivots so far, for assignEffort.total.
+	pivots int
+	cost   []float64
+	idx    [][]int32 // column j's non-zero rows; artificials and surpluses have one
+	val    [][]float64
+	basic  []bool
+	basis  []int
+	binv   [][]float64
+	xB     []float64
+	u, pi  []float64
 }
 
 func newCoverLP(d []float64) *coverLP {
@@ -311,6 +317,7 @@ func (l *coverLP) duals(pi []float64) {
 func (l *coverLP) solve(pivots int) {
 	const eps = 1e-9
 	for range pivots {
+		l.pivots++
 		l.duals(l.pi)
 		enter, best := -1, -eps
 		for j := range l.cost {
