@@ -36,8 +36,9 @@
 //     t3a.micro holding a 512Mi pod each become one t3a.medium, which no
 //     move of one claim at a time finds. Work is counted, not timed, so
 //     results stay deterministic.
-//   - Two fill strategies run concurrently, a core each, and the cheapest
-//     result wins (WithStrategy picks one for callers short of CPU).
+//   - Two fill strategies (three with a large clique) run concurrently, a
+//     core each, and the cheapest result wins (WithStrategy picks one for
+//     callers short of CPU).
 //   - Preferences (preferred affinities, ScheduleAnyway, PreferNoSchedule)
 //     are honoured as if required, and dropped one at a time, in
 //     Karpenter's order, only for pods that could not be placed otherwise.

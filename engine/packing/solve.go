@@ -142,7 +142,8 @@ func (s *solver) describe(res *Result, pods []*state.Pod, keys []string) {
 // workload, so Solve tries more than one.
 func strategies() []float64 { return []float64{0, 0.5, 1, 0.25} }
 
-// strategiesFor picks two strategies to run side by side, one per core:
+// strategiesFor picks the strategies to run side by side, two (one per
+// core) but for a large clique:
 // with a large hostname anti-affinity clique the stronger worth exponents,
 // which keep small pods off the members' nodes, else the milder ones.
 // (1.5 instead of 0.5 costs 0.6% less on diverse-20k but solves it about
@@ -158,16 +159,20 @@ func strategies() []float64 { return []float64{0, 0.5, 1, 0.25} }
 // than the quick ascent's: on large batches they guide the choice of
 // instance types better (w2 1.049 -> 1.021 of the bound, w2-spot 1.021 ->
 // 1.019) for the same CPU. On 1,000-pod batches they lose (w1 1.019 ->
-// 1.028, w1-spot 1.025 -> 1.047, w3-spot 1.090 -> 1.138), and with a large
-// clique the fill's LP, which knows nothing of the clique, misleads
-// (diverse-5k 1.205 -> 1.30 with each valuation solved to optimality).
+// 1.028, w1-spot 1.025 -> 1.047, w3-spot 1.090 -> 1.138).
+//
+// With a large clique neither values wins everywhere (the fill's LP knows
+// nothing of the clique): the second strategy with the LP's duals costs
+// less on diverse-1k (1.188 -> 1.161) and diverse-20k (1.242 -> 1.209) and
+// more on diverse-5k (1.205 -> 1.214), so it runs as a third strategy
+// beside the two, for a quarter more wall time on two cores.
 func strategiesFor(pods []*state.Pod, spot bool) []strategy {
 	all := strategies()
 	size := largestClique(pods)
 	var ws []strategy
 	switch {
 	case size >= minSharedClique:
-		return []strategy{{worth: all[1]}, {worth: all[2]}}
+		return []strategy{{worth: all[1]}, {worth: all[2]}, {worth: all[2], exactValues: true}}
 	case size >= minEagerClique:
 		ws = []strategy{{worth: all[0]}, {worth: all[2], eagerCliques: true}}
 	case spot:
