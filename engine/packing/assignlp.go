@@ -37,12 +37,9 @@ type assignEffort struct{ rounds, pivots, perRound, total int }
 
 var defaultAssignEffort = assignEffort{rounds: 200, pivots: 400, perRound: 8, total: 5000}
 
-// valueEffort caps each valuation of the fill's exactValues: one round of
-// column generation, so the LP is solved little by little across the
-// fill's valuations rather than anew at each (w2: the same CPU as the quick
-// ascent, where solving each to optimality took 1.7 times as much, and a
-// cheaper fill too, 234.29 -> 233.48 $/h).
-var valueEffort = assignEffort{rounds: 1, pivots: 200, perRound: 8, total: 20_000}
+// valueEffort caps each valuation of the fill's exactValues; its rounds
+// are the strategy's (see exactValueRounds).
+var valueEffort = assignEffort{pivots: 200, perRound: 8, total: 20_000}
 
 // assignmentLP returns the best Farley bound column generation on the
 // assignment LP reaches within e, or 0 when there is nothing to bound or

@@ -162,7 +162,7 @@ func (f *filler) refreshDuals() {
 	}
 	var values []float64
 	switch {
-	case f.s.opts.podValues && f.s.opts.exactValues:
+	case f.s.opts.podValues && f.s.opts.valueRounds > 0:
 		values = f.exactValues(items, ndims)
 		if values == nil {
 			_, values = assignmentValues(items, f.undominated, 0, ndims, seed, quickEffort)
@@ -186,10 +186,10 @@ func (f *filler) refreshDuals() {
 
 // exactValues values each item by the duals of the assignment LP over the
 // pool's undominated types for the demand left (assignlp.go), as far as
-// valueEffort goes: the first call sets up column generation on the merged
-// requests, later ones lower the counts and go on from the last basis and
-// loads, so the LP nears its optimum as the fill proceeds at little cost.
-// Nil when the LP cannot be set up.
+// valueEffort and the strategy's rounds go: the first call sets up column
+// generation on the merged requests, later ones lower the counts and go on
+// from the last basis and loads, so each costs little. Nil when the LP
+// cannot be set up.
 func (f *filler) exactValues(items []demandItem, ndims int) []float64 {
 	if f.exact == nil {
 		merged := mergeDemand(items)
@@ -209,7 +209,9 @@ func (f *filler) exactValues(items []demandItem, ndims int) []float64 {
 		}
 		f.exact.setDemand(f.exactLeft, valueEffort.pivots)
 	}
-	_, _, pv := f.exact.run(valueEffort)
+	e := valueEffort
+	e.rounds = f.s.opts.valueRounds
+	_, _, pv := f.exact.run(e)
 	if pv == nil {
 		return nil
 	}

@@ -10,9 +10,10 @@ type Option func(*options)
 type options struct {
 	maxOptions int
 	podValues  bool
-	// exactValues values pods by the assignment LP's optimal duals
-	// (exactValues in fill.go) instead of the quick ascent's.
-	exactValues bool
+	// valueRounds, when positive, values pods by the assignment LP's duals
+	// (exactValues in fill.go), with at most that many rounds of column
+	// generation per valuation, instead of by the quick ascent.
+	valueRounds int
 	// strategy selects one fill strategy by index; -1 tries them all.
 	strategy int
 	// worth is the chosen strategy's exponent.

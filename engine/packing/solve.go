@@ -67,7 +67,7 @@ func Solve(ctx context.Context, snap *state.Snapshot, pods []*state.Pod, opts ..
 			so := o
 			so.worth = w.worth
 			so.eagerCliques = w.eagerCliques
-			so.exactValues = w.exactValues
+			so.valueRounds = w.valueRounds
 			solvers[i], results[i], errs[i] = solveOnce(ctx, snap, pods, keys, part, so, shared)
 			failed := errs[i] != nil
 			variants.Done()
@@ -157,22 +157,25 @@ func strategies() []float64 { return []float64{0, 0.5, 1, 0.25} }
 // A batch of at least exactValuesMinPods pods with no large clique values
 // its pods by the assignment LP's duals (exactValues in fill.go) rather
 // than the quick ascent's: on large batches they guide the choice of
-// instance types better (w2 1.049 -> 1.021 of the bound, w2-spot 1.021 ->
-// 1.019) for the same CPU. On 1,000-pod batches they lose (w1 1.019 ->
-// 1.028, w1-spot 1.025 -> 1.047, w3-spot 1.090 -> 1.138).
+// instance types better (w2 1.049 -> 1.025 of the bound, w2-spot 1.021 ->
+// 1.020), for about 1.7 times the CPU. On 1,000-pod batches they lose (w1
+// 1.019 -> 1.028, w1-spot 1.025 -> 1.047, w3-spot 1.090 -> 1.138, with one
+// round per valuation).
 //
 // With a large clique neither values wins everywhere (the fill's LP knows
-// nothing of the clique): the second strategy with the LP's duals costs
-// less on diverse-1k (1.188 -> 1.161) and diverse-20k (1.242 -> 1.209) and
-// more on diverse-5k (1.205 -> 1.214), so it runs as a third strategy
-// beside the two, for a quarter more wall time on two cores.
+// nothing of the clique): the second strategy with the LP's duals, one
+// round of column generation per valuation, costs less on diverse-1k
+// (1.188 -> 1.161) and diverse-20k (1.242 -> 1.209) and more on diverse-5k
+// (1.205 -> 1.214), so it runs as a third strategy beside the two, for a
+// quarter more wall time on two cores. (Solving the LP at each valuation
+// there gains on diverse-1k only.)
 func strategiesFor(pods []*state.Pod, spot bool) []strategy {
 	all := strategies()
 	size := largestClique(pods)
 	var ws []strategy
 	switch {
 	case size >= minSharedClique:
-		return []strategy{{worth: all[1]}, {worth: all[2]}, {worth: all[2], exactValues: true}}
+		return []strategy{{worth: all[1]}, {worth: all[2]}, {worth: all[2], valueRounds: 1}}
 	case size >= minEagerClique:
 		ws = []strategy{{worth: all[0]}, {worth: all[2], eagerCliques: true}}
 	case spot:
@@ -182,21 +185,29 @@ func strategiesFor(pods []*state.Pod, spot bool) []strategy {
 	}
 	if len(pods) >= exactValuesMinPods {
 		for i := range ws {
-			ws[i].exactValues = true
+			ws[i].valueRounds = exactValueRounds
 		}
 	}
 	return ws
 }
 
 // exactValuesMinPods is the smallest batch whose pods are valued by
-// exactValues (see strategiesFor).
-const exactValuesMinPods = 2000
+// exactValues (see strategiesFor), and exactValueRounds the rounds of
+// column generation each valuation may run there: enough to solve the LP
+// at every valuation. One round, going on from the last valuation, costs
+// no more CPU than the ascent and fills w2 a little cheaper (233.48 against
+// 234.29 $/h), but leaves a freshly packed 10,000-pod cluster with two
+// nodes consolidation replaces (TestPackedClusterNoChurn).
+const (
+	exactValuesMinPods = 2000
+	exactValueRounds   = 30
+)
 
 // strategy is one way to fill claims.
 type strategy struct {
 	worth        float64
 	eagerCliques bool
-	exactValues  bool
+	valueRounds  int
 }
 
 // largestClique is the most pods that carry the same required hostname
