@@ -10,15 +10,18 @@ import (
 // assignmentBound (bound.go) climbs the assignment LP's dual by coordinate
 // ascent over a grid of price directions: cheap, but it stops short of the
 // optimum (on the benchmark workloads by 0.3–0.6%). assignmentLP solves
-// the same LP to (near) optimality through its Dantzig–Wolfe form:
+// the same LP, strengthened by rounding rows, to (near) optimality through
+// its Dantzig–Wolfe form:
 //
 //	min Σ_c p_c·x_c  subject to  Σ_c a_ic·x_c ≥ n_i for every item i,
 //	                             Σ_c x_c ≥ minNodes,  x ≥ 0,
 //
 // where a column c is a type t at its price and a fractional load a of
-// one node of t: a ≥ 0, Σ_i a_i·req_i ≤ alloc_t, and a_i = 0 for the items
-// that do not fit t whole. Every node set is such a point (each node's
-// pods are a load), so the optimum bounds the cost of any. The restricted
+// one node of t: a ≥ 0, Σ_i a_i·req_i ≤ alloc_t, the type's rounding rows
+// (newTypeLoad), and a_i = 0 for the items that do not fit t whole. Every
+// node set is such a point (each node's whole pods are a load), so the
+// optimum bounds the cost of any. GLPK, given the same LP, agrees to the
+// last digit (w1 47.569048, diverse-1k 13.440839). The restricted
 // master holds a few columns; its duals (π per item, μ for the node row)
 // ask every type for the load worth most, V_t(π) = max π·a (a small LP
 // with one row per resource, solved by loadLP), and the loads worth more
@@ -173,7 +176,11 @@ func (st *assignState) price(pi []float64) (float64, float64) {
 			continue
 		}
 		v := st.pr.solve(pi[:m], tl)
-		ratio = max(ratio, (v+mu)/tl.price)
+		// The load's value bounds V_t(π) only if the simplex reached the
+		// optimum; the duals it ends with bound it in any case (weak
+		// duality), so an unfinished or inexact solve cannot overstate
+		// the bound.
+		ratio = max(ratio, (max(v, tl.dualBound(pi[:m]))+mu)/tl.price)
 		if gain := (v + mu - tl.price) / tl.price; gain > 1e-9 {
 			st.cands = append(st.cands, assignCand{tl.price, slices.Clone(tl.idx), slices.Clone(tl.val), gain})
 		}
@@ -468,9 +475,10 @@ type typeLoad struct {
 	// item bounds V_t(π) without solving (weak duality).
 	lambda []float64
 	// cover[j] is λ·(column j of the rows), lambdaSum Σ λ (the rows'
-	// right-hand sides are 1).
+	// right-hand sides are 1), amax[j] the most of item j any load holds.
 	cover     []float64
 	lambdaSum float64
+	amax      []float64
 	// idx and val are the last solve's optimal load.
 	idx []int32
 	val []float64
@@ -550,6 +558,15 @@ func newTypeLoad(items []demandItem, c column, ndims int) *typeLoad {
 			}
 		}
 	}
+	tl.amax = make([]float64, n)
+	for j := range tl.amax {
+		tl.amax[j] = math.Inf(1)
+		for _, r := range tl.rows {
+			if r[j] > 0 {
+				tl.amax[j] = min(tl.amax[j], 1/r[j])
+			}
+		}
+	}
 	return tl
 }
 
@@ -587,6 +604,19 @@ func (tl *typeLoad) screen(pi []float64) float64 {
 		scale = max(scale, pi[i]/tl.cover[j])
 	}
 	return scale * tl.lambdaSum
+}
+
+// dualBound bounds V_t(π) by the last solve's duals λ: any load a has
+// Σ_r λ_r·(row_r·a) ≤ Σ λ, so π·a ≤ Σ λ + Σ_j max(0, π_j − λ·row_j)·a_j,
+// and a_j is at most amax_j. At the optimum the second sum is about 0.
+func (tl *typeLoad) dualBound(pi []float64) float64 {
+	sum := tl.lambdaSum
+	for j, i := range tl.cols {
+		if d := pi[i] - tl.cover[j]; d > 0 {
+			sum += d * tl.amax[j]
+		}
+	}
+	return sum
 }
 
 // solve returns V_t(π) = max π·a over tl's polytope, and keeps the optimal

@@ -196,8 +196,9 @@ func TestAssignmentLPNeverAboveTheOptimum(t *testing.T) {
 }
 
 // TestScreenBoundsTheLoad checks that a type's screen, before any solve
-// and from the duals of an earlier one, never claims less than the load
-// the type can really carry: a screened type is skipped on that claim.
+// and from the duals of an earlier one, and its dual bound never claim less
+// than the load the type can really carry: a screened type is skipped on
+// that claim, and the dual bound stands in for an unfinished solve.
 func TestScreenBoundsTheLoad(t *testing.T) {
 	rng := rand.New(rand.NewPCG(13, 17))
 	cols := onDemandColumns(t)
@@ -226,6 +227,9 @@ func TestScreenBoundsTheLoad(t *testing.T) {
 			v2 := pr.solve(slices.Clone(pi2), &typeLoad{price: tl.price, cols: tl.cols, rows: tl.rows})
 			if up < v2*(1-1e-9) {
 				t.Fatalf("case %d: screen %.6f from earlier duals, below the load's value %.6f", c, up, v2)
+			}
+			if db := tl.dualBound(pi2); db < v2*(1-1e-9) {
+				t.Fatalf("case %d: dual bound %.6f from earlier duals, below the load's value %.6f", c, db, v2)
 			}
 		}
 	}
