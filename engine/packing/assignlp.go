@@ -484,16 +484,16 @@ type typeLoad struct {
 	val []float64
 }
 
-// maxCardinality is the largest k of the rounding rows, and maxLoadRows
+// maxRoundingK is the largest k of the rounding rows, and maxLoadRows
 // bounds a type's rows.
 const (
-	maxCardinality = 4
-	maxLoadRows    = 16
+	maxRoundingK = 4
+	maxLoadRows  = 16
 )
 
 // newTypeLoad builds the rows of a type's load polytope: one per resource
 // the fitting items request, Σ a_i·req_id ≤ alloc_d; then, for cpu and
-// memory and k = 1..maxCardinality, a rounding row Σ a_i·u_k(req_id/alloc_d)
+// memory and k = 1..maxRoundingK, a rounding row Σ a_i·u_k(req_id/alloc_d)
 // ≤ 1, where u_k(x) = ⌊(k+1)x⌋/k, or x where (k+1)x is whole, is a
 // dual-feasible function (Fekete and Schepers): sizes that fit together
 // keep Σ u_k ≤ 1. Whole pods obey the rounding rows; fractional loads need
@@ -538,7 +538,7 @@ func newTypeLoad(items []demandItem, c column, ndims int) *typeLoad {
 		if used[d] == 0 {
 			continue
 		}
-		for k := int64(1); k <= maxCardinality && len(tl.rows) < maxLoadRows; k++ {
+		for k := int64(1); k <= maxRoundingK && len(tl.rows) < maxLoadRows; k++ {
 			r := next()
 			stronger := false
 			for j, i := range tl.cols {
