@@ -84,6 +84,9 @@ func (s *solver) fillPool(p *poolPlan, buckets []*bucket) error {
 	if len(f.active) == 0 {
 		return nil
 	}
+	if s.opts.plan > 0 {
+		f.planFill()
+	}
 	for i := 0; ; i++ {
 		if i%32 == 0 {
 			if err := s.ctx.Err(); err != nil {
@@ -287,19 +290,7 @@ func (f *filler) fill(n *node, seed *bucket, dry bool) []take {
 	left := func(b *bucket) int64 { return b.left() - b.taken }
 	put := func(b *bucket, k int64) {
 		if dry {
-			n.room.subTimes(&b.c.req, k)
-			for _, g := range b.c.matches {
-				n.bumpMatch(g, int32(k))
-			}
-			for _, t := range b.c.activeTerms(b.c.anti) {
-				n.bumpCarry(t.g, int32(k))
-			}
-			if len(b.c.ports) > 0 {
-				for range k {
-					n.ports = append(n.ports, b.c.ports...)
-				}
-			}
-			b.taken += k
+			f.dryPut(n, b, k)
 		} else {
 			s.place(b, n, k)
 		}
@@ -398,6 +389,25 @@ func (f *filler) fill(n *node, seed *bucket, dry bool) []take {
 		c.left -= k
 		put(c.b, k)
 	}
+}
+
+// dryPut simulates placing k pods of b on n: n's room and per-node counts
+// change as with place, and b counts them in taken, which the caller
+// resets.
+func (f *filler) dryPut(n *node, b *bucket, k int64) {
+	n.room.subTimes(&b.c.req, k)
+	for _, g := range b.c.matches {
+		n.bumpMatch(g, int32(k))
+	}
+	for _, t := range b.c.activeTerms(b.c.anti) {
+		n.bumpCarry(t.g, int32(k))
+	}
+	if len(b.c.ports) > 0 {
+		for range k {
+			n.ports = append(n.ports, b.c.ports...)
+		}
+	}
+	b.taken += k
 }
 
 // fillCand is a bucket during one fill: what is left of it for the node

@@ -24,6 +24,9 @@ type options struct {
 	// noImprove skips the local-improvement pass (improve.go), for tests
 	// that measure what it gains.
 	noImprove bool
+	// plan, when positive, opens the claims of a configuration-LP plan
+	// (plan.go) with planEfforts[plan-1] before the greedy fill.
+	plan int
 }
 
 func newOptions(opts []Option) options {

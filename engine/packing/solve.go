@@ -68,6 +68,7 @@ func Solve(ctx context.Context, snap *state.Snapshot, pods []*state.Pod, opts ..
 			so.worth = w.worth
 			so.eagerCliques = w.eagerCliques
 			so.valueRounds = w.valueRounds
+			so.plan = w.plan
 			solvers[i], results[i], errs[i] = solveOnce(ctx, snap, pods, keys, part, so, shared)
 			failed := errs[i] != nil
 			variants.Done()
@@ -175,7 +176,7 @@ func strategiesFor(pods []*state.Pod, spot bool) []strategy {
 	var ws []strategy
 	switch {
 	case size >= minSharedClique:
-		return []strategy{{worth: all[1]}, {worth: all[2]}, {worth: all[2], valueRounds: 1}}
+		return []strategy{{worth: all[1], plan: 1}, {worth: all[1], plan: 2}}
 	case size >= minEagerClique:
 		ws = []strategy{{worth: all[0]}, {worth: all[2], eagerCliques: true}}
 	case spot:
@@ -208,6 +209,7 @@ type strategy struct {
 	worth        float64
 	eagerCliques bool
 	valueRounds  int
+	plan         int
 }
 
 // largestClique is the most pods that carry the same required hostname

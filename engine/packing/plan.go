@@ -1,0 +1,634 @@
+package packing
+
+import (
+	"cmp"
+	"maps"
+	"math"
+	"math/bits"
+	"slices"
+)
+
+// The configuration LP as a packing plan.
+//
+// The greedy fill opens one claim at a time, each the best value per
+// dollar for what is left. Where most pods are large beside the nodes that
+// suit them (a large hostname anti-affinity clique puts each member on a
+// node of its own, and the cheapest such nodes hold 2 cpus), committing
+// node by node wastes a tenth of the bill: on diverse-1k the greedy fill
+// buys 385 nodes for 15.60 $/h where whole-node patterns exist for 14.0.
+//
+// A plan finds those patterns for the whole batch first. Its LP is Gilmore
+// and Gomory's configuration LP,
+//
+//	min Σ_c p_c·x_c  subject to  Σ_c a_ic·x_c ≥ n_i,  x ≥ 0,
+//
+// where a configuration c is a type and a whole number a_ic of pods of
+// each request i that fit one node of it together (each clique member
+// taking its clique's one slot per node). Column generation solves it on
+// coverLP: the duals π of the restricted master ask every type for its
+// most valuable configuration, a bounded knapsack solved by depth-first
+// branch and bound (knapsack), and the configurations worth more than
+// their price join the master. Rounding (round) then fixes whole
+// configurations: every x_c ≥ 1 is taken as often as it is whole, then the
+// largest fraction is rounded up, the demand falls by what was fixed and
+// the master is re-solved from its basis by the dual simplex, until no pod
+// is left. Each planned node is finally opened in the zone where the most
+// of its pattern can be filled with real pods (realize), the per-node
+// rules checked as in any fill; what no planned node took goes to the
+// greedy fill, and the improve pass runs as for every strategy.
+//
+// All work is counted (planEffort), so plans are deterministic.
+
+// planEffort caps a plan: rounds of column generation at first and after
+// each rounding pass, rounding passes, configurations added per round,
+// master pivots per solve, knapsack steps per search and in all. Two
+// efforts run as two strategies side by side, the cheapest result
+// winning: which plan rounds best varies from batch to batch (on
+// diverse-1k / 5k / 20k, the first costs 14.70 / 71.86 / 289.51 $/h, the
+// second 14.66 / 73.48 / 284.59).
+type planEffort struct {
+	rounds, residualRounds, passes, perRound, pivots, steps, totalSteps int
+}
+
+var planEfforts = [...]planEffort{
+	{rounds: 60, residualRounds: 10, passes: 4, perRound: 24, pivots: 400, steps: 4000, totalSteps: 8_000_000},
+	{rounds: 60, residualRounds: 10, passes: 4, perRound: 12, pivots: 400, steps: 10000, totalSteps: 8_000_000},
+}
+
+// planItem is the pods of one request (clique slots included) among the
+// filler's buckets, and the buckets that hold them, those pinned to fewer
+// zones first.
+type planItem struct {
+	req     vec
+	count   int64
+	buckets []*bucket
+}
+
+// planType is a type a plan may open: its allocatable with one slot per
+// clique, and its cheapest price in the zones and capacity types the
+// buckets allow.
+type planType struct {
+	t     *ptype
+	alloc vec
+	price float64
+}
+
+// planConfig is a configuration: cnt[k] pods of item idx[k] on a node of
+// type typ.
+type planConfig struct {
+	typ int
+	idx []int32
+	cnt []int64
+}
+
+type planner struct {
+	effort planEffort
+	items  []planItem
+	types  []planType
+	ndims  int
+	cts    uint8
+	zones  uint64
+	lp     *coverLP
+	// cols are the master's configurations, in the order of its
+	// structural columns (after the m artificials and m surpluses).
+	cols []planConfig
+	// scratch for knapsack
+	ws [][maxDims]float64
+	// left is the demand not yet planned, stepsLeft the knapsack steps
+	// left of pl.effort.totalSteps.
+	left      []int64
+	stepsLeft int
+	order     []int32
+	cur       []int64
+	best      []int64
+}
+
+// planFill opens the claims a plan calls for when the filler's buckets
+// allow one (see newPlanner); the greedy fill takes what is left.
+func (f *filler) planFill() {
+	pl := f.newPlanner()
+	if pl == nil {
+		return
+	}
+	pl.start()
+	pl.generate(pl.effort.rounds)
+	f.realize(pl, pl.round())
+}
+
+// newPlanner sets a plan up for the filler's buckets, or returns nil when
+// they do not suit one: the pool has limits or minValues, the buckets
+// differ in the types or capacity types they allow, or there are more
+// distinct requests than maxAssignItems.
+func (f *filler) newPlanner() *planner {
+	s, p := f.s, f.p
+	if p.anyLimit() || len(p.minValues) > 0 || len(f.active) == 0 {
+		return nil
+	}
+	cp0 := s.compat(f.active[0].c, p)
+	pl := &planner{effort: planEfforts[s.opts.plan-1], ndims: len(s.dims.names), cts: f.active[0].cts & cp0.ctMask}
+	cliques := map[int]int64{}
+	for _, b := range f.active {
+		cp := s.compat(b.c, p)
+		if !slices.Equal(cp.mask, cp0.mask) || b.cts&cp.ctMask != pl.cts {
+			return nil
+		}
+		pl.zones |= b.zones & cp.zoneMask
+		for _, g := range f.cliquesOf(b.c) {
+			cliques[g] += b.left()
+		}
+	}
+	// Each clique with more than one member gets a slot dimension while
+	// dimensions are free, the largest first, as in boundInput.
+	gs := slices.Sorted(maps.Keys(cliques))
+	slices.SortStableFunc(gs, func(a, b int) int { return cmp.Compare(cliques[b], cliques[a]) })
+	slot := map[int]int{}
+	for _, g := range gs {
+		if pl.ndims < maxDims && cliques[g] > 1 {
+			slot[g] = pl.ndims
+			pl.ndims++
+		}
+	}
+	at := map[vec]int{}
+	for _, b := range f.active {
+		req := b.c.req
+		for _, g := range f.cliquesOf(b.c) {
+			if d, ok := slot[g]; ok {
+				req[d] = 1
+			}
+		}
+		i, ok := at[req]
+		if !ok {
+			i = len(pl.items)
+			at[req] = i
+			pl.items = append(pl.items, planItem{req: req})
+		}
+		pl.items[i].count += b.left()
+		pl.items[i].buckets = append(pl.items[i].buckets, b)
+	}
+	if len(pl.items) > maxAssignItems {
+		return nil
+	}
+	for i := range pl.items {
+		slices.SortStableFunc(pl.items[i].buckets, func(a, b *bucket) int {
+			return cmp.Compare(bits.OnesCount64(a.zones), bits.OnesCount64(b.zones))
+		})
+	}
+	pl.compileTypes(p, cp0, slot)
+	if len(pl.types) == 0 {
+		return nil
+	}
+	return pl
+}
+
+// cliquesOf lists the hostname anti-affinity groups c is a member of.
+func (f *filler) cliquesOf(c *class) []int {
+	var gs []int
+	for _, t := range c.activeTerms(c.anti) {
+		if isHostname(f.s.groups.list[t.g].key) && c.matchesGroup(t.g) {
+			gs = append(gs, t.g)
+		}
+	}
+	return gs
+}
+
+// compileTypes lists the pool's types the buckets allow that hold some
+// item, at their cheapest price in the plan's zones and capacity types,
+// without those another type beats on every resource and price.
+func (pl *planner) compileTypes(p *poolPlan, cp *compat, slot map[int]int) {
+	var all []planType
+	for _, t := range p.types {
+		if !cp.mask.has(t.idx) {
+			continue
+		}
+		price := math.Inf(1)
+		for z := range 64 {
+			if pl.zones&(1<<z) == 0 {
+				continue
+			}
+			if ct, pr := cheapestCT(t, z, pl.cts); ct >= 0 {
+				price = min(price, pr)
+			}
+		}
+		if math.IsInf(price, 1) {
+			continue
+		}
+		alloc := t.alloc
+		for _, d := range slot {
+			alloc[d] = 1
+		}
+		if !slices.ContainsFunc(pl.items, func(it planItem) bool { return it.req.fits(alloc) }) {
+			continue
+		}
+		all = append(all, planType{t: t, alloc: alloc, price: price})
+	}
+	slices.SortStableFunc(all, func(a, b planType) int {
+		return cmp.Or(cmp.Compare(a.price, b.price), cmp.Compare(b.alloc[dimCPU], a.alloc[dimCPU]),
+			cmp.Compare(b.alloc[dimMemory], a.alloc[dimMemory]), cmp.Compare(a.t.it.Name, b.t.it.Name))
+	})
+	for _, t := range all {
+		if !slices.ContainsFunc(pl.types, func(k planType) bool { return t.alloc.fits(k.alloc) }) {
+			pl.types = append(pl.types, t)
+		}
+	}
+}
+
+// start sets the master up with one configuration per item: as many of
+// its pods as fit the type cheapest per pod.
+func (pl *planner) start() {
+	m := len(pl.items)
+	d := make([]float64, m)
+	pl.left = make([]int64, m)
+	for i, it := range pl.items {
+		d[i] = float64(it.count)
+		pl.left[i] = it.count
+	}
+	pl.lp = newCoverLP(d)
+	for i, it := range pl.items {
+		best, bestPer, bestK := -1, math.Inf(1), int64(0)
+		for j, t := range pl.types {
+			k := it.req.times(&t.alloc, it.count)
+			if k > 0 && t.price/float64(k) < bestPer {
+				best, bestPer, bestK = j, t.price/float64(k), k
+			}
+		}
+		if best >= 0 {
+			pl.addConfig(planConfig{typ: best, idx: []int32{int32(i)}, cnt: []int64{bestK}})
+		}
+	}
+	pl.stepsLeft = pl.effort.totalSteps
+}
+
+// generate runs at most rounds rounds of column generation on the
+// demand left, within pl.effort.
+func (pl *planner) generate(rounds int) {
+	pi := make([]float64, len(pl.items))
+	type cand struct {
+		c     planConfig
+		ratio float64
+	}
+	var cands []cand
+	type typePromise struct {
+		j     int
+		ratio float64
+	}
+	var promise []typePromise
+	for range rounds {
+		pl.lp.solve(pl.effort.pivots)
+		pl.lp.duals(pi)
+		cands = cands[:0]
+		// Partial pricing: the types whose surrogate bound promises the
+		// most value per dollar are searched first, until perRound
+		// configurations are found.
+		promise = promise[:0]
+		for j := range pl.types {
+			if r := pl.rootBound(pi, j) / pl.types[j].price; r > 1+1e-9 {
+				promise = append(promise, typePromise{j, r})
+			}
+		}
+		slices.SortStableFunc(promise, func(a, b typePromise) int { return cmp.Compare(b.ratio, a.ratio) })
+		for _, tp := range promise {
+			if len(cands) >= pl.effort.perRound || pl.stepsLeft <= 0 {
+				break
+			}
+			v, c := pl.knapsack(pi, tp.j, min(pl.effort.steps, pl.stepsLeft))
+			if v > pl.types[tp.j].price*(1+1e-9) {
+				cands = append(cands, cand{c, v / pl.types[tp.j].price})
+			}
+		}
+		if len(cands) == 0 {
+			break
+		}
+		slices.SortStableFunc(cands, func(a, b cand) int { return cmp.Compare(b.ratio, a.ratio) })
+		for _, c := range cands[:min(len(cands), pl.effort.perRound)] {
+			pl.addConfig(c.c)
+		}
+	}
+	pl.lp.solve(pl.effort.pivots)
+}
+
+func (pl *planner) addConfig(c planConfig) {
+	val := make([]float64, len(c.cnt))
+	for k, n := range c.cnt {
+		val[k] = float64(n)
+	}
+	pl.cols = append(pl.cols, c)
+	pl.lp.add(pl.types[c.typ].price, c.idx, val, false)
+}
+
+// rootBound bounds the value of any configuration of type j at duals pi
+// by knapsack's surrogate bounds for an empty node.
+func (pl *planner) rootBound(pi []float64, j int) float64 {
+	t := &pl.types[j]
+	ub := math.Inf(1)
+	for _, w := range pl.weights() {
+		best := 0.0
+		for i, it := range pl.items {
+			if pi[i] <= 1e-12 || !it.req.fits(t.alloc) {
+				continue
+			}
+			var x float64
+			for d, wd := range w {
+				if wd > 0 && t.alloc[d] > 0 {
+					x += wd * float64(it.req[d]) / float64(t.alloc[d])
+				}
+			}
+			if x <= 0 {
+				best = math.Inf(1)
+				break
+			}
+			best = max(best, pi[i]/x)
+		}
+		var c float64
+		for d, wd := range w {
+			if t.alloc[d] > 0 {
+				c += wd
+			}
+		}
+		ub = min(ub, c*best)
+	}
+	return ub
+}
+
+// knapsack returns the configuration of type j worth most at duals pi,
+// and its worth, by depth-first branch and bound over the items in order
+// of worth per share of the node, within steps (the best found so far
+// when they run out).
+func (pl *planner) knapsack(pi []float64, j int, steps int) (float64, planConfig) {
+	t := &pl.types[j]
+	order := pl.order[:0]
+	for i, it := range pl.items {
+		if pi[i] > 1e-12 && it.req.fits(t.alloc) {
+			order = append(order, int32(i))
+		}
+	}
+	pl.order = order
+	if len(order) == 0 {
+		return 0, planConfig{}
+	}
+	share := func(i int32) float64 {
+		var s float64
+		for d := range pl.ndims {
+			if t.alloc[d] > 0 {
+				s = max(s, float64(pl.items[i].req[d])/float64(t.alloc[d]))
+			}
+		}
+		return s
+	}
+	slices.SortStableFunc(order, func(a, b int32) int { return cmp.Compare(pi[b]/share(b), pi[a]/share(a)) })
+	n := len(order)
+	// Surrogate bounds: for a weighting w of the resources (each amount a
+	// share of the node's), the pods placed from room weigh at most
+	// w·(room/alloc), so the rest of the value is at most that times the
+	// best value per weight among order[k:] (ratio[k*nw+q]).
+	// coef[q] are weighting q's non-zero coefficients per unit of each
+	// resource, the weight divided by the node's amount.
+	type term struct {
+		d int
+		c float64
+	}
+	ws := pl.weights()
+	nw := len(ws)
+	coef := make([][]term, nw)
+	for q, w := range ws {
+		for d, wd := range w {
+			if wd > 0 && t.alloc[d] > 0 {
+				coef[q] = append(coef[q], term{d, wd / float64(t.alloc[d])})
+			}
+		}
+	}
+	ratio := make([]float64, (n+1)*nw)
+	for k := n - 1; k >= 0; k-- {
+		it := &pl.items[order[k]]
+		for q := range nw {
+			var x float64
+			for _, tm := range coef[q] {
+				x += tm.c * float64(it.req[tm.d])
+			}
+			r := math.Inf(1)
+			if x > 0 {
+				r = pi[order[k]] / x
+			}
+			ratio[k*nw+q] = max(ratio[(k+1)*nw+q], r)
+		}
+	}
+	bound := func(k int, room *vec) float64 {
+		ub := math.Inf(1)
+		rk := ratio[k*nw : k*nw+nw]
+		for q, cs := range coef {
+			if math.IsInf(rk[q], 1) {
+				continue
+			}
+			var c float64
+			for _, tm := range cs {
+				c += tm.c * float64(room[tm.d])
+			}
+			ub = min(ub, c*rk[q])
+		}
+		return ub
+	}
+	if cap(pl.cur) < len(pl.items) {
+		pl.cur = make([]int64, len(pl.items))
+		pl.best = make([]int64, len(pl.items))
+	}
+	cur, best := pl.cur[:len(pl.items)], pl.best[:len(pl.items)]
+	clear(cur)
+	clear(best)
+	// Only configurations worth more than the price matter: the search
+	// prunes every branch that cannot beat it.
+	bestV := t.price
+	if bound(0, &t.alloc) <= bestV*(1+1e-9) {
+		return 0, planConfig{}
+	}
+	left := steps
+	defer func() { pl.stepsLeft -= steps - left }()
+
+	var dfs func(k int, room vec, v float64)
+	dfs = func(k int, room vec, v float64) {
+		left--
+		if v > bestV+1e-12 {
+			bestV = v
+			copy(best, cur)
+		}
+		if k == n || left <= 0 {
+			return
+		}
+		if v+bound(k, &room) <= bestV*(1+1e-9) {
+			return
+		}
+		i := order[k]
+		it := &pl.items[i]
+		for x := it.req.times(&room, pl.left[i]); x >= 0 && left > 0; x-- {
+			cur[i] = x
+			r := room
+			r.subTimes(&it.req, x)
+			dfs(k+1, r, v+float64(x)*pi[i])
+		}
+		cur[i] = 0
+	}
+	dfs(0, t.alloc, 0)
+	if bestV <= t.price {
+		return 0, planConfig{}
+	}
+	c := planConfig{typ: j}
+	for _, i := range order {
+		if best[i] > 0 {
+			c.idx = append(c.idx, i)
+			c.cnt = append(c.cnt, best[i])
+		}
+	}
+	return bestV, c
+}
+
+// weights are the resource weightings of knapsack's surrogate bounds:
+// each resource alone, and cpu and memory mixed.
+func (pl *planner) weights() [][maxDims]float64 {
+	if pl.ws != nil {
+		return pl.ws
+	}
+	for d := range pl.ndims {
+		var w [maxDims]float64
+		w[d] = 1
+		pl.ws = append(pl.ws, w)
+	}
+	for _, l := range []float64{0.25, 0.5, 0.75} {
+		var w [maxDims]float64
+		w[dimCPU], w[dimMemory] = l, 1-l
+		pl.ws = append(pl.ws, w)
+	}
+	return pl.ws
+}
+
+// round turns the master's solution into whole configurations: each
+// column's whole part is fixed (a fixed configuration takes no more of an
+// item than is left), the demand falls by what was fixed, and column
+// generation goes on for what is left, pl.effort.passes times or until
+// no column is whole. The greedy fill takes the rest.
+func (pl *planner) round() []planConfig {
+	m := len(pl.items)
+	d := make([]float64, m)
+	var out []planConfig
+	take := func(c planConfig) bool {
+		t := planConfig{typ: c.typ}
+		for k, i := range c.idx {
+			if n := min(c.cnt[k], pl.left[i]); n > 0 {
+				t.idx = append(t.idx, i)
+				t.cnt = append(t.cnt, n)
+				pl.left[i] -= n
+			}
+		}
+		if len(t.idx) == 0 {
+			return false
+		}
+		out = append(out, t)
+		return true
+	}
+	lp := pl.lp
+	for range pl.effort.passes {
+		fixed := false
+		for r := range m {
+			j := lp.basis[r] - 2*m
+			if j < 0 {
+				continue
+			}
+			for range int64(lp.xB[r] + 1e-9) {
+				if !take(pl.cols[j]) {
+					break
+				}
+				fixed = true
+			}
+		}
+		done := true
+		for i := range m {
+			d[i] = float64(pl.left[i])
+			done = done && pl.left[i] == 0
+		}
+		if !fixed || done {
+			break
+		}
+		lp.setDemand(d)
+		lp.dualSolve(pl.effort.pivots)
+		pl.generate(pl.effort.residualRounds)
+	}
+	return out
+}
+
+// realize opens a claim per planned configuration, the dearest first, in
+// the zone where the most of it can be filled, and fills it with the pods
+// of its items, checking each pod's per-node rules as any fill does.
+func (f *filler) realize(pl *planner, configs []planConfig) {
+	s := f.s
+	slices.SortStableFunc(configs, func(a, b planConfig) int {
+		return cmp.Compare(pl.types[b.typ].price, pl.types[a.typ].price)
+	})
+	for _, c := range configs {
+		t := pl.types[c.typ].t
+		bestZ, bestCT, bestV := -1, -1, 0.0
+		for z := range len(s.zones) {
+			if pl.zones&(1<<z) == 0 {
+				continue
+			}
+			ct, _ := cheapestCT(t, z, pl.cts)
+			if ct < 0 {
+				continue
+			}
+			if v := f.fillConfig(pl, c, f.dryNode(z, ct, t), true); v > bestV {
+				bestZ, bestCT, bestV = z, ct, v
+			}
+		}
+		if bestZ < 0 {
+			continue
+		}
+		n := s.newClaim(f.p, t, bestZ, bestCT)
+		if f.fillConfig(pl, c, n, false); len(n.pods) == 0 {
+			s.dropClaim(n)
+		}
+	}
+}
+
+// fillConfig places on n up to the configuration's count of each item,
+// from the item's buckets in order, and returns the share of n's
+// resources the pods placed take; with dry set it only simulates.
+func (f *filler) fillConfig(pl *planner, c planConfig, n *node, dry bool) float64 {
+	s := f.s
+	var taken []*bucket
+	var v float64
+	for k, i := range c.idx {
+		need := c.cnt[k]
+		for _, b := range pl.items[i].buckets {
+			if need == 0 {
+				break
+			}
+			left := b.left() - b.taken
+			if left <= 0 || !s.admits(b, n) {
+				continue
+			}
+			x := s.roomLeft(b, n, min(need, left))
+			if x <= 0 {
+				continue
+			}
+			if dry {
+				f.dryPut(n, b, x)
+				taken = append(taken, b)
+			} else {
+				s.place(b, n, x)
+			}
+			need -= x
+			v += float64(x) * shareOf(b.c.req, n.typ.alloc)
+		}
+	}
+	for _, b := range taken {
+		b.taken = 0
+	}
+	return v
+}
+
+// shareOf is the largest share of alloc that req takes in any resource.
+func shareOf(req, alloc vec) float64 {
+	var s float64
+	for d := range maxDims {
+		if alloc[d] > 0 {
+			s = max(s, float64(req[d])/float64(alloc[d]))
+		}
+	}
+	return s
+}
