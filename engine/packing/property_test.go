@@ -136,6 +136,11 @@ func TestProperties(t *testing.T) {
 			if i%2 == 1 {
 				opts = append(opts, func(o *options) { o.eagerCliques = true })
 			}
+			// Every third scenario packs from a plan (plan.go) first,
+			// with either effort.
+			if i%3 == 0 {
+				opts = append(opts, func(o *options) { o.plan = 1 + i%len(planEfforts) })
+			}
 		}
 		r, err := Solve(t.Context(), snap, pending, opts...)
 		if err != nil {
