@@ -144,12 +144,7 @@ func (s *solver) describe(res *Result, pods []*state.Pod, keys []string) {
 func strategies() []float64 { return []float64{0, 0.5, 1, 0.25} }
 
 // strategiesFor picks the strategies to run side by side, two (one per
-// core) but for a large clique:
-// with a large hostname anti-affinity clique the stronger worth exponents,
-// which keep small pods off the members' nodes, else the milder ones.
-// (1.5 instead of 0.5 costs 0.6% less on diverse-20k but solves it about
-// a third slower, its fill opening more claims.)
-// With a smaller clique the second strategy sizes the members' nodes by
+// core). With a smaller clique the second strategy sizes the members' nodes by
 // their members too, which wins when a few nodes each hold one. With no
 // clique and spot allowed, the second exponent is milder still (0.25):
 // spot's uneven discounts make a pod's dual value a poorer guide (w1-spot
@@ -163,13 +158,12 @@ func strategies() []float64 { return []float64{0, 0.5, 1, 0.25} }
 // 1.019 -> 1.028, w1-spot 1.025 -> 1.047, w3-spot 1.090 -> 1.138, with one
 // round per valuation).
 //
-// With a large clique neither values wins everywhere (the fill's LP knows
-// nothing of the clique): the second strategy with the LP's duals, one
-// round of column generation per valuation, costs less on diverse-1k
-// (1.188 -> 1.161) and diverse-20k (1.242 -> 1.209) and more on diverse-5k
-// (1.205 -> 1.214), so it runs as a third strategy beside the two, for a
-// quarter more wall time on two cores. (Solving the LP at each valuation
-// there gains on diverse-1k only.)
+// With a large clique both strategies pack from a configuration-LP plan
+// first (plan.go), one with each of planEfforts; the greedy fill with the
+// milder exponent takes what the plan leaves. The greedy fill alone, with
+// any exponent or values, cost 6-8% more on diverse-1k, 5k and 20k
+// (best of three strategies: 15.60, 77.31, 305.97 $/h; plans: 14.66,
+// 71.86, 284.59).
 func strategiesFor(pods []*state.Pod, spot bool) []strategy {
 	all := strategies()
 	size := largestClique(pods)
