@@ -25,34 +25,46 @@ import (
 // where a configuration c is a type and a whole number a_ic of pods of
 // each request i that fit one node of it together (each clique member
 // taking its clique's one slot per node). Column generation solves it on
-// coverLP: the duals π of the restricted master ask every type for its
-// most valuable configuration, a bounded knapsack solved by depth-first
-// branch and bound (knapsack), and the configurations worth more than
-// their price join the master. Rounding (round) then fixes whole
-// configurations: every x_c ≥ 1 is taken as often as it is whole, then the
-// largest fraction is rounded up, the demand falls by what was fixed and
-// the master is re-solved from its basis by the dual simplex, until no pod
-// is left. Each planned node is finally opened in the zone where the most
-// of its pattern can be filled with real pods (realize), the per-node
-// rules checked as in any fill; what no planned node took goes to the
-// greedy fill, and the improve pass runs as for every strategy.
+// coverLP: the duals π of the restricted master ask the types for
+// configurations worth more than their price, a bounded knapsack solved
+// by depth-first branch and bound with surrogate bounds (knapsack); the
+// types whose bound promises most per dollar are searched first, until a
+// round has found enough (partial pricing). Rounding (round) then fixes
+// whole configurations in passes: every x_c ≥ 1 is taken as often as it
+// is whole, the demand falls by what was fixed, the master is re-solved
+// from its basis by the dual simplex and column generation goes on for
+// the rest, capped by what is left. One effort stops when no column is
+// whole; the other then rounds up the columns at least half taken (or
+// the largest). Each planned node is finally opened in the zone where
+// the most of its pattern can be filled with real pods (realize), the
+// per-node rules checked as in any fill; what no planned node took goes
+// to the greedy fill, and the improve pass runs as for every strategy.
 //
 // All work is counted (planEffort), so plans are deterministic.
 
 // planEffort caps a plan: rounds of column generation at first and after
 // each rounding pass, rounding passes, configurations added per round,
-// master pivots per solve, knapsack steps per search and in all. Two
-// efforts run as two strategies side by side, the cheapest result
-// winning: which plan rounds best varies from batch to batch (on
-// diverse-1k / 5k / 20k, the first costs 14.70 / 71.86 / 289.51 $/h, the
-// second 14.66 / 73.48 / 284.59).
+// master pivots per solve, knapsack steps per search and in all, and the
+// steps of a search on a type that holds more than bigPods pods (on such
+// nodes the search's first, greedy, descent is already close, and the
+// full search would spend the budget where it gains least). With roundUp
+// set, a pass in which no column is whole rounds up those at least
+// roundUp (else the largest) instead of ending the plan.
+//
+// The two efforts run as two strategies side by side, the cheapest result
+// winning: which rounding does best varies from batch to batch (on
+// diverse-1k / 5k / 20k, the first costs 14.74 / 70.57 / 276.19 $/h, the
+// second 14.59 / 71.41 / 276.23).
 type planEffort struct {
-	rounds, residualRounds, passes, perRound, pivots, steps, totalSteps int
+	rounds, residualRounds, passes, perRound, pivots int
+	steps, totalSteps, bigSteps                      int
+	bigPods                                          int64
+	roundUp                                          float64
 }
 
 var planEfforts = [...]planEffort{
-	{rounds: 60, residualRounds: 10, passes: 4, perRound: 24, pivots: 400, steps: 4000, totalSteps: 8_000_000},
-	{rounds: 60, residualRounds: 10, passes: 4, perRound: 12, pivots: 400, steps: 10000, totalSteps: 8_000_000},
+	{rounds: 60, residualRounds: 10, passes: 4, perRound: 12, pivots: 400, steps: 20000, totalSteps: 8_000_000, bigSteps: 500, bigPods: 32},
+	{rounds: 60, residualRounds: 3, passes: 40, perRound: 12, pivots: 400, steps: 20000, totalSteps: 8_000_000, bigSteps: 500, bigPods: 32, roundUp: 0.5},
 }
 
 // planItem is the pods of one request (clique slots included) among the
@@ -71,6 +83,7 @@ type planType struct {
 	t     *ptype
 	alloc vec
 	price float64
+	holds int64
 }
 
 // planConfig is a configuration: cnt[k] pods of item idx[k] on a node of
@@ -216,10 +229,14 @@ func (pl *planner) compileTypes(p *poolPlan, cp *compat, slot map[int]int) {
 		for _, d := range slot {
 			alloc[d] = 1
 		}
-		if !slices.ContainsFunc(pl.items, func(it planItem) bool { return it.req.fits(alloc) }) {
+		var holds int64
+		for _, it := range pl.items {
+			holds = max(holds, it.req.times(&alloc, math.MaxInt64))
+		}
+		if holds == 0 {
 			continue
 		}
-		all = append(all, planType{t: t, alloc: alloc, price: price})
+		all = append(all, planType{t: t, alloc: alloc, price: price, holds: holds})
 	}
 	slices.SortStableFunc(all, func(a, b planType) int {
 		return cmp.Or(cmp.Compare(a.price, b.price), cmp.Compare(b.alloc[dimCPU], a.alloc[dimCPU]),
@@ -290,7 +307,11 @@ func (pl *planner) generate(rounds int) {
 			if len(cands) >= pl.effort.perRound || pl.stepsLeft <= 0 {
 				break
 			}
-			v, c := pl.knapsack(pi, tp.j, min(pl.effort.steps, pl.stepsLeft))
+			steps := pl.effort.steps
+			if pl.types[tp.j].holds > pl.effort.bigPods {
+				steps = pl.effort.bigSteps
+			}
+			v, c := pl.knapsack(pi, tp.j, min(steps, pl.stepsLeft))
 			if v > pl.types[tp.j].price*(1+1e-9) {
 				cands = append(cands, cand{c, v / pl.types[tp.j].price})
 			}
@@ -502,7 +523,8 @@ func (pl *planner) weights() [][maxDims]float64 {
 // column's whole part is fixed (a fixed configuration takes no more of an
 // item than is left), the demand falls by what was fixed, and column
 // generation goes on for what is left, pl.effort.passes times or until
-// no column is whole. The greedy fill takes the rest.
+// no column is whole (or, with roundUp set, none can be rounded up). The
+// greedy fill takes the rest.
 func (pl *planner) round() []planConfig {
 	m := len(pl.items)
 	d := make([]float64, m)
@@ -535,6 +557,25 @@ func (pl *planner) round() []planConfig {
 					break
 				}
 				fixed = true
+			}
+		}
+		if !fixed && pl.effort.roundUp > 0 {
+			// No column is whole: round up those at least roundUp,
+			// or else the largest.
+			best, bestX := -1, 0.0
+			for r := range m {
+				j := lp.basis[r] - 2*m
+				if j < 0 || lp.xB[r] <= 1e-9 {
+					continue
+				}
+				if lp.xB[r] >= pl.effort.roundUp {
+					fixed = take(pl.cols[j]) || fixed
+				} else if lp.xB[r] > bestX {
+					best, bestX = j, lp.xB[r]
+				}
+			}
+			if !fixed && best >= 0 {
+				fixed = take(pl.cols[best])
 			}
 		}
 		done := true

@@ -99,12 +99,13 @@ func TestPlanKnapsackIsExact(t *testing.T) {
 }
 
 // TestPlanRoundsWithinDemand checks that the rounded plan's
-// configurations fit their types and never plan more pods of a request
-// than there are.
+// configurations, with either effort, fit their types and never plan more
+// pods of a request than there are.
 func TestPlanRoundsWithinDemand(t *testing.T) {
 	rng := rand.New(rand.NewPCG(9, 2))
 	for n := range 300 {
 		pl := randomPlanner(rng)
+		pl.effort = planEfforts[n%len(planEfforts)]
 		pl.start()
 		pl.generate(pl.effort.rounds)
 		planned := make([]int64, len(pl.items))
