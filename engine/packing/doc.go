@@ -28,8 +28,9 @@
 //     hostname anti-affinity clique get the node whose price less the value
 //     of the pods riding along is least. Each claim is finally shrunk to the
 //     cheapest offering that holds it, with a price-ordered option list.
-//   - Batches with a large hostname anti-affinity clique are packed from a
-//     plan first (plan.go): column generation on the configuration LP
+//   - Batches with a hostname anti-affinity clique of ten or more are
+//     packed from a plan first (plan.go; by one strategy of two below 50
+//     members, by both from 50): column generation on the configuration LP
 //     (whole pods per node, a slot per clique) finds node patterns for the
 //     whole batch, whole columns are fixed in passes, and each planned
 //     node is opened in the zone where most of its pattern fills with real
@@ -42,8 +43,8 @@
 //     t3a.micro holding a 512Mi pod each become one t3a.medium, which no
 //     move of one claim at a time finds. Work is counted, not timed, so
 //     results stay deterministic.
-//   - Two fill strategies (two plan efforts with a large clique) run
-//     concurrently, a core each, and the cheapest result wins
+//   - Two fill strategies (two plan efforts with a clique of 50 or more)
+//     run concurrently, a core each, and the cheapest result wins
 //     (WithStrategy picks one for callers short of CPU).
 //   - Preferences (preferred affinities, ScheduleAnyway, PreferNoSchedule)
 //     are honoured as if required, and dropped one at a time, in
