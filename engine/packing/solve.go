@@ -51,7 +51,7 @@ func Solve(ctx context.Context, snap *state.Snapshot, pods []*state.Pod, opts ..
 	}
 	ws := strategiesFor(pods, spot)
 	if o.strategy >= 0 {
-		ws = []strategy{{worth: strategies()[o.strategy], eagerCliques: o.eagerCliques}}
+		ws = []strategy{{worth: strategies()[o.strategy], eagerCliques: o.eagerCliques, plan: o.plan}}
 	}
 	results := make([]*Result, len(ws))
 	solvers := make([]*solver, len(ws))
