@@ -2,6 +2,7 @@ package packing
 
 import (
 	"cmp"
+	"context"
 	"maps"
 	"math"
 	"math/bits"
@@ -95,6 +96,7 @@ type planConfig struct {
 }
 
 type planner struct {
+	ctx    context.Context
 	effort planEffort
 	items  []planItem
 	types  []planType
@@ -125,7 +127,12 @@ func (f *filler) planFill() {
 	}
 	pl.start()
 	pl.generate(pl.effort.rounds)
-	f.realize(pl, pl.round())
+	configs := pl.round()
+	// A cancelled plan opens nothing; fillPool reports the cancellation.
+	if f.s.ctx.Err() != nil {
+		return
+	}
+	f.realize(pl, configs)
 }
 
 // newPlanner sets a plan up for the filler's buckets, or returns nil when
@@ -138,7 +145,7 @@ func (f *filler) newPlanner() *planner {
 		return nil
 	}
 	cp0 := s.compat(f.active[0].c, p)
-	pl := &planner{effort: planEfforts[s.opts.plan-1], ndims: len(s.dims.names), cts: f.active[0].cts & cp0.ctMask}
+	pl := &planner{ctx: s.ctx, effort: planEfforts[s.opts.plan-1], ndims: len(s.dims.names), cts: f.active[0].cts & cp0.ctMask}
 	cliques := map[int]int64{}
 	for _, b := range f.active {
 		cp := s.compat(b.c, p)
@@ -290,6 +297,9 @@ func (pl *planner) generate(rounds int) {
 	}
 	var promise []typePromise
 	for range rounds {
+		if pl.ctx.Err() != nil {
+			return
+		}
 		pl.lp.solve(pl.effort.pivots)
 		pl.lp.duals(pi)
 		cands = cands[:0]
@@ -546,6 +556,9 @@ func (pl *planner) round() []planConfig {
 	}
 	lp := pl.lp
 	for range pl.effort.passes {
+		if pl.ctx.Err() != nil {
+			break
+		}
 		fixed := false
 		for r := range m {
 			j := lp.basis[r] - 2*m

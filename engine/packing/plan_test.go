@@ -1,6 +1,7 @@
 package packing
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -15,7 +16,7 @@ import (
 // randomPlanner is a planner over a few random requests, some of them
 // clique members (a slot in dimension 3), and a few random node types.
 func randomPlanner(rng *rand.Rand) *planner {
-	pl := &planner{effort: planEfforts[0], ndims: 4}
+	pl := &planner{ctx: context.Background(), effort: planEfforts[0], ndims: 4}
 	for range 2 + rng.IntN(5) {
 		var req vec
 		req[dimCPU] = int64(100 * (1 + rng.IntN(15)))
@@ -181,5 +182,24 @@ func TestPlanValidWithClique(t *testing.T) {
 	t.Logf("plans %.4f $/h, greedy fill %.4f $/h", planned, greedyCost)
 	if planned >= greedyCost {
 		t.Errorf("plans cost %.4f $/h in all, the greedy fill %.4f", planned, greedyCost)
+	}
+}
+
+// TestPlanStopsWhenCancelled checks that column generation stops once
+// the caller's context is done: a cancelled plan adds no configuration to
+// its starting ones.
+func TestPlanStopsWhenCancelled(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 1))
+	for range 20 {
+		pl := randomPlanner(rng)
+		ctx, cancel := context.WithCancel(t.Context())
+		cancel()
+		pl.ctx = ctx
+		pl.start()
+		start := len(pl.cols)
+		pl.generate(pl.effort.rounds)
+		if len(pl.cols) != start {
+			t.Fatalf("cancelled plan grew from %d to %d configurations", start, len(pl.cols))
+		}
 	}
 }
