@@ -163,9 +163,9 @@ func strategies() []float64 { return []float64{0, 0.5, 1, 0.25} }
 // With a large clique both strategies pack from a configuration-LP plan
 // first (plan.go), one with each of planEfforts; the greedy fill with the
 // milder exponent takes what the plan leaves. The greedy fill alone, with
-// any exponent or values, cost 6-8% more on diverse-1k, 5k and 20k
-// (best of three strategies: 15.60, 77.31, 305.97 $/h; plans: 14.66,
-// 71.86, 284.59).
+// any exponent or values, cost 7-11% more on diverse-1k, 5k and 20k
+// (best of three strategies: 15.60, 77.31, 305.97 $/h; plans: 14.59,
+// 70.57, 276.19).
 func strategiesFor(pods []*state.Pod, spot bool) []strategy {
 	all := strategies()
 	size := largestClique(pods)
