@@ -107,15 +107,15 @@ type planner struct {
 	// cols are the master's configurations, in the order of its
 	// structural columns (after the m artificials and m surpluses).
 	cols []planConfig
-	// scratch for knapsack
-	ws [][maxDims]float64
 	// left is the demand not yet planned, stepsLeft the knapsack steps
 	// left of pl.effort.totalSteps.
 	left      []int64
 	stepsLeft int
-	order     []int32
-	cur       []int64
-	best      []int64
+	// ws caches weights; order, cur and best are knapsack's scratch.
+	ws    [][maxDims]float64
+	order []int32
+	cur   []int64
+	best  []int64
 }
 
 // planFill opens the claims a plan calls for when the filler's buckets
@@ -221,7 +221,7 @@ func (pl *planner) compileTypes(p *poolPlan, cp *compat, slot map[int]int) {
 			continue
 		}
 		price := math.Inf(1)
-		for z := range 64 {
+		for z := range bits.Len64(pl.zones) {
 			if pl.zones&(1<<z) == 0 {
 				continue
 			}
@@ -396,15 +396,7 @@ func (pl *planner) knapsack(pi []float64, j int, steps int) (float64, planConfig
 	if len(order) == 0 {
 		return 0, planConfig{}
 	}
-	share := func(i int32) float64 {
-		var s float64
-		for d := range pl.ndims {
-			if t.alloc[d] > 0 {
-				s = max(s, float64(pl.items[i].req[d])/float64(t.alloc[d]))
-			}
-		}
-		return s
-	}
+	share := func(i int32) float64 { return shareOf(pl.items[i].req, t.alloc) }
 	slices.SortStableFunc(order, func(a, b int32) int { return cmp.Compare(pi[b]/share(b), pi[a]/share(a)) })
 	n := len(order)
 	// Surrogate bounds: for a weighting w of the resources (each amount a
