@@ -46,11 +46,17 @@ func (a *Agent) consolidate(ctx context.Context, now time.Time) error {
 			a.log.V(1).Info("consolidation keeps node", "node", k.Node, "why", k.Reason)
 		}
 	}
+	var landing map[string]bool
 	for _, cmd := range res.Commands {
 		if cmd.Reason == consolidation.ReasonEmpty {
 			continue
 		}
-		if why := a.blocked(v, cmd, now); why != "" {
+		if landing == nil {
+			if landing, err = pendingTargets(ctx, v); err != nil {
+				return err
+			}
+		}
+		if why := a.blocked(v, cmd, landing, now); why != "" {
 			a.metrics.disruptionDecisions.WithLabelValues(string(cmd.Reason), "skipped").Inc()
 			a.log.V(1).Info("skipping consolidation command", "nodes", cmd.Nodes, "why", why)
 			continue
@@ -60,8 +66,9 @@ func (a *Agent) consolidate(ctx context.Context, now time.Time) error {
 	return nil
 }
 
-// blocked says why a command must not run now, or "".
-func (a *Agent) blocked(v *clusterView, cmd consolidation.Command, now time.Time) string {
+// blocked says why a command must not run now, or "". landing holds the
+// nodes and claims pending pods would be placed on (pendingTargets).
+func (a *Agent) blocked(v *clusterView, cmd consolidation.Command, landing map[string]bool, now time.Time) string {
 	for _, name := range cmd.Nodes {
 		claim := v.claimOfNode(name)
 		switch {
@@ -71,6 +78,8 @@ func (a *Agent) blocked(v *clusterView, cmd consolidation.Command, now time.Time
 			return "node " + name + " is already being deleted"
 		case a.awaitsPods(v, claim.Name, now) || a.awaitsPods(v, name, now):
 			return "node " + name + " awaits pods nominated to it"
+		case landing[claim.Name] || landing[name]:
+			return "pending pods would be placed on node " + name
 		}
 	}
 	return ""

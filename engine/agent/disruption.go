@@ -17,6 +17,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	v1 "github.com/tenonhq/terraform-provider-tenon/engine/api/v1"
+	"github.com/tenonhq/terraform-provider-tenon/engine/packing"
 	"github.com/tenonhq/terraform-provider-tenon/engine/state"
 )
 
@@ -91,6 +92,21 @@ func (a *Agent) disruptEmpty(ctx context.Context, now time.Time) error {
 		}
 		candidates[pool.Name] = append(candidates[pool.Name], c)
 	}
+	if len(candidates) > 0 {
+		landing, err := pendingTargets(ctx, v)
+		if err != nil {
+			return err
+		}
+		for pool, claims := range candidates {
+			candidates[pool] = slices.DeleteFunc(claims, func(c *v1.NodeClaim) bool {
+				if landing[c.Name] || landing[c.Status.NodeName] {
+					a.metrics.disruptionDecisions.WithLabelValues(DisruptionEmpty, "blocked-pending-pods").Inc()
+					return true
+				}
+				return false
+			})
+		}
+	}
 	for _, poolName := range sortedKeys(candidates) {
 		pool := pools[poolName]
 		allowed, err := allowedDisruptions(pool, DisruptionEmpty, total[poolName], now)
@@ -111,6 +127,31 @@ func (a *Agent) disruptEmpty(ctx context.Context, now time.Time) error {
 		}
 	}
 	return nil
+}
+
+// pendingTargets solves the pending pods on the cluster as it is and
+// returns the nodes and claims the solve puts them on. An empty node that a
+// pending pod is about to land on is not empty for long: removing it would
+// only launch another node for the same pod. The agent's own nominations
+// say the same for the pods it nominated, but they live in memory; this
+// holds after a restart, and for pods the agent never saw nominated (a
+// node freed by another, a pod created while the node was booting).
+func pendingTargets(ctx context.Context, v *clusterView) (map[string]bool, error) {
+	landing := map[string]bool{}
+	pending := v.snap.PendingPods()
+	if len(pending) == 0 {
+		return landing, nil
+	}
+	solveCtx, cancel := context.WithTimeout(ctx, solveTimeout)
+	defer cancel()
+	res, err := packing.Solve(solveCtx, v.snap, pending)
+	if err != nil {
+		return nil, fmt.Errorf("solving %d pending pods to see which nodes they need: %w", len(pending), err)
+	}
+	for _, pl := range res.Placements {
+		landing[pl.Node] = true
+	}
+	return landing, nil
 }
 
 // awaitsPods reports whether pods recently nominated to node are still

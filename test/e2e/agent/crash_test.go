@@ -17,8 +17,10 @@ import (
 // TestCrashBeforeRegistration is the e2e test 4: the agent is
 // killed (SIGKILL) right after it created a claim and before the node
 // registered (a 5 s simulated boot holds the launch); restarted, it
-// launches that claim once: no duplicate node, no orphan, every pod
-// Running.
+// launches those claims once and creates claims only for the pods they do
+// not cover: no duplicate node, no orphan, no claim removed, every pod
+// Running. The kill may land between two claims of one batch, so the
+// restart may rightly create the rest.
 func TestCrashBeforeRegistration(t *testing.T) {
 	e := require(t)
 	ns := namespace(t, e, "crash")
@@ -30,13 +32,13 @@ func TestCrashBeforeRegistration(t *testing.T) {
 		return len(poolClaims(t, e, "crash")) > 0, "no claim yet"
 	})
 	first.kill()
-	claimsAtCrash := len(poolClaims(t, e, "crash"))
+	atCrash := poolClaims(t, e, "crash")
 	if nodes := poolNodes(t, e, "crash"); len(nodes) != 0 {
 		t.Fatalf("the node registered before the crash (%d nodes); the test's launch delay is too short", len(nodes))
 	}
-	t.Logf("killed the agent with %d claim(s) persisted and no node", claimsAtCrash)
+	t.Logf("killed the agent with %d claim(s) persisted and no node", len(atCrash))
 
-	startAgent(t, e, "crash-2")
+	second := startAgent(t, e, "crash-2")
 	cleanupPool(t, e, ns, "crash")
 	waitFor(t, 30*time.Second, "3 pods Running after the restart", func() (bool, string) {
 		running, _, states := runningOn(t, e, ns, "app=crash", "crash")
@@ -46,8 +48,36 @@ func TestCrashBeforeRegistration(t *testing.T) {
 	time.Sleep(5 * time.Second)
 	claims := poolClaims(t, e, "crash")
 	nodes := poolNodes(t, e, "crash")
-	if len(claims) != claimsAtCrash {
-		t.Errorf("%d claims after the restart, %d at the crash: the restart launched for the same pods again", len(claims), claimsAtCrash)
+	live := map[string]bool{}
+	for _, c := range claims {
+		live[c.Name] = c.DeletionTimestamp == nil
+	}
+	for _, c := range atCrash {
+		if !live[c.Name] {
+			t.Errorf("claim %s, persisted before the crash, was removed after the restart instead of being used", c.Name)
+		}
+	}
+	created := strings.Count(second.log.String(), "created nodeclaim")
+	if len(claims) != len(atCrash)+created {
+		t.Errorf("%d claims at the end; %d at the crash and %d created after it", len(claims), len(atCrash), created)
+	}
+	// Each pod needs a node of its own (1 cpu on the cheapest types): a
+	// claim more than the pods is a launch for pods already covered.
+	if len(claims) > 3 {
+		t.Errorf("%d claims for 3 pods: the restart launched for the same pods again", len(claims))
+	}
+	var pods corev1.PodList
+	if err := e.client.List(context.Background(), &pods, client.InNamespace(ns), client.MatchingLabels{"app": "crash"}); err != nil {
+		t.Fatal(err)
+	}
+	used := map[string]bool{}
+	for _, p := range pods.Items {
+		used[p.Spec.NodeName] = true
+	}
+	for _, n := range nodes {
+		if !used[n.Name] {
+			t.Errorf("node %s runs none of the pods: a launch for pods already covered", n.Name)
+		}
 	}
 	byProvider := map[string]int{}
 	for _, n := range nodes {
