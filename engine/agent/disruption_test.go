@@ -11,6 +11,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	v1 "github.com/tenonhq/terraform-provider-tenon/engine/api/v1"
+	"github.com/tenonhq/terraform-provider-tenon/engine/consolidation"
 	"github.com/tenonhq/terraform-provider-tenon/engine/scheduling"
 )
 
@@ -97,5 +98,29 @@ func pendingPod(name, cpu string) *corev1.Pod {
 		},
 		Status: corev1.PodStatus{Phase: corev1.PodPending, Conditions: []corev1.PodCondition{
 			{Type: corev1.PodScheduled, Status: corev1.ConditionFalse, Reason: corev1.PodReasonUnschedulable}}},
+	}
+}
+
+// TestConsolidationBlockedByPendingPods: a consolidation command that
+// removes a node pending pods would be placed on does not run.
+func TestConsolidationBlockedByPendingPods(t *testing.T) {
+	a, _, _ := testAgent(t)
+	v := &clusterView{claims: map[string]*v1.NodeClaim{"p-abc": initializedClaim()}, pending: map[string]bool{}}
+	cmd := consolidation.Command{Reason: consolidation.ReasonUnderutilized, Nodes: []string{"n1"}}
+	for _, tc := range []struct {
+		name    string
+		landing map[string]bool
+		blocked bool
+	}{
+		{name: "no pending pod lands there", landing: map[string]bool{"other": true}},
+		{name: "a pending pod lands on the node", landing: map[string]bool{"n1": true}, blocked: true},
+		{name: "a pending pod lands on its claim", landing: map[string]bool{"p-abc": true}, blocked: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			why := a.blocked(v, cmd, tc.landing, time.Now())
+			if (why != "") != tc.blocked {
+				t.Errorf("blocked(...) = %q, want blocked %v", why, tc.blocked)
+			}
+		})
 	}
 }
