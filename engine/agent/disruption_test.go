@@ -35,11 +35,9 @@ func TestEmptyNodeKeptForPendingPods(t *testing.T) {
 				objs = append(objs, pendingPod("waiting", tc.cpu))
 			}
 			a, c, _ := testAgent(t, objs...)
-			now := time.Now()
-			for i := range 2 {
-				if err := a.disruptEmpty(context.Background(), now.Add(time.Duration(i)*time.Second)); err != nil {
-					t.Fatalf("disruptEmpty: %v", err)
-				}
+			// consolidateAfter is 0s: one look records Empty and acts on it.
+			if err := a.disruptEmpty(context.Background(), time.Now()); err != nil {
+				t.Fatalf("disruptEmpty: %v", err)
 			}
 			// The claim's termination finalizer keeps it, marked for deletion.
 			if kept := getClaim(t, c, "p-abc").DeletionTimestamp == nil; kept != tc.wantKept {
