@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/tenonhq/terraform-provider-tenon/engine/manifest"
 )
 
 const header = `apiVersion: tenon.dev/v1alpha1
@@ -131,7 +133,7 @@ func TestBadInput(t *testing.T) {
 		{
 			name: "a duplicate key",
 			data: header + pool + strings.Replace(deployment("1"), "replicas: 2", "replicas: 2\n  replicas: 3", 1),
-			want: []string{"w.yaml: yaml: unmarshal errors:\n  line 29: key \"replicas\" already set in map"},
+			want: []string{"w.yaml: document 4: malformed YAML: unmarshal errors:\n  line 29: key \"replicas\" already set in map"},
 		},
 		{
 			name: "a NodePool naming a NodeClass that does not exist",
@@ -158,13 +160,13 @@ func TestBadInput(t *testing.T) {
 		{
 			name: "a YAML syntax error, with its line in the file",
 			data: header + pool + "---\napiVersion: v1\nkind: Pod\nmetadata: {name: [}\n",
-			want: []string{"w.yaml: yaml: line 25: did not find expected node content"},
+			want: []string{"w.yaml: document 4: malformed YAML: line 25: did not find expected node content"},
 		},
 		{
 			name: "malformed JSON, with its line",
 			file: "w.json",
 			data: "# comment\n{\"apiVersion\": \"v1\",\n \"kind\": \"Pod\" \"metadata\": {}}\n",
-			want: []string{"w.json: line 3: reading JSON: invalid character"},
+			want: []string{"w.json: document 1: malformed JSON: line 3: invalid character"},
 		},
 		{
 			name: "an invalid Provisioner",
@@ -192,9 +194,9 @@ func TestBadInput(t *testing.T) {
 					t.Errorf("error:\n%v\ndoes not contain:\n%s", err, w)
 				}
 			}
-			var inErr *InputError
+			var inErr *manifest.Error
 			if !errors.As(err, &inErr) {
-				t.Errorf("error %T is not an InputError", err)
+				t.Errorf("error %T is not a *manifest.Error", err)
 			}
 
 			// The CLI: exit 2 and the same message.
@@ -203,7 +205,7 @@ func TestBadInput(t *testing.T) {
 				t.Fatal(err)
 			}
 			var stdout, stderr bytes.Buffer
-			c := cli{engine: fakeSolver{}, now: time.Now}
+			c := command{engine: fakeSolver{}, now: time.Now}
 			if code := c.run(context.Background(), []string{"-f", path}, &stdout, &stderr); code != ExitBadInput {
 				t.Errorf("exit %d, want %d; stderr:\n%s", code, ExitBadInput, stderr.String())
 			}
