@@ -173,6 +173,28 @@ func TestBadInput(t *testing.T) {
 			data: header + "---\napiVersion: tenon.dev/v1alpha5\nkind: Provisioner\nmetadata: {name: p}\nspec: {providerRef: {name: default}, weight: 0}\n",
 			want: []string{"w.yaml: Provisioner p: spec.weight"},
 		},
+		{
+			name: "an unnamed item of a JSON array, by its place",
+			file: "w.json",
+			data: `[{"apiVersion":"tenon.dev/v1","kind":"NodeClass","metadata":{"name":"default"},"spec":{"kwok":{}}},
+{"apiVersion":"v1","kind":"Pod","spec":{"containers":[{"name":"c"}]}}]`,
+			want: []string{"w.json: Pod (document 1, item 2): metadata.name: Required value"},
+		},
+		{
+			name: "a namespace on a cluster-scoped kind",
+			data: header + strings.Replace(pool, "metadata: {name: default}", "metadata: {name: default, namespace: team}", 1),
+			want: []string{`w.yaml: NodePool team/default: metadata.namespace: Forbidden: NodePool objects are cluster-scoped; remove the namespace "team"`},
+		},
+		{
+			name: "a Scenario header of another version",
+			data: strings.Replace(header, "tenon.dev/v1alpha1", "tenon.dev/v1", 1) + pool,
+			want: []string{`w.yaml: Scenario s: apiVersion: Unsupported value: "tenon.dev/v1": Scenario is tenon.dev/v1alpha1`},
+		},
+		{
+			name: "a kind of another group",
+			data: header + pool + "---\napiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w}\n",
+			want: []string{"w.yaml: Widget w: apiVersion: only tenon.dev, core, apps, batch and policy kinds are accepted in a scenario (Scenario (tenon.dev/v1alpha1), NodePool (tenon.dev/v1),", "Widget.example.com is not one: remove it"},
+		},
 	}
 	dir := t.TempDir()
 	for _, tt := range tests {
