@@ -126,7 +126,7 @@ func identity(obj any) string {
 
 // convertDocument converts one document of a kind karpenterKinds holds.
 func convertDocument(c *conversion, opts Options) (any, *movedKubelet) {
-	k, err := karpenterKinds.KindOf(c.doc.Document)
+	k, err := karpenterKinds.Lookup(c.doc.Document)
 	if err != nil {
 		c.errs = append(c.errs, err)
 		return nil, nil

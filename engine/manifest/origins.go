@@ -11,7 +11,7 @@ type Origins struct {
 
 // Add records d as its object's definition. An object defined before is an
 // *Error naming where.
-func (o *Origins) Add(d *Document) *Error {
+func (o *Origins) Add(d *Document) error {
 	key := ObjectName(d.Head.Kind, d.Head.Metadata.Namespace, d.Head.Metadata.Name)
 	if first, dup := o.byObject[key]; dup {
 		return d.Errorf("metadata.name", "Duplicate value: %q: also defined in %s (%s); keep one", d.Head.Metadata.Name, first.File, first.Position())

@@ -20,7 +20,7 @@ type Kind struct {
 	// names none; the others may not name one.
 	Namespaced bool
 	// newObject returns an empty object to decode into; nil for kinds a
-	// caller reads as plain JSON (Scheme.KindOf only).
+	// caller reads as plain JSON (Scheme.Lookup only).
 	newObject func() any
 }
 
@@ -67,9 +67,12 @@ type Scheme struct {
 // or duplicate fields or a namespace it may not have, for callers that
 // report validation errors along with those.
 func (s *Scheme) Decode(d *Document) (any, []error) {
-	k, err := s.KindOf(d)
+	k, err := s.Lookup(d)
 	if err != nil {
 		return nil, []error{err}
+	}
+	if k.newObject == nil {
+		return nil, []error{d.Errorf("kind", "%s has no Go type to decode into (make its Kind with KindOf); this is a bug", k.Kind)}
 	}
 	ns := &d.Head.Metadata.Namespace
 	if k.Namespaced && *ns == "" {
@@ -89,9 +92,9 @@ func (s *Scheme) Decode(d *Document) (any, []error) {
 	return obj, errs
 }
 
-// KindOf returns the accepted kind d is, or an *Error at apiVersion or kind
+// Lookup returns the accepted kind d is, or an *Error at apiVersion or kind
 // that says what the scheme accepts.
-func (s *Scheme) KindOf(d *Document) (Kind, *Error) {
+func (s *Scheme) Lookup(d *Document) (Kind, error) {
 	h := d.Head
 	if h.Kind == "" {
 		return Kind{}, d.Errorf("kind", "Required value: every document needs a kind; %s", s.supported())
