@@ -60,7 +60,7 @@ func TestCommandExitCodes(t *testing.T) {
 			wantErr: []string{"spec.replicas", "--strict: 1 field(s) not mapped; nothing written"}},
 		{name: "strict passes a clean file", args: []string{"--strict", good}, wantCode: ExitOK, wantOut: []string{"tenon_nodepool"}},
 		{name: "bad input", args: []string{"-f", good, "-f", bad}, wantCode: ExitBadInput, emptyOut: true,
-			wantErr: []string{bad + ": Widget w (document 1): unknown apiVersion", "nothing written"}},
+			wantErr: []string{bad + `: Widget w: kind: Unsupported value: "Widget"`, "nothing written"}},
 		{name: "missing file", args: []string{"-f", filepath.Join(t.TempDir(), "nope.yaml")}, wantCode: ExitBadInput, emptyOut: true, wantErr: []string{"nope.yaml"}},
 		{name: "import needs hcl", args: []string{"-f", good, "-o", "yaml", "--import"}, wantCode: ExitBadInput, emptyOut: true, wantErr: []string{"--import", "-o hcl"}},
 		{name: "unknown output format", args: []string{"-f", good, "-o", "json"}, wantCode: ExitBadInput, emptyOut: true, wantErr: []string{"must be hcl or yaml"}},

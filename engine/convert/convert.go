@@ -2,6 +2,7 @@ package convert
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -10,6 +11,7 @@ import (
 
 	v1 "github.com/tenonhq/terraform-provider-tenon/engine/api/v1"
 	"github.com/tenonhq/terraform-provider-tenon/engine/api/v1alpha5"
+	"github.com/tenonhq/terraform-provider-tenon/engine/manifest"
 )
 
 // Options tune a conversion.
@@ -25,7 +27,8 @@ type Options struct {
 
 // Object is one converted object with the input it came from.
 type Object struct {
-	// Source names the input: file, document number, Karpenter kind and name.
+	// Source names the input: file, Karpenter kind and name (the document
+	// number when it has no name).
 	Source string
 	// Value is a *v1.NodePool, *v1.NodeClass or *v1alpha5.Provisioner.
 	Value any
@@ -47,42 +50,31 @@ type Result struct {
 	Warnings []string
 }
 
-// Supported kinds, as apiVersion/kind.
-const (
-	kindProvisioner       = "karpenter.sh/v1alpha5/Provisioner"
-	kindNodePoolV1beta1   = "karpenter.sh/v1beta1/NodePool"
-	kindNodePoolV1        = "karpenter.sh/v1/NodePool"
-	kindEC2NodeClassV1    = "karpenter.k8s.aws/v1/EC2NodeClass"
-	kindEC2NodeClassBeta  = "karpenter.k8s.aws/v1beta1/EC2NodeClass"
-	kindAWSNodeTemplate   = "karpenter.k8s.aws/v1alpha1/AWSNodeTemplate"
-	supportedKindsMessage = "tenon convert reads karpenter.sh/v1alpha5 Provisioner, karpenter.sh/v1beta1 and v1 NodePool, karpenter.k8s.aws/v1beta1 and v1 EC2NodeClass, and karpenter.k8s.aws/v1alpha1 AWSNodeTemplate"
-)
-
-// Convert converts the Karpenter objects of the inputs. It returns Errors
-// when an input is malformed, holds an unknown kind, has a field of the wrong
-// type, or converts into an object Tenon's validation rejects; every such
-// error names the file, the document (number, kind and name) and the input
-// field. The Result is returned with the errors too, for callers that list
-// what did convert.
+// Convert converts the Karpenter objects of the inputs. When an input is
+// malformed, holds a kind tenon convert does not read, has a field of the
+// wrong type, or converts into an object Tenon's validation rejects, it
+// returns the *manifest.Errors joined, each naming the file, the object and
+// the input field. The Result is returned with the errors too, for callers
+// that list what did convert.
 func Convert(inputs []Input, opts Options) (*Result, error) {
 	res := &Result{}
-	var errs Errors
+	var errs []error
 	var moves []*movedKubelet
 	classes := map[string]*v1.NodeClass{}
 	var convs []*conversion
 	seen := map[string]string{}
 	for _, in := range inputs {
-		docs, err := splitDocuments(in.Name, in.Data)
+		docs, err := sources(in)
 		if err != nil {
-			errs = append(errs, asErrors(err)...)
+			errs = append(errs, err)
 			continue
 		}
-		for _, d := range expandLists(docs) {
+		for _, d := range docs {
 			var left []string
 			d.raw = substitute(d.raw, opts.ClusterName, "", &left).(map[string]any)
 			if len(left) > 0 {
 				slices.Sort(left)
-				res.Warnings = append(res.Warnings, fmt.Sprintf("%s: %s: %s still hold ${CLUSTER_NAME}; pass --cluster-name to replace it", d.file, d.describe(), strings.Join(left, ", ")))
+				res.Warnings = append(res.Warnings, fmt.Sprintf("%s: %s: %s still hold ${CLUSTER_NAME}; pass --cluster-name to replace it", d.File, d.Describe(), strings.Join(left, ", ")))
 			}
 			c := &conversion{doc: d}
 			obj, move := convertDocument(c, opts)
@@ -99,12 +91,11 @@ func Convert(inputs []Input, opts Options) (*Result, error) {
 			}
 			key := identity(obj)
 			if prev, dup := seen[key]; dup {
-				c.fail(nil, "becomes %s like %s; the cluster can hold only one, so rename one", key, prev)
-				errs = append(errs, c.errs[len(c.errs)-1])
+				errs = append(errs, &manifest.Error{File: d.File, Object: d.Locate(), Detail: fmt.Sprintf("becomes %s like %s; the cluster can hold only one, so rename one", key, prev)})
 				continue
 			}
-			seen[key] = fmt.Sprintf("%s: %s", d.file, d.locate())
-			res.Objects = append(res.Objects, Object{Source: fmt.Sprintf("%s: %s", d.file, d.describe()), Value: obj, conv: c})
+			seen[key] = fmt.Sprintf("%s: %s", d.File, d.Locate())
+			res.Objects = append(res.Objects, Object{Source: fmt.Sprintf("%s: %s", d.File, d.Describe()), Value: obj, conv: c})
 		}
 	}
 	applyMovedKubelet(moves, classes)
@@ -115,10 +106,7 @@ func Convert(inputs []Input, opts Options) (*Result, error) {
 		res.Unmapped = append(res.Unmapped, c.unmapped...)
 		res.Ignored = append(res.Ignored, c.ignored...)
 	}
-	if len(errs) > 0 {
-		return res, errs
-	}
-	return res, nil
+	return res, errors.Join(errs...)
 }
 
 // identity names what an object becomes in the cluster. NodePools and
@@ -136,72 +124,33 @@ func identity(obj any) string {
 	return fmt.Sprintf("%T", obj)
 }
 
-// expandLists replaces each v1 List (kubectl get -o yaml of several
-// objects) with its items.
-func expandLists(docs []*document) []*document {
-	var out []*document
-	for _, d := range docs {
-		if d.kind != "List" || d.apiVersion != "v1" {
-			out = append(out, d)
-			continue
-		}
-		items, _ := d.raw["items"].([]any)
-		for i, item := range items {
-			m, ok := item.(map[string]any)
-			if !ok {
-				continue
-			}
-			it := &document{file: d.file, index: d.index, item: i + 1, raw: m}
-			it.apiVersion, _ = m["apiVersion"].(string)
-			it.kind, _ = m["kind"].(string)
-			if meta, ok := m["metadata"].(map[string]any); ok {
-				it.name, _ = meta["name"].(string)
-			}
-			if it.name == "" {
-				it.name = fmt.Sprintf("(item %d)", i+1)
-			}
-			out = append(out, it)
-		}
-	}
-	return out
-}
-
-// convertDocument dispatches on apiVersion and kind.
+// convertDocument converts one document of a kind karpenterKinds holds.
 func convertDocument(c *conversion, opts Options) (any, *movedKubelet) {
-	d := c.doc
-	root := newNode(c, nil, d.raw)
+	k, err := karpenterKinds.Lookup(c.doc.Document)
+	if err != nil {
+		c.errs = append(c.errs, err)
+		return nil, nil
+	}
+	root := newNode(c, nil, c.doc.raw)
 	root.get("apiVersion")
 	root.get("kind")
-	switch d.apiVersion + "/" + d.kind {
-	case kindProvisioner:
+	version := k.APIVersion[strings.LastIndex(k.APIVersion, "/")+1:]
+	switch k.Kind {
+	case "Provisioner":
 		return convertProvisioner(c, root, opts), nil
-	case kindNodePoolV1beta1:
-		np, move := convertNodePool(c, root, "v1beta1")
+	case "NodePool":
+		np, move := convertNodePool(c, root, version)
 		return np, move
-	case kindNodePoolV1:
-		np, _ := convertNodePool(c, root, "v1")
-		return np, nil
-	case kindEC2NodeClassV1:
-		return convertEC2NodeClass(c, root, "v1"), nil
-	case kindEC2NodeClassBeta:
-		return convertEC2NodeClass(c, root, "v1beta1"), nil
-	case kindAWSNodeTemplate:
+	case "EC2NodeClass":
+		return convertEC2NodeClass(c, root, version), nil
+	default: // AWSNodeTemplate
 		return convertAWSNodeTemplate(c, root, opts), nil
 	}
-	switch {
-	case d.apiVersion == "" || d.kind == "":
-		c.fail(nil, "missing apiVersion or kind; %s", supportedKindsMessage)
-	case strings.HasPrefix(d.apiVersion, "tenon.dev/"):
-		c.fail(nil, "%s %s is already a Tenon object; %s", d.apiVersion, d.kind, supportedKindsMessage)
-	default:
-		c.fail(nil, "unknown apiVersion %s and kind %s; %s", d.apiVersion, d.kind, supportedKindsMessage)
-	}
-	return nil, nil
 }
 
 // validate runs the tenon.dev API's validation on a converted object and
 // names the input field behind each error.
-func validate(c *conversion, obj any) Errors {
+func validate(c *conversion, obj any) []error {
 	var list field.ErrorList
 	switch o := obj.(type) {
 	case *v1.NodePool:
@@ -211,14 +160,14 @@ func validate(c *conversion, obj any) Errors {
 	case *v1alpha5.Provisioner:
 		list = o.Validate()
 	}
-	out := make(Errors, 0, len(list))
+	out := make([]error, 0, len(list))
 	for _, e := range list {
 		path := c.origin(e.Field)
 		detail := e.ErrorBody() + hint(e)
 		if path != e.Field {
 			detail = fmt.Sprintf("%s (Tenon field %s)", detail, e.Field)
 		}
-		out = append(out, &Error{File: c.doc.file, Object: c.doc.locate(), Field: path, Detail: "invalid for Tenon: " + detail})
+		out = append(out, c.doc.Errorf(path, "invalid for Tenon: %s", detail))
 	}
 	return out
 }

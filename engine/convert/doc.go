@@ -1,11 +1,12 @@
 // Package convert turns Karpenter's policy objects into Tenon's: `tenon convert`.
 //
-// It reads multi-document Karpenter YAML (karpenter.sh/v1alpha5 Provisioner,
-// karpenter.sh/v1beta1 and v1 NodePool, karpenter.k8s.aws/v1beta1 and v1
-// EC2NodeClass, karpenter.k8s.aws/v1alpha1 AWSNodeTemplate), maps every field
-// it knows to the tenon.dev API (engine/api/v1 and v1alpha5), validates the
-// result with that API's Go validation, and writes it as Terraform HCL for the
-// tenon_* resources or as tenon.dev YAML.
+// It reads multi-document Karpenter YAML with engine/manifest
+// (karpenterKinds: karpenter.sh/v1alpha5 Provisioner, karpenter.sh/v1beta1
+// and v1 NodePool, karpenter.k8s.aws/v1beta1 and v1 EC2NodeClass,
+// karpenter.k8s.aws/v1alpha1 AWSNodeTemplate), maps every field it knows to
+// the tenon.dev API (engine/api/v1 and v1alpha5), validates the result with
+// that API's Go validation, and writes it as Terraform HCL for the tenon_*
+// resources or as tenon.dev YAML.
 //
 // The mapping is mechanical: Tenon's field names are Karpenter's (DESIGN §4),
 // label keys move from the karpenter.sh and karpenter.k8s.aws domains to

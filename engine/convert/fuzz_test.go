@@ -2,11 +2,14 @@ package convert
 
 import (
 	"bytes"
+	"errors"
 	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/hashicorp/hcl/v2/hclparse"
+
+	"github.com/tenonhq/terraform-provider-tenon/engine/manifest"
 )
 
 // FuzzConvert feeds arbitrary YAML to Convert (seeded with the examples):
@@ -28,8 +31,11 @@ func FuzzConvert(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		res, err := Convert([]Input{{Name: "fuzz.yaml", Data: data}}, Options{ClusterName: "c"})
 		if err != nil {
-			if len(asErrors(err)) == 0 {
-				t.Fatalf("Convert returned %T, want Errors: %v", err, err)
+			for _, e := range manifest.Flatten(err) {
+				var me *manifest.Error
+				if !errors.As(e, &me) {
+					t.Fatalf("Convert returned %T, want *manifest.Errors: %v", e, e)
+				}
 			}
 			return
 		}

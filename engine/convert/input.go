@@ -3,91 +3,58 @@ package convert
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
 
-	"github.com/tenonhq/terraform-provider-tenon/engine/internal/yamldoc"
+	v1 "github.com/tenonhq/terraform-provider-tenon/engine/api/v1"
+	"github.com/tenonhq/terraform-provider-tenon/engine/manifest"
 )
 
-// Input is one file to convert.
-type Input struct {
-	// Name is what messages call the file: its path, or "<stdin>".
-	Name string
-	// Data is the file's content: multi-document YAML or JSON.
-	Data []byte
+// Input is one file to convert: its name as messages give it (its path, or
+// "<stdin>") and its content, multi-document YAML or JSON.
+type Input = manifest.File
+
+// karpenterKinds are the kinds tenon convert reads, in the order messages
+// list them; convertDocument converts each.
+var karpenterKinds = &manifest.Scheme{
+	Kinds: []manifest.Kind{
+		{APIVersion: "karpenter.sh/v1alpha5", Kind: "Provisioner"},
+		{APIVersion: "karpenter.sh/v1beta1", Kind: "NodePool"},
+		{APIVersion: "karpenter.sh/v1", Kind: "NodePool"},
+		{APIVersion: "karpenter.k8s.aws/v1beta1", Kind: "EC2NodeClass"},
+		{APIVersion: "karpenter.k8s.aws/v1", Kind: "EC2NodeClass"},
+		{APIVersion: "karpenter.k8s.aws/v1alpha1", Kind: "AWSNodeTemplate"},
+	},
+	Source:    "by tenon convert",
+	Elsewhere: "leave it out of the input; tenon convert reads Karpenter's policy objects",
+	Refused:   []manifest.Refusal{{Group: v1.Group, Why: "already a Tenon object; apply it as it is"}},
 }
 
-// document is one object of an input file, decoded into plain JSON values.
-type document struct {
-	file string
-	// index counts the file's documents from 1, for messages; item counts
-	// the items of a List document from 1 (0 outside a List).
-	index      int
-	item       int
-	apiVersion string
-	kind       string
-	name       string
-	raw        map[string]any
+// source is one input document: where it is, and its content as plain JSON
+// values (numbers kept as json.Number) for the walker.
+type source struct {
+	*manifest.Document
+	raw map[string]any
 }
 
-// describe names the document in messages: "NodePool default", or
-// "document 3" when it has no kind.
-func (d *document) describe() string {
-	switch {
-	case d.kind == "":
-		return fmt.Sprintf("document %d", d.index)
-	case d.name == "":
-		return fmt.Sprintf("%s (document %d)", d.kind, d.index)
-	}
-	return d.kind + " " + d.name
-}
-
-// locate names the document in error messages: its kind and name, and its
-// place in the file, such as "NodePool default (document 2)".
-func (d *document) locate() string {
-	switch {
-	case d.kind == "" || d.name == "":
-		return d.describe()
-	case d.item > 0:
-		return fmt.Sprintf("%s (document %d, item %d)", d.describe(), d.index, d.item)
-	}
-	return fmt.Sprintf("%s (document %d)", d.describe(), d.index)
-}
-
-// splitDocuments splits a file into its YAML (or JSON) documents, skipping
-// empty ones. Duplicate keys are errors, as they are for the API server.
-func splitDocuments(file string, data []byte) ([]*document, error) {
-	raws, err := yamldoc.Split(data)
+// sources splits an input into its documents (Lists unpacked) and decodes
+// each into plain JSON values.
+func sources(in Input) ([]*source, error) {
+	docs, err := manifest.Split(in)
 	if err != nil {
-		var se *yamldoc.SyntaxError
-		if errors.As(err, &se) {
-			return nil, &Error{File: file, Object: fmt.Sprintf("document %d", se.Doc), Detail: "malformed YAML: " + se.Msg}
-		}
-		return nil, &Error{File: file, Detail: "malformed YAML: " + err.Error()}
+		return nil, err
 	}
-	docs := make([]*document, 0, len(raws))
-	for i, raw := range raws {
-		index := i + 1
-		dec := json.NewDecoder(bytes.NewReader(raw))
+	out := make([]*source, 0, len(docs))
+	for _, d := range docs {
+		dec := json.NewDecoder(bytes.NewReader(d.Raw))
 		dec.UseNumber()
-		var v any
-		if err := dec.Decode(&v); err != nil {
-			return nil, &Error{File: file, Object: fmt.Sprintf("document %d", index), Detail: "malformed document: " + err.Error()}
+		var raw map[string]any
+		if err := dec.Decode(&raw); err != nil {
+			return nil, d.Errorf("", "malformed document: %v", err)
 		}
-		m, ok := v.(map[string]any)
-		if !ok {
-			return nil, &Error{File: file, Object: fmt.Sprintf("document %d", index), Detail: "a document must be an object with apiVersion, kind, metadata and spec"}
-		}
-		d := &document{file: file, index: index, raw: m}
-		d.apiVersion, _ = m["apiVersion"].(string)
-		d.kind, _ = m["kind"].(string)
-		if meta, ok := m["metadata"].(map[string]any); ok {
-			d.name, _ = meta["name"].(string)
-		}
-		docs = append(docs, d)
+		out = append(out, &source{Document: d, raw: raw})
 	}
-	return docs, nil
+	return out, nil
 }
 
 // clusterNamePlaceholders are the spellings Karpenter's documentation uses
@@ -130,52 +97,4 @@ func substituteString(s, name, path string, left *[]string) string {
 		s = strings.ReplaceAll(s, p, name)
 	}
 	return s
-}
-
-// Error is input that cannot be converted: malformed YAML, an unknown kind,
-// a field of the wrong type, or a converted object that fails Tenon's
-// validation. It reads `file: Kind name: field: detail`.
-type Error struct {
-	File   string
-	Object string
-	Field  string
-	Detail string
-}
-
-func (e *Error) Error() string {
-	var sb strings.Builder
-	sb.WriteString(e.File)
-	for _, s := range []string{e.Object, e.Field} {
-		if s != "" {
-			sb.WriteString(": ")
-			sb.WriteString(s)
-		}
-	}
-	sb.WriteString(": ")
-	sb.WriteString(e.Detail)
-	return sb.String()
-}
-
-// Errors is every Error of one conversion.
-type Errors []*Error
-
-func (e Errors) Error() string {
-	msgs := make([]string, len(e))
-	for i, err := range e {
-		msgs[i] = err.Error()
-	}
-	return strings.Join(msgs, "\n")
-}
-
-// asErrors returns err as Errors, for callers that list them.
-func asErrors(err error) Errors {
-	var list Errors
-	if errors.As(err, &list) {
-		return list
-	}
-	var one *Error
-	if errors.As(err, &one) {
-		return Errors{one}
-	}
-	return nil
 }

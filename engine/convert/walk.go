@@ -28,21 +28,21 @@ func (f Finding) String() string {
 // conversion collects what converting one document found: fields it could
 // not map, fields it ignored on purpose, and errors.
 type conversion struct {
-	doc      *document
+	doc      *source
 	unmapped []Finding
 	ignored  []Finding
-	errs     Errors
+	errs     []error
 	// origins maps a Tenon field path to the input path it came from, where
 	// the two differ, so validation errors name the field the user wrote.
 	origins map[string]string
 }
 
 func (c *conversion) unmap(path *field.Path, reason string) {
-	c.unmapped = append(c.unmapped, Finding{File: c.doc.file, Object: c.doc.describe(), Field: path.String(), Reason: reason})
+	c.unmapped = append(c.unmapped, Finding{File: c.doc.File, Object: c.doc.Describe(), Field: path.String(), Reason: reason})
 }
 
 func (c *conversion) ignore(path *field.Path, reason string) {
-	c.ignored = append(c.ignored, Finding{File: c.doc.file, Object: c.doc.describe(), Field: path.String(), Reason: reason})
+	c.ignored = append(c.ignored, Finding{File: c.doc.File, Object: c.doc.Describe(), Field: path.String(), Reason: reason})
 }
 
 func (c *conversion) fail(path *field.Path, format string, args ...any) {
@@ -50,7 +50,7 @@ func (c *conversion) fail(path *field.Path, format string, args ...any) {
 	if path != nil {
 		p = path.String()
 	}
-	c.errs = append(c.errs, &Error{File: c.doc.file, Object: c.doc.locate(), Field: p, Detail: fmt.Sprintf(format, args...)})
+	c.errs = append(c.errs, c.doc.Errorf(p, format, args...))
 }
 
 // from records that the Tenon field at to came from the input field at from.

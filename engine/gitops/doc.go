@@ -13,9 +13,11 @@
 //
 // The Reader honours kustomization.yaml's resources list (files and folders with their own
 // kustomization.yaml); without one it reads every .yaml, .yml and .json file under the path.
-// Files may hold several YAML documents. Only tenon.dev kinds are accepted, each checked with the
-// same Go validation the CRDs' CEL rules mirror (engine/api); a commit with any bad document is
-// rejected as a whole with a *CommitError naming file, object and field.
+// Files may hold several YAML documents, read by engine/manifest as `tenon simulate` and
+// `tenon convert` read theirs. Only tenon.dev kinds are accepted (policyKinds), each decoded
+// strictly and checked with the same Go validation the CRDs' CEL rules mirror (engine/api); a
+// commit with any bad document is rejected as a whole with a *CommitError listing every
+// *manifest.Error, each naming file, object and field.
 //
 // The Writer applies a Change (objects to write, objects to delete) on the branch head, commits
 // with the configured author and a message naming the objects changed, and pushes. When another

@@ -84,11 +84,7 @@ func encodeObject(obj runtime.Object) (Ref, []byte, error) {
 	if err != nil {
 		return ref, nil, fmt.Errorf("%s: %w", ref, err)
 	}
-	d := &document{file: ObjectFile(ref), raw: raw}
-	if err := json.Unmarshal(raw, &d.head); err != nil {
-		return ref, nil, fmt.Errorf("%s: %w", ref, err)
-	}
-	if _, errs := decodeDocument(d); len(errs) > 0 {
+	if _, errs := decodeFile(ObjectFile(ref), raw); len(errs) > 0 {
 		return ref, nil, &CommitError{Errs: errs}
 	}
 	body, err := yaml.JSONToYAML(raw)

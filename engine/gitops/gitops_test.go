@@ -280,7 +280,7 @@ func TestBadCommitRejectedWhole(t *testing.T) {
 		"badop.yaml: NodePool badop: spec.template.spec.requirements[0].operator: Unsupported value: \"Near\"",
 		"configmap.yaml: ConfigMap cm: apiVersion: only tenon.dev kinds are accepted",
 		"typo.yaml: NodeClass typo: spec.awz: unknown field",
-		"broken.yaml: document 1: invalid YAML",
+		"broken.yaml: document 1: malformed YAML: line 2: did not find expected node content",
 	} {
 		if !strings.Contains(msg, want) {
 			t.Errorf("message lacks %q:\n%s", want, msg)

@@ -14,6 +14,8 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"sigs.k8s.io/yaml"
+
+	"github.com/tenonhq/terraform-provider-tenon/engine/manifest"
 )
 
 // Errors a Read returns for a repository without the policy, wrapped with detail.
@@ -90,17 +92,16 @@ func (r *Repository) readCommit(hash plumbing.Hash) (*Snapshot, error) {
 	}
 	w := &walker{tree: tree, seen: map[string]bool{}}
 	w.dir(r.opts.Path, nil)
-	byRef := map[Ref]string{}
+	var origins manifest.Origins
 	for _, f := range w.files {
 		objs, errs := decodeFile(f, w.contents[f])
 		w.errs = append(w.errs, errs...)
 		for _, o := range objs {
-			if first, dup := byRef[o.Ref()]; dup {
-				w.errs = append(w.errs, &ObjectError{File: f, Object: o.Ref().String(), Detail: "defined twice; also in " + first + ": keep one"})
+			if err := origins.Add(o.doc); err != nil {
+				w.errs = append(w.errs, err)
 				continue
 			}
-			byRef[o.Ref()] = f
-			snap.Objects = append(snap.Objects, o)
+			snap.Objects = append(snap.Objects, o.obj)
 		}
 	}
 	if len(w.errs) > 0 {
@@ -131,19 +132,19 @@ func (w *walker) dir(dir string, stack []string) {
 		return
 	}
 	if contains(stack, kfile) {
-		w.errs = append(w.errs, &ObjectError{File: kfile, Field: "resources", Detail: "cycle: " + strings.Join(append(stack, kfile), " -> ")})
+		w.errs = append(w.errs, &manifest.Error{File: kfile, Field: "resources", Detail: "cycle: " + strings.Join(append(stack, kfile), " -> ")})
 		return
 	}
 	stack = append(stack, kfile)
 	for i, res := range k.Resources {
 		field := fmt.Sprintf("resources[%d]", i)
 		if strings.Contains(res, "://") || strings.HasPrefix(res, "github.com/") || path.IsAbs(res) {
-			w.errs = append(w.errs, &ObjectError{File: kfile, Field: field, Detail: fmt.Sprintf("%q: Tenon reads files of this repository only; list a relative file or folder", res)})
+			w.errs = append(w.errs, &manifest.Error{File: kfile, Field: field, Detail: fmt.Sprintf("%q: Tenon reads files of this repository only; list a relative file or folder", res)})
 			continue
 		}
 		p := path.Join(dir, res)
 		if p == ".." || strings.HasPrefix(p, "../") {
-			w.errs = append(w.errs, &ObjectError{File: kfile, Field: field, Detail: fmt.Sprintf("%q leaves the repository", res)})
+			w.errs = append(w.errs, &manifest.Error{File: kfile, Field: field, Detail: fmt.Sprintf("%q leaves the repository", res)})
 			continue
 		}
 		if p == "." {
@@ -156,13 +157,13 @@ func (w *walker) dir(dir string, stack []string) {
 		if _, err := w.subtree(p); err == nil {
 			sub, _, _ := w.kustomization(p)
 			if sub == "" {
-				w.errs = append(w.errs, &ObjectError{File: kfile, Field: field, Detail: fmt.Sprintf("folder %q has no kustomization.yaml; kustomize needs one there, or list its files", res)})
+				w.errs = append(w.errs, &manifest.Error{File: kfile, Field: field, Detail: fmt.Sprintf("folder %q has no kustomization.yaml; kustomize needs one there, or list its files", res)})
 				continue
 			}
 			w.dir(p, stack)
 			continue
 		}
-		w.errs = append(w.errs, &ObjectError{File: kfile, Field: field, Detail: fmt.Sprintf("%q does not exist in the commit; add it or remove it from resources", res)})
+		w.errs = append(w.errs, &manifest.Error{File: kfile, Field: field, Detail: fmt.Sprintf("%q does not exist in the commit; add it or remove it from resources", res)})
 	}
 }
 
@@ -202,11 +203,11 @@ func (w *walker) kustomization(dir string) (string, *kustomizationFile, error) {
 		}
 		data, err := fileContents(f)
 		if err != nil {
-			return "", nil, &ObjectError{File: p, Detail: err.Error()}
+			return "", nil, &manifest.Error{File: p, Detail: err.Error()}
 		}
 		var k kustomizationFile
 		if err := yaml.UnmarshalStrict(data, &k); err != nil {
-			return "", nil, &ObjectError{File: p, Detail: fmt.Sprintf("%v; Tenon reads apiVersion, kind, metadata and resources of a kustomization, and refuses transformers it does not apply (patches, namePrefix, labels, generators, ...)", err)}
+			return "", nil, &manifest.Error{File: p, Detail: fmt.Sprintf("%v; Tenon reads apiVersion, kind, metadata and resources of a kustomization, and refuses transformers it does not apply (patches, namePrefix, labels, generators, ...)", err)}
 		}
 		return p, &k, nil
 	}
@@ -218,7 +219,7 @@ func (w *walker) kustomization(dir string) (string, *kustomizationFile, error) {
 func (w *walker) allManifests(dir string) {
 	t, err := w.subtree(dir)
 	if err != nil {
-		w.errs = append(w.errs, &ObjectError{File: dir, Detail: err.Error()})
+		w.errs = append(w.errs, &manifest.Error{File: dir, Detail: err.Error()})
 		return
 	}
 	var files []*object.File
@@ -234,7 +235,7 @@ func (w *walker) allManifests(dir string) {
 		return nil
 	})
 	if err != nil {
-		w.errs = append(w.errs, &ObjectError{File: dir, Detail: fmt.Sprintf("listing files: %v", err)})
+		w.errs = append(w.errs, &manifest.Error{File: dir, Detail: fmt.Sprintf("listing files: %v", err)})
 		return
 	}
 	sort.Slice(files, func(i, j int) bool { return files[i].Name < files[j].Name })
@@ -260,7 +261,7 @@ func (w *walker) add(f *object.File) {
 	w.seen[f.Name] = true
 	data, err := fileContents(f)
 	if err != nil {
-		w.errs = append(w.errs, &ObjectError{File: f.Name, Detail: err.Error()})
+		w.errs = append(w.errs, &manifest.Error{File: f.Name, Detail: err.Error()})
 		return
 	}
 	if w.contents == nil {

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/tenonhq/terraform-provider-tenon/engine/manifest"
 )
 
 const header = `apiVersion: tenon.dev/v1alpha1
@@ -131,7 +133,7 @@ func TestBadInput(t *testing.T) {
 		{
 			name: "a duplicate key",
 			data: header + pool + strings.Replace(deployment("1"), "replicas: 2", "replicas: 2\n  replicas: 3", 1),
-			want: []string{"w.yaml: yaml: unmarshal errors:\n  line 29: key \"replicas\" already set in map"},
+			want: []string{"w.yaml: document 4: malformed YAML: unmarshal errors:\n  line 29: key \"replicas\" already set in map"},
 		},
 		{
 			name: "a NodePool naming a NodeClass that does not exist",
@@ -158,18 +160,40 @@ func TestBadInput(t *testing.T) {
 		{
 			name: "a YAML syntax error, with its line in the file",
 			data: header + pool + "---\napiVersion: v1\nkind: Pod\nmetadata: {name: [}\n",
-			want: []string{"w.yaml: yaml: line 25: did not find expected node content"},
+			want: []string{"w.yaml: document 4: malformed YAML: line 25: did not find expected node content"},
 		},
 		{
 			name: "malformed JSON, with its line",
 			file: "w.json",
 			data: "# comment\n{\"apiVersion\": \"v1\",\n \"kind\": \"Pod\" \"metadata\": {}}\n",
-			want: []string{"w.json: line 3: reading JSON: invalid character"},
+			want: []string{"w.json: document 1: malformed JSON: line 3: invalid character"},
 		},
 		{
 			name: "an invalid Provisioner",
 			data: header + "---\napiVersion: tenon.dev/v1alpha5\nkind: Provisioner\nmetadata: {name: p}\nspec: {providerRef: {name: default}, weight: 0}\n",
 			want: []string{"w.yaml: Provisioner p: spec.weight"},
+		},
+		{
+			name: "an unnamed item of a JSON array, by its place",
+			file: "w.json",
+			data: `[{"apiVersion":"tenon.dev/v1","kind":"NodeClass","metadata":{"name":"default"},"spec":{"kwok":{}}},
+{"apiVersion":"v1","kind":"Pod","spec":{"containers":[{"name":"c"}]}}]`,
+			want: []string{"w.json: Pod (document 1, item 2): metadata.name: Required value"},
+		},
+		{
+			name: "a namespace on a cluster-scoped kind",
+			data: header + strings.Replace(pool, "metadata: {name: default}", "metadata: {name: default, namespace: team}", 1),
+			want: []string{`w.yaml: NodePool team/default: metadata.namespace: Forbidden: NodePool objects are cluster-scoped; remove the namespace "team"`},
+		},
+		{
+			name: "a Scenario header of another version",
+			data: strings.Replace(header, "tenon.dev/v1alpha1", "tenon.dev/v1", 1) + pool,
+			want: []string{`w.yaml: Scenario s: apiVersion: Unsupported value: "tenon.dev/v1": Scenario is tenon.dev/v1alpha1`},
+		},
+		{
+			name: "a kind of another group",
+			data: header + pool + "---\napiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w}\n",
+			want: []string{"w.yaml: Widget w: apiVersion: only tenon.dev, core, apps, batch and policy kinds are accepted in a scenario (Scenario (tenon.dev/v1alpha1), NodePool (tenon.dev/v1),", "Widget.example.com is not one: remove it"},
 		},
 	}
 	dir := t.TempDir()
@@ -192,9 +216,9 @@ func TestBadInput(t *testing.T) {
 					t.Errorf("error:\n%v\ndoes not contain:\n%s", err, w)
 				}
 			}
-			var inErr *InputError
+			var inErr *manifest.Error
 			if !errors.As(err, &inErr) {
-				t.Errorf("error %T is not an InputError", err)
+				t.Errorf("error %T is not a *manifest.Error", err)
 			}
 
 			// The CLI: exit 2 and the same message.
@@ -203,7 +227,7 @@ func TestBadInput(t *testing.T) {
 				t.Fatal(err)
 			}
 			var stdout, stderr bytes.Buffer
-			c := cli{engine: fakeSolver{}, now: time.Now}
+			c := command{engine: fakeSolver{}, now: time.Now}
 			if code := c.run(context.Background(), []string{"-f", path}, &stdout, &stderr); code != ExitBadInput {
 				t.Errorf("exit %d, want %d; stderr:\n%s", code, ExitBadInput, stderr.String())
 			}

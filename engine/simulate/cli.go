@@ -12,14 +12,16 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tenonhq/terraform-provider-tenon/engine/internal/cli"
+	"github.com/tenonhq/terraform-provider-tenon/engine/manifest"
 	"github.com/tenonhq/terraform-provider-tenon/engine/state"
 )
 
 // Exit codes of `tenon simulate`.
 const (
-	ExitOK         = 0
+	ExitOK         = cli.ExitOK
 	ExitCheckFails = 1
-	ExitBadInput   = 2
+	ExitBadInput   = cli.ExitBadInput
 )
 
 // Command is the `tenon simulate` subcommand:
@@ -36,12 +38,12 @@ const (
 // success, 1 when --check finds a violation (or the solve fails) and 2 on
 // bad input or usage.
 func Command(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	c := cli{engine: packingSolver{}, now: time.Now}
+	c := command{engine: packingSolver{}, now: time.Now}
 	return c.run(ctx, args, stdout, stderr)
 }
 
-// cli holds what tests replace: the engine and the clock.
-type cli struct {
+// command holds what tests replace: the engine and the clock.
+type command struct {
 	engine solver
 	now    func() time.Time
 	// zeroTimings reports every timing as 0, for golden output.
@@ -52,8 +54,8 @@ type cli struct {
 
 // options are the parsed flags.
 type options struct {
-	files     []string
-	output    string
+	files     cli.Files
+	output    cli.Choice
 	repeat    int
 	repeatSet bool
 	check     bool
@@ -64,119 +66,80 @@ type options struct {
 	consolidate bool
 	untilStable bool
 	maxRounds   int
+	nowFlag     string
 	now         time.Time
 }
 
-// fileList is the repeatable -f flag.
-type fileList []string
-
-func (f *fileList) String() string { return strings.Join(*f, ",") }
-
-func (f *fileList) Set(v string) error {
-	if v == "" {
-		return errors.New("must name a file")
-	}
-	*f = append(*f, v)
-	return nil
+var usage = []string{
+	"Usage: tenon simulate [-f FILE]... [-o text|json] [--repeat N] [--check] [--timeout D]",
+	"       tenon simulate [-f FILE... | --example NAME] [--consolidate] [--until-stable] [--max-rounds N] [--now TIME]",
+	"\nSimulates Tenon's packing on scenario files, with no cluster and no cloud: prints the",
+	"nodes it would launch, their cost against a proven lower bound, and why any pod cannot",
+	"be placed. Several -f files form one scenario. Without -f it runs two small embedded",
+	"examples, and -o json prints an array with one report per example.",
+	"A scenario with existing nodes, pods bound to them (spec.nodeName) and no pending pods is",
+	"simulated as consolidation: the nodes Tenon would remove or replace and why it keeps the",
+	"others. --example inflate-scale-down shows it on the inflate Deployment scaled from 50 to 5.",
+	"Exit status: 0 done, 1 --check found a violation (or solving failed), 2 bad input or usage.",
 }
 
-// outputFormat is the -o flag.
-type outputFormat string
-
-func (o *outputFormat) String() string { return string(*o) }
-
-func (o *outputFormat) Set(v string) error {
-	if v != "text" && v != "json" {
-		return errors.New("must be text or json")
-	}
-	*o = outputFormat(v)
-	return nil
-}
-
-func parseFlags(args []string, stderr io.Writer) (*options, error) {
-	fs := flag.NewFlagSet("tenon simulate", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	var files fileList
-	output := outputFormat("text")
-	fs.Var(&files, "f", "scenario `file` (YAML or JSON); repeat for several files; none runs the embedded examples")
-	fs.Var(&output, "o", "output `format`: text or json")
-	repeat := fs.Int("repeat", 1, "solve `N` times after one warm-up and report each run's time and the median")
-	check := fs.Bool("check", false, "validate the result against the scenario and exit 1 listing any violation")
-	timeout := fs.Duration("timeout", 0, "give up solving after this `duration` (such as 30s); 0 means no limit")
-	example := fs.String("example", "", "run the embedded example `name` instead of files: "+strings.Join(exampleNames(), ", "))
-	consolidate := fs.Bool("consolidate", false, "simulate consolidation of the scenario's nodes even if pods are pending")
-	untilStable := fs.Bool("until-stable", false, "consolidate: apply each plan in simulation and plan again until nothing changes")
-	maxRounds := fs.Int("max-rounds", 10, "consolidate --until-stable: stop after `N` plans")
-	nowFlag := fs.String("now", "", "consolidate: plan at this `time` (RFC 3339, such as 2026-01-05T10:00:00Z); default the current time")
-	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "Usage: tenon simulate [-f FILE]... [-o text|json] [--repeat N] [--check] [--timeout D]")
-		fmt.Fprintln(fs.Output(), "       tenon simulate [-f FILE... | --example NAME] [--consolidate] [--until-stable] [--max-rounds N] [--now TIME]")
-		fmt.Fprintln(fs.Output(), "\nSimulates Tenon's packing on scenario files, with no cluster and no cloud: prints the")
-		fmt.Fprintln(fs.Output(), "nodes it would launch, their cost against a proven lower bound, and why any pod cannot")
-		fmt.Fprintln(fs.Output(), "be placed. Several -f files form one scenario. Without -f it runs two small embedded")
-		fmt.Fprintln(fs.Output(), "examples, and -o json prints an array with one report per example.")
-		fmt.Fprintln(fs.Output(), "A scenario with existing nodes, pods bound to them (spec.nodeName) and no pending pods is")
-		fmt.Fprintln(fs.Output(), "simulated as consolidation: the nodes Tenon would remove or replace and why it keeps the")
-		fmt.Fprintln(fs.Output(), "others. --example inflate-scale-down shows it on the inflate Deployment scaled from 50 to 5.")
-		fmt.Fprintln(fs.Output(), "Exit status: 0 done, 1 --check found a violation (or solving failed), 2 bad input or usage.")
-		fmt.Fprintln(fs.Output(), "\nFlags:")
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
+// parseFlags parses and checks the flags; it has told the person what is
+// wrong when it returns an error.
+func parseFlags(args []string, cmd cli.Command) (*options, error) {
+	o := &options{output: cli.Choice{Value: "text", Allowed: []string{"text", "json"}}}
+	fs := cmd.FlagSet(usage...)
+	fs.Var(&o.files, "f", "scenario `file` (YAML or JSON); repeat for several files; none runs the embedded examples")
+	fs.Var(&o.output, "o", "output `format`: text or json")
+	fs.IntVar(&o.repeat, "repeat", 1, "solve `N` times after one warm-up and report each run's time and the median")
+	fs.BoolVar(&o.check, "check", false, "validate the result against the scenario and exit 1 listing any violation")
+	fs.DurationVar(&o.timeout, "timeout", 0, "give up solving after this `duration` (such as 30s); 0 means no limit")
+	fs.StringVar(&o.example, "example", "", "run the embedded example `name` instead of files: "+strings.Join(exampleNames(), ", "))
+	fs.BoolVar(&o.consolidate, "consolidate", false, "simulate consolidation of the scenario's nodes even if pods are pending")
+	fs.BoolVar(&o.untilStable, "until-stable", false, "consolidate: apply each plan in simulation and plan again until nothing changes")
+	fs.IntVar(&o.maxRounds, "max-rounds", 10, "consolidate --until-stable: stop after `N` plans")
+	fs.StringVar(&o.nowFlag, "now", "", "consolidate: plan at this `time` (RFC 3339, such as 2026-01-05T10:00:00Z); default the current time")
+	positional, err := cli.Parse(fs, args)
+	if err != nil {
 		return nil, err
 	}
-	if fs.NArg() > 0 {
-		err := fmt.Errorf("unexpected argument %q: pass scenario files with -f", fs.Arg(0))
-		fmt.Fprintf(stderr, "tenon simulate: %v\n", err)
-		return nil, err
-	}
-	if *repeat < 1 {
-		err := fmt.Errorf("invalid value %d for flag -repeat: must be at least 1", *repeat)
-		fmt.Fprintf(stderr, "tenon simulate: %v\n", err)
-		return nil, err
-	}
-	if *timeout < 0 {
-		err := fmt.Errorf("invalid value %v for flag -timeout: must not be negative", *timeout)
-		fmt.Fprintf(stderr, "tenon simulate: %v\n", err)
-		return nil, err
-	}
-	if *maxRounds < 1 {
-		err := fmt.Errorf("invalid value %d for flag -max-rounds: must be at least 1", *maxRounds)
-		fmt.Fprintf(stderr, "tenon simulate: %v\n", err)
-		return nil, err
-	}
-	if *example != "" && len(files) > 0 {
-		err := errors.New("-example and -f exclude each other: run an embedded example or your files")
-		fmt.Fprintf(stderr, "tenon simulate: %v\n", err)
-		return nil, err
-	}
-	if *example != "" && !slices.Contains(exampleNames(), *example) {
-		err := fmt.Errorf("invalid value %q for flag -example: the embedded examples are %s", *example, strings.Join(exampleNames(), ", "))
-		fmt.Fprintf(stderr, "tenon simulate: %v\n", err)
-		return nil, err
-	}
-	o := &options{files: files, output: string(output), repeat: *repeat, check: *check, timeout: *timeout,
-		example: *example, consolidate: *consolidate, untilStable: *untilStable, maxRounds: *maxRounds}
-	if *nowFlag != "" {
-		t, err := time.Parse(time.RFC3339, *nowFlag)
-		if err != nil {
-			err = fmt.Errorf("invalid value %q for flag -now: want RFC 3339 such as 2026-01-05T10:00:00Z", *nowFlag)
-			fmt.Fprintf(stderr, "tenon simulate: %v\n", err)
-			return nil, err
-		}
-		o.now = t.UTC()
+	if len(positional) > 0 {
+		return nil, cmd.Errorf("unexpected argument %q: pass scenario files with -f", positional[0])
 	}
 	fs.Visit(func(f *flag.Flag) { o.repeatSet = o.repeatSet || f.Name == "repeat" })
+	if err := o.validate(); err != nil {
+		return nil, cmd.Errorf("%v", err)
+	}
 	return o, nil
 }
 
-func (c *cli) run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	opts, err := parseFlags(args, stderr)
-	if errors.Is(err, flag.ErrHelp) {
-		return ExitOK
+// validate checks the values flag parsing accepts but simulate does not.
+func (o *options) validate() error {
+	switch {
+	case o.repeat < 1:
+		return fmt.Errorf("invalid value %d for flag -repeat: must be at least 1", o.repeat)
+	case o.timeout < 0:
+		return fmt.Errorf("invalid value %v for flag -timeout: must not be negative", o.timeout)
+	case o.maxRounds < 1:
+		return fmt.Errorf("invalid value %d for flag -max-rounds: must be at least 1", o.maxRounds)
+	case o.example != "" && len(o.files.Names) > 0:
+		return errors.New("-example and -f exclude each other: run an embedded example or your files")
+	case o.example != "" && !slices.Contains(exampleNames(), o.example):
+		return fmt.Errorf("invalid value %q for flag -example: the embedded examples are %s", o.example, strings.Join(exampleNames(), ", "))
+	case o.nowFlag != "":
+		t, err := time.Parse(time.RFC3339, o.nowFlag)
+		if err != nil {
+			return fmt.Errorf("invalid value %q for flag -now: want RFC 3339 such as 2026-01-05T10:00:00Z", o.nowFlag)
+		}
+		o.now = t.UTC()
 	}
+	return nil
+}
+
+func (c *command) run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	cmd := cli.Command{Name: "tenon simulate", Stderr: stderr}
+	opts, err := parseFlags(args, cmd)
 	if err != nil {
-		return ExitBadInput
+		return cli.ParseExit(err)
 	}
 	if opts.timeout > 0 {
 		var cancel context.CancelFunc
@@ -185,85 +148,104 @@ func (c *cli) run(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	}
 	scenarios, intros, err := c.load(opts)
 	if err != nil {
-		fmt.Fprintf(stderr, "tenon simulate: %v\n", err)
+		cmd.Report(err)
 		return ExitBadInput
 	}
 	code := ExitOK
 	reports := make([]any, 0, len(scenarios))
 	for i, s := range scenarios {
-		// Packing and consolidation differ in what they run and print; the
-		// handling of errors, violations and --check is the same.
-		var (
-			rep        any
-			violations []string
-			err        error
-			write      func(io.Writer)
-			result     = "result"
-			checked    = "no pod placed twice, no node over-committed, every hard constraint held"
-		)
-		if consolidating(s, opts) {
-			var r *ConsolidationReport
-			r, violations, err = c.consolidate(ctx, s, opts)
-			rep, result, checked = r, "plan", "every evicted pod fits where the plan sends it, every hard constraint held"
-			write = func(w io.Writer) { writeConsolidationText(w, s, r, intros[i]) }
-		} else {
-			var r *Report
-			r, violations, err = c.simulate(ctx, s, opts)
-			rep = r
-			write = func(w io.Writer) { writeText(w, s, r, intros[i]) }
-		}
+		o, err := c.outcome(ctx, s, intros[i], opts)
 		if err != nil {
-			fmt.Fprintf(stderr, "tenon simulate: %v\n", err)
-			var inErr *InputError
-			if errors.As(err, &inErr) {
+			cmd.Report(err)
+			var input *manifest.Error
+			if errors.As(err, &input) {
 				return ExitBadInput
 			}
 			return ExitCheckFails
 		}
-		reports = append(reports, rep)
-		if opts.output == "text" {
+		reports = append(reports, o.report)
+		if opts.output.Value == "text" {
 			if i > 0 {
 				fmt.Fprintln(stdout)
 			}
-			write(stdout)
+			o.write(stdout)
 		}
-		if len(violations) > 0 {
-			fmt.Fprintf(stderr, "tenon simulate: %s: the %s breaks %d rule(s):\n", s.Name, result, len(violations))
-			for _, v := range violations {
-				fmt.Fprintf(stderr, "  %s\n", v)
-			}
+		if o.reportViolations(cmd, stdout, s, opts) {
 			code = ExitCheckFails
-		} else if opts.check && opts.output == "text" {
-			fmt.Fprintf(stdout, "\nCheck: no violations (%s).\n", checked)
 		}
 	}
 	for _, w := range c.warnings {
-		fmt.Fprintf(stderr, "tenon simulate: warning: %s\n", w)
+		cmd.Printf("warning: %s", w)
 	}
-	if opts.output == "json" {
-		v := reports[0]
-		if len(reports) > 1 {
-			v = reports
-		}
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(v); err != nil {
-			fmt.Fprintf(stderr, "tenon simulate: writing JSON: %v\n", err)
+	if opts.output.Value == "json" {
+		if err := writeJSON(stdout, reports); err != nil {
+			cmd.Printf("writing JSON: %v", err)
 			return ExitCheckFails
 		}
 	}
 	return code
 }
 
+// outcome is one scenario's result: packing and consolidation differ in
+// what they run and print; the handling of errors, violations and --check
+// is the same.
+type outcome struct {
+	report     any
+	violations []string
+	write      func(io.Writer)
+	// result and checked name what --check checked, for its messages.
+	result, checked string
+}
+
+// outcome simulates a scenario, as consolidation or packing.
+func (c *command) outcome(ctx context.Context, s *Scenario, intro string, opts *options) (*outcome, error) {
+	if consolidating(s, opts) {
+		r, violations, err := c.consolidate(ctx, s, opts)
+		return &outcome{report: r, violations: violations, write: func(w io.Writer) { writeConsolidationText(w, s, r, intro) },
+			result: "plan", checked: "every evicted pod fits where the plan sends it, every hard constraint held"}, err
+	}
+	r, violations, err := c.simulate(ctx, s, opts)
+	return &outcome{report: r, violations: violations, write: func(w io.Writer) { writeText(w, s, r, intro) },
+		result: "result", checked: "no pod placed twice, no node over-committed, every hard constraint held"}, err
+}
+
+// reportViolations lists on stderr the rules the outcome breaks, or says on
+// stdout that --check found none; it reports whether there were any.
+func (o *outcome) reportViolations(cmd cli.Command, stdout io.Writer, s *Scenario, opts *options) bool {
+	if len(o.violations) == 0 {
+		if opts.check && opts.output.Value == "text" {
+			fmt.Fprintf(stdout, "\nCheck: no violations (%s).\n", o.checked)
+		}
+		return false
+	}
+	cmd.Printf("%s: the %s breaks %d rule(s):", s.Name, o.result, len(o.violations))
+	for _, v := range o.violations {
+		fmt.Fprintf(cmd.Stderr, "  %s\n", v)
+	}
+	return true
+}
+
+// writeJSON writes the report, or the array of reports when there are
+// several (the embedded examples).
+func writeJSON(w io.Writer, reports []any) error {
+	v := reports[0]
+	if len(reports) > 1 {
+		v = reports
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
 // load reads the -f files as one scenario, or the embedded examples.
-func (c *cli) load(opts *options) ([]*Scenario, []string, error) {
+func (c *command) load(opts *options) ([]*Scenario, []string, error) {
 	if opts.example != "" {
 		return loadExample(opts.example)
 	}
-	if len(opts.files) == 0 {
+	if len(opts.files.Names) == 0 {
 		return loadExamples()
 	}
-	s, err := Load(opts.files...)
+	s, err := Load(opts.files.Names...)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -272,7 +254,7 @@ func (c *cli) load(opts *options) ([]*Scenario, []string, error) {
 
 // simulate solves a scenario (repeat times after a warm-up when --repeat
 // is given) and reports the last run, with every run's time.
-func (c *cli) simulate(ctx context.Context, s *Scenario, opts *options) (*Report, []string, error) {
+func (c *command) simulate(ctx context.Context, s *Scenario, opts *options) (*Report, []string, error) {
 	runs := opts.repeat
 	if opts.repeatSet {
 		runs++ // the warm-up, not reported

@@ -49,7 +49,7 @@ func TestCommandUsage(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var stdout, stderr bytes.Buffer
-			c := cli{engine: fakeSolver{}, now: fakeClock()}
+			c := command{engine: fakeSolver{}, now: fakeClock()}
 			code := c.run(context.Background(), tt.args, &stdout, &stderr)
 			if code != tt.code {
 				t.Errorf("exit %d, want %d", code, tt.code)
@@ -91,7 +91,7 @@ func TestCommandJSON(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var stdout, stderr bytes.Buffer
-			c := cli{engine: tt.solver, now: fakeClock()}
+			c := command{engine: tt.solver, now: fakeClock()}
 			if code := c.run(context.Background(), tt.args, &stdout, &stderr); code != tt.code {
 				t.Fatalf("exit %d, want %d; stderr:\n%s", code, tt.code, stderr.String())
 			}
@@ -135,7 +135,7 @@ func TestCommandJSON(t *testing.T) {
 func TestCommandText(t *testing.T) {
 	path := writeScenario(t, header+pool+deployment("1"))
 	var stdout, stderr bytes.Buffer
-	c := cli{engine: fakeSolver{unschedulable: map[string]string{"default/web-1": "no instance type fits"}}, now: fakeClock()}
+	c := command{engine: fakeSolver{unschedulable: map[string]string{"default/web-1": "no instance type fits"}}, now: fakeClock()}
 	if code := c.run(context.Background(), []string{"-f", path, "--repeat", "2"}, &stdout, &stderr); code != ExitOK {
 		t.Fatalf("exit %d; stderr:\n%s", code, stderr.String())
 	}
@@ -169,7 +169,7 @@ func TestCommandWarnsWhenRunsDiffer(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var stdout, stderr bytes.Buffer
-			c := cli{engine: tt.solver, now: fakeClock()}
+			c := command{engine: tt.solver, now: fakeClock()}
 			if code := c.run(context.Background(), []string{"-f", path, "-o", "json", "--repeat", "2"}, &stdout, &stderr); code != ExitOK {
 				t.Fatalf("exit %d; stderr:\n%s", code, stderr.String())
 			}
@@ -195,7 +195,7 @@ func TestCommandTimeout(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var stdout, stderr bytes.Buffer
-			c := cli{engine: slowSolver{}, now: time.Now}
+			c := command{engine: slowSolver{}, now: time.Now}
 			if code := c.run(context.Background(), tt.args, &stdout, &stderr); code != tt.code {
 				t.Errorf("exit %d, want %d; stderr:\n%s", code, tt.code, stderr.String())
 			}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/tenonhq/terraform-provider-tenon/engine/catalog"
 	"github.com/tenonhq/terraform-provider-tenon/engine/consolidation"
+	"github.com/tenonhq/terraform-provider-tenon/engine/manifest"
 	"github.com/tenonhq/terraform-provider-tenon/engine/packing"
 	"github.com/tenonhq/terraform-provider-tenon/engine/scheduling"
 	"github.com/tenonhq/terraform-provider-tenon/engine/state"
@@ -105,12 +106,9 @@ func (s *Scenario) checkCluster() error {
 		pools[p.Name] = true
 	}
 	nodes := map[string]bool{}
+	files := strings.Join(s.Files, ", ")
 	fail := func(kind, ns, name, path, format string, args ...any) {
-		object := kind + " " + name
-		if ns != "" {
-			object = kind + " " + ns + "/" + name
-		}
-		errs = append(errs, &InputError{File: s.ownerOf(kind, ns, name), Object: object, Field: path, Detail: fmt.Sprintf(format, args...)})
+		errs = append(errs, s.origins.Errorf(files, kind, ns, name, path, format, args...))
 	}
 	for _, n := range s.Objects.Nodes {
 		nodes[n.Name] = true
@@ -155,14 +153,14 @@ func (s *Scenario) checkCluster() error {
 		}
 	}
 	if len(s.Objects.Nodes) == 0 {
-		errs = append(errs, &InputError{File: strings.Join(s.Files, ", "), Detail: "consolidation needs existing nodes: add Node documents (with tenon.dev/nodepool, instance type, zone and capacity type labels) and pods bound to them (spec.nodeName)"})
+		errs = append(errs, &manifest.Error{File: files, Detail: "consolidation needs existing nodes: add Node documents (with tenon.dev/nodepool, instance type, zone and capacity type labels) and pods bound to them (spec.nodeName)"})
 	}
 	return errors.Join(errs...)
 }
 
 // consolidate plans (and with --until-stable applies) consolidation on a
 // scenario and reports the outcome.
-func (c *cli) consolidate(ctx context.Context, s *Scenario, opts *options) (*ConsolidationReport, []string, error) {
+func (c *command) consolidate(ctx context.Context, s *Scenario, opts *options) (*ConsolidationReport, []string, error) {
 	if err := s.checkCluster(); err != nil {
 		return nil, nil, err
 	}
@@ -284,7 +282,7 @@ func finalNodes(orig, cur *state.Snapshot) []ReportNode {
 }
 
 // summarize totals the costs, the evictions and the lower bound.
-func (c *cli) summarize(ctx context.Context, rep *ConsolidationReport, orig, cur *state.Snapshot) error {
+func (c *command) summarize(ctx context.Context, rep *ConsolidationReport, orig, cur *state.Snapshot) error {
 	sum := &rep.Summary
 	left := map[string]bool{}
 	for _, n := range cur.Nodes {

@@ -18,7 +18,7 @@ const fixedNow = "2026-01-05T10:00:00Z"
 func runCLI(t *testing.T, args ...string) (string, string, int) {
 	t.Helper()
 	var stdout, stderr bytes.Buffer
-	c := cli{engine: packingSolver{}, now: time.Now, zeroTimings: true}
+	c := command{engine: packingSolver{}, now: time.Now, zeroTimings: true}
 	code := c.run(context.Background(), args, &stdout, &stderr)
 	return stdout.String(), stderr.String(), code
 }

@@ -34,7 +34,7 @@ func TestEmbeddedExampleGolden(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			run := func() string {
 				var stdout, stderr bytes.Buffer
-				c := cli{engine: packingSolver{}, now: time.Now, zeroTimings: true}
+				c := command{engine: packingSolver{}, now: time.Now, zeroTimings: true}
 				if code := c.run(context.Background(), tt.args, &stdout, &stderr); code != ExitOK {
 					t.Fatalf("exit %d; stderr:\n%s", code, stderr.String())
 				}

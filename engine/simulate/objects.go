@@ -11,225 +11,98 @@ import (
 
 	v1 "github.com/tenonhq/terraform-provider-tenon/engine/api/v1"
 	"github.com/tenonhq/terraform-provider-tenon/engine/api/v1alpha5"
+	"github.com/tenonhq/terraform-provider-tenon/engine/manifest"
 )
 
-// kindInfo is what the loader knows about one kind.
-type kindInfo struct {
-	apiVersion string
-	namespaced bool
-	add        func(s *Scenario, d *document) []error
-}
-
-// kinds lists every kind a scenario may hold.
-var kinds = map[string]kindInfo{
-	"Pod":                 {"v1", true, (*Scenario).addPod},
-	"Node":                {"v1", false, (*Scenario).addNode},
-	"Deployment":          {"apps/v1", true, (*Scenario).addDeployment},
-	"ReplicaSet":          {"apps/v1", true, (*Scenario).addReplicaSet},
-	"StatefulSet":         {"apps/v1", true, (*Scenario).addStatefulSet},
-	"DaemonSet":           {"apps/v1", true, (*Scenario).addDaemonSet},
-	"Job":                 {"batch/v1", true, (*Scenario).addJob},
-	"PodDisruptionBudget": {"policy/v1", true, (*Scenario).addPDB},
-	v1.NodePoolKind:       {v1.SchemeGroupVersion.String(), false, (*Scenario).addNodePool},
-	v1.NodeClassKind:      {v1.SchemeGroupVersion.String(), false, (*Scenario).addNodeClass},
-	v1.NodeClaimKind:      {v1.SchemeGroupVersion.String(), false, (*Scenario).addNodeClaim},
-	v1alpha5.ProvisionerKind: {
-		v1alpha5.SchemeGroupVersion.String(), false, (*Scenario).addProvisioner,
+// scenarioKinds are the kinds a scenario may hold, in the order messages
+// list them; add keeps each.
+var scenarioKinds = &manifest.Scheme{
+	Kinds: []manifest.Kind{
+		manifest.KindOf[ScenarioHeader](ScenarioAPIVersion, ScenarioKind, false),
+		manifest.KindOf[v1.NodePool](v1.SchemeGroupVersion.String(), v1.NodePoolKind, false),
+		manifest.KindOf[v1.NodeClass](v1.SchemeGroupVersion.String(), v1.NodeClassKind, false),
+		manifest.KindOf[v1.NodeClaim](v1.SchemeGroupVersion.String(), v1.NodeClaimKind, false),
+		manifest.KindOf[v1alpha5.Provisioner](v1alpha5.SchemeGroupVersion.String(), v1alpha5.ProvisionerKind, false),
+		manifest.KindOf[corev1.Pod]("v1", "Pod", true),
+		manifest.KindOf[corev1.Node]("v1", "Node", false),
+		manifest.KindOf[appsv1.Deployment]("apps/v1", "Deployment", true),
+		manifest.KindOf[appsv1.ReplicaSet]("apps/v1", "ReplicaSet", true),
+		manifest.KindOf[appsv1.StatefulSet]("apps/v1", "StatefulSet", true),
+		manifest.KindOf[batchv1.Job]("batch/v1", "Job", true),
+		manifest.KindOf[appsv1.DaemonSet]("apps/v1", "DaemonSet", true),
+		manifest.KindOf[policyv1.PodDisruptionBudget]("policy/v1", "PodDisruptionBudget", true),
 	},
+	Source:    "in a scenario",
+	Elsewhere: "remove it; a scenario holds workloads, nodes, disruption budgets and Tenon policy",
 }
 
-// supportedKinds is the list error messages offer.
-const supportedKinds = "Scenario, NodePool, NodeClass, NodeClaim, Provisioner, Pod, Node, Deployment, ReplicaSet, StatefulSet, Job, DaemonSet, PodDisruptionBudget"
-
-// add decodes and validates one document and adds its objects.
-func (s *Scenario) add(d *document) []error {
-	if d.head.Kind == "" {
-		return []error{d.errorf("kind", "Required value: every document needs a kind")}
+// add validates a decoded object and, when it is valid, adds it to the
+// scenario: workloads as the pods they stand for, the others as they are.
+func (s *Scenario) add(obj any) field.ErrorList {
+	o := &s.Objects
+	switch obj := obj.(type) {
+	case *corev1.Pod:
+		errs := validateMeta(&obj.ObjectMeta, true)
+		return keep(obj, append(errs, validatePodSpec(field.NewPath("spec"), &obj.Spec)...), &o.Pods)
+	case *corev1.Node:
+		return keep(obj, validateMeta(&obj.ObjectMeta, false), &o.Nodes)
+	case *appsv1.Deployment:
+		return s.addWorkload(workload{obj.TypeMeta, &obj.ObjectMeta, obj.Spec.Replicas, obj.Spec.Selector, &obj.Spec.Template})
+	case *appsv1.ReplicaSet:
+		return s.addWorkload(workload{obj.TypeMeta, &obj.ObjectMeta, obj.Spec.Replicas, obj.Spec.Selector, &obj.Spec.Template})
+	case *appsv1.StatefulSet:
+		return s.addWorkload(workload{obj.TypeMeta, &obj.ObjectMeta, obj.Spec.Replicas, obj.Spec.Selector, &obj.Spec.Template})
+	case *batchv1.Job:
+		return s.addWorkload(jobWorkload(obj))
+	case *appsv1.DaemonSet:
+		errs := validateMeta(&obj.ObjectMeta, true)
+		return keep(obj, append(errs, validateTemplate(field.NewPath("spec"), obj.Spec.Selector, &obj.Spec.Template, true)...), &o.DaemonSets)
+	case *policyv1.PodDisruptionBudget:
+		errs := validateMeta(&obj.ObjectMeta, true)
+		return keep(obj, append(errs, validatePDBSpec(field.NewPath("spec"), &obj.Spec)...), &o.PDBs)
+	case *v1.NodePool:
+		return keep(obj, obj.Validate(), &o.NodePools)
+	case *v1.NodeClass:
+		return keep(obj, obj.Validate(), &o.NodeClasses)
+	case *v1.NodeClaim:
+		return keep(obj, obj.Validate(), &o.NodeClaims)
+	case *v1alpha5.Provisioner:
+		return keep(obj, validateProvisioner(obj), &o.Provisioners)
 	}
-	info, ok := kinds[d.head.Kind]
-	if !ok {
-		return []error{d.errorf("kind", "Unsupported value: %q: supported kinds: %s", d.head.Kind, supportedKinds)}
-	}
-	if d.head.APIVersion != info.apiVersion {
-		return []error{d.errorf("apiVersion", "Unsupported value: %q: %s is %s", d.head.APIVersion, d.head.Kind, info.apiVersion)}
-	}
-	if info.namespaced && d.head.Metadata.Namespace == "" {
-		d.head.Metadata.Namespace = corev1.NamespaceDefault
-	}
-	key := d.describe()
-	if prev, dup := s.owners[key]; dup {
-		return []error{d.errorf("metadata.name", "Duplicate value: %q: %s already defines %s", d.head.Metadata.Name, prev, key)}
-	}
-	if errs := info.add(s, d); len(errs) > 0 {
-		return errs
-	}
-	s.owners[key] = d.file
-	return nil
+	// The scheme decodes no other kind.
+	return field.ErrorList{field.InternalError(nil, fmt.Errorf("simulate reads %T but does not keep it; this is a bug", obj))}
 }
 
-func (s *Scenario) addPod(d *document) []error {
-	p := &corev1.Pod{}
-	if errs := d.decodeStrict(p); len(errs) > 0 {
-		return errs
+// keep appends obj to list when it has no validation errors, and returns
+// them.
+func keep[T any](obj T, errs field.ErrorList, list *[]T) field.ErrorList {
+	if len(errs) == 0 {
+		*list = append(*list, obj)
 	}
-	defaultNamespace(&p.Namespace)
-	errs := validateMeta(&p.ObjectMeta, true)
-	errs = append(errs, validatePodSpec(field.NewPath("spec"), &p.Spec)...)
-	if len(errs) > 0 {
-		return d.fieldErrors(errs)
-	}
-	s.Objects.Pods = append(s.Objects.Pods, p)
-	return nil
+	return errs
 }
 
-func (s *Scenario) addNode(d *document) []error {
-	n := &corev1.Node{}
-	if errs := d.decodeStrict(n); len(errs) > 0 {
-		return errs
-	}
-	if errs := validateMeta(&n.ObjectMeta, false); len(errs) > 0 {
-		return d.fieldErrors(errs)
-	}
-	s.Objects.Nodes = append(s.Objects.Nodes, n)
-	return nil
-}
-
-func (s *Scenario) addDeployment(d *document) []error {
-	w := &appsv1.Deployment{}
-	if errs := d.decodeStrict(w); len(errs) > 0 {
-		return errs
-	}
-	return s.addWorkload(d, w.Kind, &w.ObjectMeta, w.Spec.Replicas, w.Spec.Selector, &w.Spec.Template)
-}
-
-func (s *Scenario) addReplicaSet(d *document) []error {
-	w := &appsv1.ReplicaSet{}
-	if errs := d.decodeStrict(w); len(errs) > 0 {
-		return errs
-	}
-	return s.addWorkload(d, w.Kind, &w.ObjectMeta, w.Spec.Replicas, w.Spec.Selector, &w.Spec.Template)
-}
-
-func (s *Scenario) addStatefulSet(d *document) []error {
-	w := &appsv1.StatefulSet{}
-	if errs := d.decodeStrict(w); len(errs) > 0 {
-		return errs
-	}
-	return s.addWorkload(d, w.Kind, &w.ObjectMeta, w.Spec.Replicas, w.Spec.Selector, &w.Spec.Template)
-}
-
-// addJob expands a Job into the pods it runs at once: parallelism (default
+// jobWorkload is a Job as the pods it runs at once: parallelism (default
 // 1), at most completions.
-func (s *Scenario) addJob(d *document) []error {
-	w := &batchv1.Job{}
-	if errs := d.decodeStrict(w); len(errs) > 0 {
-		return errs
-	}
+func jobWorkload(j *batchv1.Job) workload {
 	n := int32(1)
-	if w.Spec.Parallelism != nil {
-		n = *w.Spec.Parallelism
+	if j.Spec.Parallelism != nil {
+		n = *j.Spec.Parallelism
 	}
-	if c := w.Spec.Completions; c != nil && *c < n {
+	if c := j.Spec.Completions; c != nil && *c < n {
 		n = *c
 	}
-	return s.addWorkload(d, w.Kind, &w.ObjectMeta, &n, w.Spec.Selector, &w.Spec.Template)
+	return workload{j.TypeMeta, &j.ObjectMeta, &n, j.Spec.Selector, &j.Spec.Template}
 }
 
-func (s *Scenario) addDaemonSet(d *document) []error {
-	ds := &appsv1.DaemonSet{}
-	if errs := d.decodeStrict(ds); len(errs) > 0 {
-		return errs
-	}
-	defaultNamespace(&ds.Namespace)
-	errs := validateMeta(&ds.ObjectMeta, true)
-	errs = append(errs, validateTemplate(field.NewPath("spec"), ds.Spec.Selector, &ds.Spec.Template, true)...)
-	if len(errs) > 0 {
-		return d.fieldErrors(errs)
-	}
-	s.Objects.DaemonSets = append(s.Objects.DaemonSets, ds)
-	return nil
-}
-
-func (s *Scenario) addPDB(d *document) []error {
-	p := &policyv1.PodDisruptionBudget{}
-	if errs := d.decodeStrict(p); len(errs) > 0 {
-		return errs
-	}
-	defaultNamespace(&p.Namespace)
-	errs := validateMeta(&p.ObjectMeta, true)
-	errs = append(errs, validatePDBSpec(field.NewPath("spec"), &p.Spec)...)
-	if len(errs) > 0 {
-		return d.fieldErrors(errs)
-	}
-	s.Objects.PDBs = append(s.Objects.PDBs, p)
-	return nil
-}
-
-func (s *Scenario) addNodePool(d *document) []error {
-	np := &v1.NodePool{}
-	if errs := d.decodeStrict(np); len(errs) > 0 {
-		return errs
-	}
-	if errs := np.Validate(); len(errs) > 0 {
-		return d.fieldErrors(errs)
-	}
-	s.Objects.NodePools = append(s.Objects.NodePools, np)
-	return nil
-}
-
-func (s *Scenario) addNodeClass(d *document) []error {
-	nc := &v1.NodeClass{}
-	if errs := d.decodeStrict(nc); len(errs) > 0 {
-		return errs
-	}
-	if errs := nc.Validate(); len(errs) > 0 {
-		return d.fieldErrors(errs)
-	}
-	s.Objects.NodeClasses = append(s.Objects.NodeClasses, nc)
-	return nil
-}
-
-func (s *Scenario) addNodeClaim(d *document) []error {
-	c := &v1.NodeClaim{}
-	if errs := d.decodeStrict(c); len(errs) > 0 {
-		return errs
-	}
-	if errs := c.Validate(); len(errs) > 0 {
-		return d.fieldErrors(errs)
-	}
-	s.Objects.NodeClaims = append(s.Objects.NodeClaims, c)
-	return nil
-}
-
-func (s *Scenario) addProvisioner(d *document) []error {
-	p := &v1alpha5.Provisioner{}
-	if errs := d.decodeStrict(p); len(errs) > 0 {
-		return errs
-	}
+// validateProvisioner checks a Provisioner as the API does and that it
+// converts into the pool the agent would run.
+func validateProvisioner(p *v1alpha5.Provisioner) field.ErrorList {
 	if errs := p.Validate(); len(errs) > 0 {
-		return d.fieldErrors(errs)
+		return errs
 	}
 	if _, _, err := v1alpha5.ConvertToV1(p); err != nil {
-		return []error{d.errorf("spec", "%v", err)}
+		return field.ErrorList{{Type: field.ErrorTypeInvalid, Field: "spec", BadValue: field.OmitValueType{}, Detail: err.Error()}}
 	}
-	s.Objects.Provisioners = append(s.Objects.Provisioners, p)
 	return nil
-}
-
-func defaultNamespace(ns *string) {
-	if *ns == "" {
-		*ns = corev1.NamespaceDefault
-	}
-}
-
-// ownerOf returns the file an object came from, for converter errors.
-func (s *Scenario) ownerOf(kind, namespace, name string) string {
-	key := kind + " " + name
-	if namespace != "" {
-		key = kind + " " + namespace + "/" + name
-	}
-	if f, ok := s.owners[key]; ok {
-		return f
-	}
-	return fmt.Sprint(s.Files)
 }

@@ -3,7 +3,6 @@ package simulate
 import (
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -12,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/tenonhq/terraform-provider-tenon/engine/catalog"
+	"github.com/tenonhq/terraform-provider-tenon/engine/manifest"
 	"github.com/tenonhq/terraform-provider-tenon/engine/state"
 )
 
@@ -64,26 +64,19 @@ type Scenario struct {
 	Workloads int
 
 	instanceTypes []*catalog.InstanceType
-	// owners maps "Kind namespace/name" of each object to the file it came
-	// from, so converter errors name the file.
-	owners map[string]string
+	// origins records the document each object came from, so converter
+	// errors name the file.
+	origins manifest.Origins
 }
 
 // File is a scenario file's name and contents.
-type File struct {
-	Name string
-	Data []byte
-}
+type File = manifest.File
 
 // Load reads scenario files from disk; see Parse.
 func Load(paths ...string) (*Scenario, error) {
-	files := make([]File, 0, len(paths))
-	for _, p := range paths {
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return nil, fmt.Errorf("reading scenario: %w", err)
-		}
-		files = append(files, File{Name: p, Data: data})
+	files, err := manifest.ReadFiles(paths, nil)
+	if err != nil {
+		return nil, err
 	}
 	return Parse(files...)
 }
@@ -91,47 +84,34 @@ func Load(paths ...string) (*Scenario, error) {
 // Parse reads scenario files: multi-document YAML or JSON holding at most
 // one Scenario header, tenon.dev NodePools, NodeClasses, NodeClaims and
 // Provisioners, and Pods, Nodes, Deployments, ReplicaSets, StatefulSets,
-// Jobs, DaemonSets and PodDisruptionBudgets. Documents decode strictly;
-// every error names the file, the object and the field, and all of them are
-// reported (joined), not only the first.
+// Jobs, DaemonSets and PodDisruptionBudgets (scenarioKinds). Documents
+// decode strictly (engine/manifest); every error is a *manifest.Error naming
+// the file, the object and the field, and all of them are reported
+// (joined), not only the first.
 func Parse(files ...File) (*Scenario, error) {
 	if len(files) == 0 {
 		return nil, errors.New("no scenario files")
 	}
-	s := &Scenario{owners: map[string]string{}}
+	s := &Scenario{}
 	for _, f := range files {
 		s.Files = append(s.Files, f.Name)
 	}
 	var errs []error
-	var header *ScenarioHeader
-	var headerDoc *document
+	var h firstHeader
 	for _, f := range files {
-		docs, err := splitDocuments(f.Name, f.Data)
+		docs, err := manifest.Split(f)
 		if err != nil {
 			errs = append(errs, err)
 			continue
 		}
 		for _, d := range docs {
-			if d.head.Kind == ScenarioKind {
-				h, herrs := decodeHeader(d)
-				errs = append(errs, herrs...)
-				if h == nil {
-					continue
-				}
-				if header != nil {
-					errs = append(errs, d.errorf("", "a second Scenario header (the first is in %s); keep one", headerDoc.file))
-					continue
-				}
-				header, headerDoc = h, d
-				continue
-			}
-			errs = append(errs, s.add(d)...)
+			errs = append(errs, s.read(d, &h)...)
 		}
 	}
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
-	if err := s.setCatalog(header, headerDoc); err != nil {
+	if err := s.setCatalog(h.spec, h.doc); err != nil {
 		return nil, err
 	}
 	if s.Name == "" {
@@ -141,24 +121,44 @@ func Parse(files ...File) (*Scenario, error) {
 	return s, nil
 }
 
-// decodeHeader decodes and checks a Scenario header.
-func decodeHeader(d *document) (*ScenarioHeader, []error) {
-	if d.head.APIVersion != ScenarioAPIVersion {
-		return nil, []error{d.errorf("apiVersion", "Scenario is %s, not %q", ScenarioAPIVersion, d.head.APIVersion)}
+// firstHeader is the scenario's header, once read, and the document it
+// came from.
+type firstHeader struct {
+	spec *ScenarioHeader
+	doc  *manifest.Document
+}
+
+// read decodes one document and adds its objects, or takes it as the
+// header.
+func (s *Scenario) read(d *manifest.Document, h *firstHeader) []error {
+	obj, errs := scenarioKinds.Decode(d)
+	if len(errs) > 0 {
+		return errs
 	}
-	h := &ScenarioHeader{}
-	if errs := d.decodeStrict(h); len(errs) > 0 {
-		return nil, errs
+	if spec, ok := obj.(*ScenarioHeader); ok {
+		return h.set(d, spec)
 	}
-	if c := h.Spec.Catalog; c != "" && c != CatalogEmbedded {
-		return nil, []error{d.errorf("spec.catalog", "Unsupported value: %q: supported values: %q", c, CatalogEmbedded)}
+	if err := s.origins.Add(d); err != nil {
+		return []error{err}
 	}
-	return h, nil
+	return d.FieldErrors(s.add(obj))
+}
+
+// set takes a Scenario header, the first of the scenario.
+func (h *firstHeader) set(d *manifest.Document, spec *ScenarioHeader) []error {
+	if c := spec.Spec.Catalog; c != "" && c != CatalogEmbedded {
+		return []error{d.Errorf("spec.catalog", "Unsupported value: %q: supported values: %q", c, CatalogEmbedded)}
+	}
+	if h.spec != nil {
+		return []error{d.Errorf("", "a second Scenario header (the first is in %s); keep one", h.doc.File)}
+	}
+	h.spec, h.doc = spec, d
+	return nil
 }
 
 // setCatalog builds the catalog the header asks for (defaults without one)
 // and checks that every zone is in the region.
-func (s *Scenario) setCatalog(h *ScenarioHeader, d *document) error {
+func (s *Scenario) setCatalog(h *ScenarioHeader, d *manifest.Document) error {
 	s.Region = catalog.DefaultRegion
 	if h != nil {
 		s.Name = h.Name
@@ -176,7 +176,7 @@ func (s *Scenario) setCatalog(h *ScenarioHeader, d *document) error {
 			}
 		}
 		if len(errs) > 0 {
-			return errors.Join(d.fieldErrors(errs)...)
+			return errors.Join(d.FieldErrors(errs)...)
 		}
 		s.Zones = slices.Clone(h.Spec.Zones)
 	}
@@ -187,7 +187,7 @@ func (s *Scenario) setCatalog(h *ScenarioHeader, d *document) error {
 	cat, err := catalog.New(opts...)
 	if err != nil {
 		if d != nil {
-			return d.errorf("spec", "%v", err)
+			return d.Errorf("spec", "%v", err)
 		}
 		return fmt.Errorf("building the catalog: %w", err)
 	}

@@ -10,7 +10,7 @@ import (
 // form of `tenon simulate -o json`, for callers such as the
 // tenon_simulation data source.
 func (s *Scenario) Simulate(ctx context.Context) (*Report, error) {
-	c := cli{engine: packingSolver{}, now: time.Now}
+	c := command{engine: packingSolver{}, now: time.Now}
 	rep, _, err := c.simulate(ctx, s, &options{repeat: 1})
 	return rep, err
 }

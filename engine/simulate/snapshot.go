@@ -3,9 +3,11 @@ package simulate
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	v1 "github.com/tenonhq/terraform-provider-tenon/engine/api/v1"
 	"github.com/tenonhq/terraform-provider-tenon/engine/catalog"
+	"github.com/tenonhq/terraform-provider-tenon/engine/manifest"
 	"github.com/tenonhq/terraform-provider-tenon/engine/state"
 )
 
@@ -57,12 +59,8 @@ func (s *Scenario) poolInstanceTypes(pool *v1.NodePool, class *v1.NodeClass) ([]
 // nameFiles prefixes each converter error with the file its object came
 // from.
 func (s *Scenario) nameFiles(err error) error {
-	var parts []error
-	if joined, ok := err.(interface{ Unwrap() []error }); ok {
-		parts = joined.Unwrap()
-	} else {
-		parts = []error{err}
-	}
+	parts := manifest.Flatten(err)
+	files := strings.Join(s.Files, ", ")
 	out := make([]error, 0, len(parts))
 	for _, e := range parts {
 		var oe *state.ObjectError
@@ -70,7 +68,7 @@ func (s *Scenario) nameFiles(err error) error {
 			out = append(out, e)
 			continue
 		}
-		out = append(out, &InputError{File: s.ownerOf(oe.Kind, oe.Namespace, oe.Name), Object: oe.Object(), Field: oe.Field, Detail: oe.Detail})
+		out = append(out, s.origins.Errorf(files, oe.Kind, oe.Namespace, oe.Name, oe.Field, "%s", oe.Detail))
 	}
 	return errors.Join(out...)
 }

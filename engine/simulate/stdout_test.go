@@ -27,7 +27,7 @@ func TestEngineWritesNothingToStdout(t *testing.T) {
 		captured <- data
 	}()
 	var stdout, stderr bytes.Buffer
-	c := cli{engine: packingSolver{}, now: time.Now}
+	c := command{engine: packingSolver{}, now: time.Now}
 	code := c.run(context.Background(), []string{"-o", "json"}, &stdout, &stderr)
 	os.Stdout = saved
 	if err := w.Close(); err != nil {

@@ -2,6 +2,8 @@ package simulate
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
@@ -123,7 +125,7 @@ func validateContainer(path *field.Path, c *corev1.Container, names sets.Set[str
 	reqs, limits := c.Resources.Requests, c.Resources.Limits
 	errs = append(errs, validateResourceList(path.Child("resources", "requests"), reqs)...)
 	errs = append(errs, validateResourceList(path.Child("resources", "limits"), limits)...)
-	for _, name := range sortedKeys(toStringKeys(reqs)) {
+	for _, name := range slices.Sorted(maps.Keys(toStringKeys(reqs))) {
 		limit, ok := limits[corev1.ResourceName(name)]
 		if req := reqs[corev1.ResourceName(name)]; ok && req.Cmp(limit) > 0 {
 			errs = append(errs, field.Invalid(path.Child("resources", "requests").Child(name), req.String(), fmt.Sprintf("must be less than or equal to %s limit of %s", name, limit.String())))
@@ -143,7 +145,7 @@ func validateContainer(path *field.Path, c *corev1.Container, names sets.Set[str
 
 func validateResourceList(path *field.Path, list corev1.ResourceList) field.ErrorList {
 	var errs field.ErrorList
-	for _, name := range sortedKeys(toStringKeys(list)) {
+	for _, name := range slices.Sorted(maps.Keys(toStringKeys(list))) {
 		q := list[corev1.ResourceName(name)]
 		if q.Sign() < 0 {
 			errs = append(errs, field.Invalid(path.Child(name), q.String(), "must be greater than or equal to 0"))

@@ -8,25 +8,35 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
-// addWorkload validates a Deployment, ReplicaSet, StatefulSet or Job and
-// expands it into the pods it stands for: X-0 … X-(N-1) in its namespace,
-// with the template's labels, annotations and spec, controlled by it.
-func (s *Scenario) addWorkload(d *document, kind string, meta *metav1.ObjectMeta, replicas *int32, selector *metav1.LabelSelector, tmpl *corev1.PodTemplateSpec) []error {
-	defaultNamespace(&meta.Namespace)
+// workload is what a Deployment, ReplicaSet, StatefulSet or Job says about
+// the pods it runs.
+type workload struct {
+	metav1.TypeMeta
+	meta     *metav1.ObjectMeta
+	replicas *int32
+	selector *metav1.LabelSelector
+	template *corev1.PodTemplateSpec
+}
+
+// addWorkload validates a workload and expands it into the pods it stands
+// for: X-0 … X-(N-1) in its namespace, with the template's labels,
+// annotations and spec, controlled by it.
+func (s *Scenario) addWorkload(w workload) field.ErrorList {
+	meta, tmpl := w.meta, w.template
 	n := int32(1)
-	if replicas != nil {
-		n = *replicas
+	if w.replicas != nil {
+		n = *w.replicas
 	}
 	errs := validateMeta(meta, true)
 	if n < 0 {
 		errs = append(errs, field.Invalid(field.NewPath("spec", "replicas"), n, "must be greater than or equal to 0"))
 	}
-	errs = append(errs, validateTemplate(field.NewPath("spec"), selector, tmpl, kind != "Job" || selector != nil)...)
+	errs = append(errs, validateTemplate(field.NewPath("spec"), w.selector, tmpl, w.Kind != "Job" || w.selector != nil)...)
 	if len(errs) > 0 {
-		return d.fieldErrors(errs)
+		return errs
 	}
 	controller := true
-	owner := metav1.OwnerReference{APIVersion: d.head.APIVersion, Kind: kind, Name: meta.Name, UID: meta.UID, Controller: &controller}
+	owner := metav1.OwnerReference{APIVersion: w.APIVersion, Kind: w.Kind, Name: meta.Name, UID: meta.UID, Controller: &controller}
 	for i := range n {
 		p := &corev1.Pod{
 			TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"},

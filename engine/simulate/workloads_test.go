@@ -35,7 +35,7 @@ func TestSimulateWorkloadsJSON(t *testing.T) {
 				t.Skipf("SKIPPING: %s is absent", file)
 			}
 			var stdout, stderr bytes.Buffer
-			c := cli{engine: packingSolver{}, now: time.Now}
+			c := command{engine: packingSolver{}, now: time.Now}
 			if code := c.run(context.Background(), []string{"-f", file, "-o", "json", "--check"}, &stdout, &stderr); code != ExitOK {
 				t.Fatalf("exit %d; stderr:\n%s", code, stderr.String())
 			}
@@ -304,7 +304,7 @@ func checkSpread(t errorReporter, pending map[string]*state.Pod, nodeOf map[stri
 func TestSimulateExistingNodes(t *testing.T) {
 	requirePacking(t)
 	var stdout, stderr bytes.Buffer
-	c := cli{engine: packingSolver{}, now: time.Now}
+	c := command{engine: packingSolver{}, now: time.Now}
 	if code := c.run(context.Background(), []string{"-f", filepath.Join("testdata", "existing.yaml"), "-o", "json", "--check"}, &stdout, &stderr); code != ExitOK {
 		t.Fatalf("exit %d; stderr:\n%s", code, stderr.String())
 	}

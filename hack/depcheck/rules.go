@@ -60,6 +60,11 @@ func Rules() []Rule {
 			Why:       "the engine's decision packages are pure functions of values (DESIGN §3)",
 		},
 		{
+			Name: "offline-manifest", AppliesTo: []string{"engine/manifest"}, Transitive: true,
+			Forbidden: concat(kubeClients, awsSDK, goGit, terraformSDK),
+			Why:       "engine/manifest reads bytes for the offline commands and engine/gitops; it talks to no cluster, cloud or repository",
+		},
+		{
 			Name: "engine-no-provider", AppliesTo: []string{"engine"}, Transitive: true,
 			Forbidden: concat([]string{module + "/provider"}, terraformSDK),
 			Why:       "provider/ imports the engine, never the reverse",

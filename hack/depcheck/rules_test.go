@@ -50,6 +50,11 @@ func TestCheck(t *testing.T) {
 			want: []string{"go-git"},
 		},
 		{
+			name: "manifest reading pulling client-go in",
+			pkg:  Package{ImportPath: m + "engine/manifest", Imports: []string{"k8s.io/apimachinery/pkg/runtime/schema"}, Deps: []string{"k8s.io/client-go/rest"}},
+			want: []string{"offline-manifest"},
+		},
+		{
 			name: "main wires everything transitively",
 			pkg:  Package{ImportPath: module, Imports: []string{m + "provider"}, Deps: []string{"github.com/go-git/go-git/v5", "k8s.io/client-go/kubernetes"}},
 		},

@@ -4,62 +4,57 @@
 package kube
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"os"
 	"time"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
-	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/tenonhq/terraform-provider-tenon/engine/manifest"
 )
 
 // FieldManager is the server-side apply field manager of the demo and the tests.
 const FieldManager = "tenon-demo"
 
-// ReadYAML decodes every non-empty document of data.
-func ReadYAML(data []byte) ([]*unstructured.Unstructured, error) {
-	dec := utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader(data), 4096)
-	var out []*unstructured.Unstructured
-	for i := 0; ; i++ {
-		var m map[string]any
-		err := dec.Decode(&m)
-		if errors.Is(err, io.EOF) {
-			return out, nil
+// readYAML decodes every non-empty document of data (Lists unpacked), as engine/manifest splits
+// them; file names the data in errors.
+func readYAML(file string, data []byte) ([]*unstructured.Unstructured, error) {
+	docs, err := manifest.Split(manifest.File{Name: file, Data: data})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*unstructured.Unstructured, 0, len(docs))
+	for _, d := range docs {
+		u := &unstructured.Unstructured{}
+		if err := u.UnmarshalJSON(d.Raw); err != nil {
+			return nil, d.Errorf("", "%v", err)
 		}
-		if err != nil {
-			return nil, fmt.Errorf("document %d: %w", i+1, err)
-		}
-		if len(m) == 0 {
-			continue
-		}
-		u := &unstructured.Unstructured{Object: m}
 		if u.GetAPIVersion() == "" || u.GetKind() == "" || u.GetName() == "" {
-			return nil, fmt.Errorf("document %d: apiVersion, kind and metadata.name are required", i+1)
+			return nil, d.Errorf("", "apiVersion, kind and metadata.name are required")
 		}
 		out = append(out, u)
 	}
+	return out, nil
 }
 
 // ReadFiles reads the objects of every file, in order.
 func ReadFiles(paths ...string) ([]*unstructured.Unstructured, error) {
+	files, err := manifest.ReadFiles(paths, nil)
+	if err != nil {
+		return nil, err
+	}
 	var out []*unstructured.Unstructured
-	for _, p := range paths {
-		data, err := os.ReadFile(p)
+	for _, f := range files {
+		objs, err := readYAML(f.Name, f.Data)
 		if err != nil {
 			return nil, err
-		}
-		objs, err := ReadYAML(data)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", p, err)
 		}
 		out = append(out, objs...)
 	}
