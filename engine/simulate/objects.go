@@ -209,7 +209,7 @@ func (s *Scenario) addProvisioner(d *document) []error {
 	if errs := p.Validate(); len(errs) > 0 {
 		return d.fieldErrors(errs)
 	}
-	if _, _, err := v1alpha5.ConvertToV1(p); err != nil {
+	if _, _, err := v1alpha5.ToNodePool(p); err != nil {
 		return []error{d.errorf("spec", "%v", err)}
 	}
 	s.Objects.Provisioners = append(s.Objects.Provisioners, p)
