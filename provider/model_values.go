@@ -10,7 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
-// Helpers shared by the convert_*.go files, the only place where Terraform values and
+// Helpers shared by the model_*.go files, the only place where Terraform values and
 // engine/api types meet. Conventions: an empty API string, list or map is a null attribute
 // (the schemas forbid empty lists and maps, so null and empty never need telling apart), and
 // quantities keep the form the user wrote while they mean the same amount.
