@@ -3,7 +3,10 @@
 // package only translates. Each Terraform object has one file (resource_nodepool.go), its
 // model and the model <-> API mapping one file (model_nodepool.go), and the objects are written
 // through the provider's delivery.Target, so resources do not know whether they write to a
-// cluster or to Git.
+// cluster or to Git. The resources that are one API object share their CRUD (objectResource,
+// resource_object.go); attribute types of values the provider builds are derived from the
+// schemas, and the allowed values descriptions list come from the engine's own lists
+// (descriptions.go).
 package provider
 
 import (
