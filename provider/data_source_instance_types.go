@@ -65,7 +65,7 @@ func dsRequirementsAttribute(desc string) schema.ListNestedAttribute {
 		Optional: true, Validators: []validator.List{listvalidator.SizeAtLeast(1)}, MarkdownDescription: desc,
 		NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
 			"key":        schema.StringAttribute{Required: true, MarkdownDescription: "Node label, such as `tenon.dev/instance-family` or `kubernetes.io/arch`."},
-			"operator":   schema.StringAttribute{Required: true, MarkdownDescription: "`In`, `NotIn`, `Exists`, `DoesNotExist`, `Gt`, `Lt`, `Gte` or `Lte`."},
+			"operator":   schema.StringAttribute{Required: true, MarkdownDescription: allOperatorsDoc() + "."},
 			"values":     schema.ListAttribute{Optional: true, ElementType: types.StringType, MarkdownDescription: "Label values."},
 			"min_values": schema.Int64Attribute{Optional: true, MarkdownDescription: "Accepted for symmetry with `tenon_nodepool`; it does not filter."},
 		}},
@@ -94,7 +94,7 @@ func (d *instanceTypesDataSource) Schema(_ context.Context, _ datasource.SchemaR
 					"name":                    computedStr("EC2 name, such as `m5.large`."),
 					"vcpu":                    computedInt("vCPUs."),
 					"memory_mib":              computedInt("Memory in MiB."),
-					"arch":                    computedStr("`amd64` or `arm64`."),
+					"arch":                    computedStr(codeList([]string{scheduling.ArchAMD64, scheduling.ArchARM64}, nil) + "."),
 					"gpu_count":               computedInt("GPUs (0 without)."),
 					"gpu_name":                computedStr("GPU model, such as `a100`; empty without GPUs."),
 					"allocatable_cpu":         computedStr("CPU pods can request, after kube-reserved resources."),
@@ -104,13 +104,19 @@ func (d *instanceTypesDataSource) Schema(_ context.Context, _ datasource.SchemaR
 					"offerings": schema.ListNestedAttribute{Computed: true, MarkdownDescription: "Ways to buy the type, by zone then capacity type.",
 						NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
 							"zone":           computedStr("Availability zone."),
-							"capacity_type":  computedStr("`on-demand` or `spot`."),
+							"capacity_type":  computedStr(codeList([]string{scheduling.CapacityTypeOnDemand, scheduling.CapacityTypeSpot}, nil) + "."),
 							"price_per_hour": schema.Float64Attribute{Computed: true, MarkdownDescription: "USD per hour."},
 							"available":      schema.BoolAttribute{Computed: true, MarkdownDescription: "False when the offering is known to have no capacity."},
 						}}},
 				}}},
 		},
 	}
+}
+
+// allOperatorsDoc lists the operators a data source's requirement may use: a NodePool's.
+func allOperatorsDoc() string {
+	set, integer := v1.RequirementOperators()
+	return codeList(append(set, integer...), nil)
 }
 
 // instanceTypesPaths: the data source's requirements sit at the root.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/datasourcevalidator"
@@ -22,6 +23,7 @@ import (
 
 	v1 "github.com/tenonhq/terraform-provider-tenon/engine/api/v1"
 	"github.com/tenonhq/terraform-provider-tenon/engine/api/v1alpha5"
+	"github.com/tenonhq/terraform-provider-tenon/engine/scheduling"
 	"github.com/tenonhq/terraform-provider-tenon/engine/simulate"
 	"github.com/tenonhq/terraform-provider-tenon/provider/delivery"
 )
@@ -140,16 +142,16 @@ func (d *simulationDataSource) Schema(_ context.Context, _ datasource.SchemaRequ
 					"tolerations": schema.ListNestedAttribute{Optional: true, MarkdownDescription: "Taints each pod tolerates.",
 						NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
 							"key":      schema.StringAttribute{Optional: true, MarkdownDescription: "Taint key; empty with `Exists` tolerates everything."},
-							"operator": schema.StringAttribute{Optional: true, MarkdownDescription: "`Equal` (the default) or `Exists`."},
+							"operator": schema.StringAttribute{Optional: true, MarkdownDescription: codeList(tolerationOperators, map[corev1.TolerationOperator]string{corev1.TolerationOpEqual: "the default"}) + "."},
 							"value":    schema.StringAttribute{Optional: true, MarkdownDescription: "Taint value, with `Equal`."},
-							"effect":   schema.StringAttribute{Optional: true, MarkdownDescription: "`NoSchedule`, `PreferNoSchedule` or `NoExecute`; empty means all."},
+							"effect":   schema.StringAttribute{Optional: true, MarkdownDescription: codeList(taintEffects, nil) + "; empty means all."},
 						}}},
 					"topology_spread": schema.ListNestedAttribute{Optional: true, MarkdownDescription: "Spread the workload's pods over a topology.",
 						NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
 							"topology_key": schema.StringAttribute{Required: true, MarkdownDescription: "Node label to spread over, such as `topology.kubernetes.io/zone`."},
 							"max_skew":     schema.Int64Attribute{Optional: true, MarkdownDescription: "Most the pod counts of two domains may differ. Defaults to 1."},
 							"when_unsatisfiable": schema.StringAttribute{Optional: true,
-								MarkdownDescription: "`DoNotSchedule` (the default) or `ScheduleAnyway`."},
+								MarkdownDescription: codeList(unsatisfiableValues, map[corev1.UnsatisfiableConstraintAction]string{corev1.DoNotSchedule: "the default"}) + "."},
 						}}},
 				}}},
 			"node_pools": schema.ListAttribute{Optional: true, ElementType: types.StringType, Validators: nonEmpty,
@@ -165,7 +167,7 @@ func (d *simulationDataSource) Schema(_ context.Context, _ datasource.SchemaRequ
 					"node_pool":          computedStr("Pool that launches it."),
 					"instance_type":      computedStr("Instance type, the cheapest of the node's options."),
 					"zone":               computedStr("Availability zone."),
-					"capacity_type":      computedStr("`spot` or `on-demand`."),
+					"capacity_type":      computedStr(codeList([]string{scheduling.CapacityTypeSpot, scheduling.CapacityTypeOnDemand}, nil) + "."),
 					"price_per_hour":     computedFloat("USD per hour."),
 					"pods":               schema.ListAttribute{Computed: true, ElementType: types.StringType, MarkdownDescription: "Pods placed on it (`namespace/name`)."},
 					"cpu_utilization":    computedFloat("Requested share of its allocatable CPU, 0 to 1."),
@@ -200,10 +202,11 @@ func (d *simulationDataSource) ValidateConfig(ctx context.Context, req datasourc
 	addFieldErrors(ctx, &resp.Diagnostics, req.Config, simulationPaths, "Workload", validateWorkloads(m.Workloads))
 }
 
+// The values validateWorkloads accepts, which the schema's descriptions list too.
 var (
-	tolerationOperators = []string{string(corev1.TolerationOpEqual), string(corev1.TolerationOpExists)}
-	taintEffects        = []string{string(corev1.TaintEffectNoSchedule), string(corev1.TaintEffectPreferNoSchedule), string(corev1.TaintEffectNoExecute)}
-	unsatisfiableValues = []string{string(corev1.DoNotSchedule), string(corev1.ScheduleAnyway)}
+	tolerationOperators = []corev1.TolerationOperator{corev1.TolerationOpEqual, corev1.TolerationOpExists}
+	taintEffects        = v1.TaintEffects()
+	unsatisfiableValues = []corev1.UnsatisfiableConstraintAction{corev1.DoNotSchedule, corev1.ScheduleAnyway}
 )
 
 // validateWorkloads checks what the generated Deployments would otherwise fail on, at the
@@ -211,11 +214,6 @@ var (
 func validateWorkloads(ws []workloadModel) field.ErrorList {
 	var errs field.ErrorList
 	seen := map[string]bool{}
-	oneOf := func(p *field.Path, v types.String, allowed []string) {
-		if !v.IsNull() && !v.IsUnknown() && !contains(allowed, v.ValueString()) {
-			errs = append(errs, field.NotSupported(p, v.ValueString(), allowed))
-		}
-	}
 	for i, w := range ws {
 		p := field.NewPath("workloads").Index(i)
 		if !w.Name.IsUnknown() {
@@ -238,12 +236,12 @@ func validateWorkloads(ws []workloadModel) field.ErrorList {
 		}
 		errs = append(errs, quantityErrors(p.Child("requests"), w.Requests)...)
 		for j, t := range w.Tolerations {
-			oneOf(p.Child("tolerations").Index(j).Child("operator"), t.Operator, tolerationOperators)
-			oneOf(p.Child("tolerations").Index(j).Child("effect"), t.Effect, taintEffects)
+			errs = append(errs, oneOf(p.Child("tolerations").Index(j).Child("operator"), t.Operator, tolerationOperators)...)
+			errs = append(errs, oneOf(p.Child("tolerations").Index(j).Child("effect"), t.Effect, taintEffects)...)
 		}
 		for j, s := range w.TopologySpread {
 			sp := p.Child("topologySpread").Index(j)
-			oneOf(sp.Child("whenUnsatisfiable"), s.WhenUnsatisfiable, unsatisfiableValues)
+			errs = append(errs, oneOf(sp.Child("whenUnsatisfiable"), s.WhenUnsatisfiable, unsatisfiableValues)...)
 			if !s.MaxSkew.IsNull() && !s.MaxSkew.IsUnknown() && s.MaxSkew.ValueInt64() < 1 {
 				errs = append(errs, field.Invalid(sp.Child("maxSkew"), s.MaxSkew.ValueInt64(), "maxSkew must be at least 1"))
 			}
@@ -252,13 +250,12 @@ func validateWorkloads(ws []workloadModel) field.ErrorList {
 	return errs
 }
 
-func contains(list []string, v string) bool {
-	for _, s := range list {
-		if s == v {
-			return true
-		}
+// oneOf reports a known value that is not one of allowed.
+func oneOf[S ~string](p *field.Path, v types.String, allowed []S) field.ErrorList {
+	if v.IsNull() || v.IsUnknown() || slices.Contains(allowed, S(v.ValueString())) {
+		return nil
 	}
-	return false
+	return field.ErrorList{field.NotSupported(p, v.ValueString(), allowed)}
 }
 
 func (d *simulationDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
@@ -327,8 +324,7 @@ func (d *simulationDataSource) clusterObjects(ctx context.Context, m *simulation
 	var out []any
 	classes := map[string]bool{}
 	for _, name := range m.NodePools {
-		np := &v1.NodePool{}
-		np.APIVersion, np.Kind, np.Name = v1.SchemeGroupVersion.String(), v1.NodePoolKind, name.ValueString()
+		np := nodePoolRef(name.ValueString())
 		if err := d.target.Get(ctx, np); err != nil {
 			return nil, fmt.Errorf("node_pools: %w", err)
 		}

@@ -1,9 +1,12 @@
-// Package provider is Tenon's Terraform adapter: schemas, models converted to and from
+// Package provider is Tenon's Terraform adapter: schemas, models translated to and from
 // engine/api types, diagnostics and delivery targets. Domain logic lives in engine/...; this
 // package only translates. Each Terraform object has one file (resource_nodepool.go), its
-// model <-> API conversion one file (convert_nodepool.go), and the objects are written through
-// the provider's delivery.Target, so resources do not know whether they write to a cluster or
-// (later) to Git.
+// model and the model <-> API mapping one file (model_nodepool.go), and the objects are written
+// through the provider's delivery.Target, so resources do not know whether they write to a
+// cluster or to Git. The resources that are one API object share their CRUD (objectResource,
+// resource_object.go); attribute types of values the provider builds are derived from the
+// schemas, and the allowed values descriptions list come from the engine's own lists
+// (descriptions.go).
 package provider
 
 import (

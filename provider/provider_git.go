@@ -6,30 +6,10 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/provider"
 	"github.com/hashicorp/terraform-plugin-framework/provider/schema"
-	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/tenonhq/terraform-provider-tenon/engine/gitops"
 	"github.com/tenonhq/terraform-provider-tenon/provider/delivery"
 )
-
-// gitModel is the provider's git {} block.
-type gitModel struct {
-	URL         types.String  `tfsdk:"url"`
-	Branch      types.String  `tfsdk:"branch"`
-	Path        types.String  `tfsdk:"path"`
-	AuthorName  types.String  `tfsdk:"author_name"`
-	AuthorEmail types.String  `tfsdk:"author_email"`
-	Auth        *gitAuthModel `tfsdk:"auth"`
-}
-
-type gitAuthModel struct {
-	Username         types.String `tfsdk:"username"`
-	Password         types.String `tfsdk:"password"`
-	Token            types.String `tfsdk:"token"`
-	SSHPrivateKey    types.String `tfsdk:"ssh_private_key"`
-	SSHKeyPassphrase types.String `tfsdk:"ssh_key_passphrase"`
-	SSHKnownHosts    types.String `tfsdk:"ssh_known_hosts"`
-}
 
 func gitBlock() schema.Block {
 	return schema.SingleNestedBlock{

@@ -14,31 +14,6 @@ import (
 	"github.com/tenonhq/terraform-provider-tenon/provider/delivery"
 )
 
-// kubernetesModel is the provider's kubernetes {} block.
-type kubernetesModel struct {
-	ConfigPath           types.String `tfsdk:"config_path"`
-	ConfigContext        types.String `tfsdk:"config_context"`
-	Host                 types.String `tfsdk:"host"`
-	Token                types.String `tfsdk:"token"`
-	ClientCertificate    types.String `tfsdk:"client_certificate"`
-	ClientKey            types.String `tfsdk:"client_key"`
-	ClusterCACertificate types.String `tfsdk:"cluster_ca_certificate"`
-	Insecure             types.Bool   `tfsdk:"insecure"`
-	Exec                 *execModel   `tfsdk:"exec"`
-}
-
-type execModel struct {
-	APIVersion types.String            `tfsdk:"api_version"`
-	Command    types.String            `tfsdk:"command"`
-	Args       []types.String          `tfsdk:"args"`
-	Env        map[string]types.String `tfsdk:"env"`
-}
-
-type providerModel struct {
-	Kubernetes *kubernetesModel `tfsdk:"kubernetes"`
-	Git        *gitModel        `tfsdk:"git"`
-}
-
 // kubernetesEnv maps each attribute to its environment fallback, as hashicorp/kubernetes
 // names them (config_path also falls back to KUBECONFIG, a list of paths).
 var kubernetesEnv = map[string]string{

@@ -20,41 +20,26 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/tenonhq/terraform-provider-tenon/engine/agent/manifests"
 	"github.com/tenonhq/terraform-provider-tenon/provider/delivery"
 )
 
-var (
-	_ resource.ResourceWithConfigure      = (*agentResource)(nil)
-	_ resource.ResourceWithImportState    = (*agentResource)(nil)
-	_ resource.ResourceWithValidateConfig = (*agentResource)(nil)
-)
+var _ tenonResource = (*agentResource)(nil)
 
 // agentResource is tenon_agent: the agent's Namespace, CRDs, ServiceAccount, RBAC, Deployment
-// and PodDisruptionBudget, as engine/agent/manifests builds them.
+// and PodDisruptionBudget, as engine/agent/manifests builds them. Unlike the object resources
+// it stands for several objects and waits for the rollout, so it shares only the target and
+// the plan-to-state shape (applyPlan) with them.
 type agentResource struct {
-	target delivery.Target
+	targetResource
 }
 
 // NewAgentResource returns the tenon_agent resource.
-func NewAgentResource() resource.Resource { return &agentResource{} }
-
-func (r *agentResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_agent"
-}
-
-func (r *agentResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	r.target = targetFromProviderData(req.ProviderData, &resp.Diagnostics)
-}
+func NewAgentResource() resource.Resource { return &agentResource{targetResource{typeName: "_agent"}} }
 
 func (r *agentResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
-	optStr := func(d string) schema.StringAttribute {
-		return schema.StringAttribute{Optional: true, MarkdownDescription: d}
-	}
-	defStr := func(def, d string) schema.StringAttribute {
-		return schema.StringAttribute{Optional: true, Computed: true, Default: stringdefault.StaticString(def), MarkdownDescription: d}
-	}
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "Installs, upgrades and removes Tenon's agent: its Namespace, the `tenon.dev` CRDs, a ServiceAccount " +
 			"(with annotations for IAM roles for service accounts), least-privilege RBAC, the Deployment (leader election, " +
@@ -69,27 +54,17 @@ func (r *agentResource) Schema(_ context.Context, _ resource.SchemaRequest, resp
 			"namespace": schema.StringAttribute{Optional: true, Computed: true, Default: stringdefault.StaticString(manifests.DefaultNamespace),
 				PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()},
 				MarkdownDescription: "Namespace of the agent. Defaults to `" + manifests.DefaultNamespace + "`; changing it reinstalls the agent."},
-			"image":             defStr(manifests.DefaultImage, "Container image of the agent. Defaults to `"+manifests.DefaultImage+"`."),
-			"image_pull_policy": optStr("`Always`, `IfNotPresent` or `Never`; absent lets Kubernetes choose."),
+			"image": defaultedString(manifests.DefaultImage, "Container image of the agent. Defaults to `"+manifests.DefaultImage+"`."),
+			"image_pull_policy": schema.StringAttribute{Optional: true,
+				MarkdownDescription: codeList(pullPolicies, nil) + "; absent lets Kubernetes choose."},
 			"replicas": schema.Int64Attribute{Optional: true, Computed: true, Default: int64default.StaticInt64(manifests.DefaultReplicas),
 				MarkdownDescription: "Replicas of the Deployment: one leader, the others on stand-by. Defaults to 2 (they need two nodes)."},
-			"cloud":        schema.StringAttribute{Required: true, MarkdownDescription: "Where nodes are launched: `aws` or `kwok`."},
-			"cluster_name": schema.StringAttribute{Required: true, MarkdownDescription: "Name of the cluster in cloud tags and logs."},
-			"service_account_annotations": schema.MapAttribute{Optional: true, ElementType: types.StringType, Validators: nonEmptyMap(),
-				MarkdownDescription: "Annotations of the agent's ServiceAccount, such as `eks.amazonaws.com/role-arn` for IRSA."},
+			"cloud":                       schema.StringAttribute{Required: true, MarkdownDescription: "Where nodes are launched: " + codeList(manifests.Clouds, nil) + "."},
+			"cluster_name":                schema.StringAttribute{Required: true, MarkdownDescription: "Name of the cluster in cloud tags and logs."},
+			"service_account_annotations": optStringMap("Annotations of the agent's ServiceAccount, such as `eks.amazonaws.com/role-arn` for IRSA."),
 			"settings": schema.SingleNestedAttribute{Optional: true, Computed: true, Default: objectdefault.StaticValue(defaultAgentSettings()),
 				MarkdownDescription: "The agent's behaviour flags.",
-				Attributes: map[string]schema.Attribute{
-					"batch_idle":         defStr(manifests.DefaultBatchIdle.String(), "A batch of pending pods ends after this long without a new one. Defaults to `1s`."),
-					"batch_max":          defStr(manifests.DefaultBatchMax.String(), "A batch ends this long after its first pod at the latest. Defaults to `10s`."),
-					"log_level":          defStr(manifests.DefaultLogLevel, "`debug`, `info` (the default), `warn` or `error`."),
-					"log_format":         defStr(manifests.DefaultLogFormat, "`json` (the default) or `text`."),
-					"interruption_queue": optStr("SQS queue of spot interruption and instance state events (aws only)."),
-					"region":             optStr("Cloud region; absent lets the agent decide."),
-					"zones": schema.ListAttribute{Optional: true, ElementType: types.StringType, Validators: nonEmptyList(),
-						MarkdownDescription: "Zones nodes may be launched in; absent means all of the region."},
-					"kwok_launch_delay": optStr("Simulated boot time of KWOK nodes, such as `5s` (kwok only)."),
-				}},
+				Attributes:          agentSettingsAttributes()},
 			"args": schema.ListAttribute{Optional: true, ElementType: types.StringType, Validators: nonEmptyList(),
 				MarkdownDescription: "Extra agent flags, such as `--disruption-interval=30s`."},
 			"wait_for_rollout": schema.BoolAttribute{Optional: true, Computed: true, Default: booldefault.StaticBool(true),
@@ -98,13 +73,44 @@ func (r *agentResource) Schema(_ context.Context, _ resource.SchemaRequest, resp
 				MarkdownDescription: "Remove the CRDs (and with them every NodePool, NodeClass and NodeClaim) even while nodes the agent launched still exist. Those nodes are then no longer managed: remove them yourself."},
 			"timeouts": schema.SingleNestedAttribute{Optional: true, MarkdownDescription: "How long apply waits for the rollout.",
 				Attributes: map[string]schema.Attribute{
-					"create": optStr("Such as `10m` (the default)."),
-					"update": optStr("Such as `10m` (the default)."),
+					"create": schema.StringAttribute{Optional: true, MarkdownDescription: "Such as `10m` (the default)."},
+					"update": schema.StringAttribute{Optional: true, MarkdownDescription: "Such as `10m` (the default)."},
 				}},
 			"available_replicas": schema.Int64Attribute{Computed: true, MarkdownDescription: "Available replicas of the agent's Deployment when last read."},
 		},
 	}
 }
+
+// pullPolicies are the image pull policies of a container.
+var pullPolicies = []corev1.PullPolicy{corev1.PullAlways, corev1.PullIfNotPresent, corev1.PullNever}
+
+// defaultedString is an optional string with a default.
+func defaultedString(def, d string) schema.StringAttribute {
+	return schema.StringAttribute{Optional: true, Computed: true, Default: stringdefault.StaticString(def), MarkdownDescription: d}
+}
+
+// agentSettingsAttributes are the agent's flags; each defaults as manifests does.
+func agentSettingsAttributes() map[string]schema.Attribute {
+	optStr := func(d string) schema.StringAttribute {
+		return schema.StringAttribute{Optional: true, MarkdownDescription: d}
+	}
+	return map[string]schema.Attribute{
+		"batch_idle": defaultedString(manifests.DefaultBatchIdle.String(), "A batch of pending pods ends after this long without a new one. Defaults to `"+manifests.DefaultBatchIdle.String()+"`."),
+		"batch_max":  defaultedString(manifests.DefaultBatchMax.String(), "A batch ends this long after its first pod at the latest. Defaults to `"+manifests.DefaultBatchMax.String()+"`."),
+		"log_level": defaultedString(manifests.DefaultLogLevel,
+			codeList(manifests.LogLevels, map[string]string{manifests.DefaultLogLevel: "the default"})+"."),
+		"log_format": defaultedString(manifests.DefaultLogFormat,
+			codeList(manifests.LogFormats, map[string]string{manifests.DefaultLogFormat: "the default"})+"."),
+		"interruption_queue": optStr("SQS queue of spot interruption and instance state events (aws only)."),
+		"region":             optStr("Cloud region; absent lets the agent decide."),
+		"zones": schema.ListAttribute{Optional: true, ElementType: types.StringType, Validators: nonEmptyList(),
+			MarkdownDescription: "Zones nodes may be launched in; absent means all of the region."},
+		"kwok_launch_delay": optStr("Simulated boot time of KWOK nodes, such as `5s` (kwok only)."),
+	}
+}
+
+// agentSettingsType is the settings attribute's object type, derived from its schema.
+var agentSettingsType = attributesType(agentSettingsAttributes())
 
 // ValidateConfig runs manifests' own validation of the options at plan time.
 func (r *agentResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
@@ -136,24 +142,20 @@ func (r *agentResource) ValidateConfig(ctx context.Context, req resource.Validat
 }
 
 func (r *agentResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	var plan agentModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if r.install(ctx, &plan, plan.rolloutTimeout(false), &resp.Diagnostics) {
-		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
-	}
+	applyPlan(ctx, req.Plan, &resp.State, &resp.Diagnostics, func(ctx context.Context, plan *agentModel, diags *diag.Diagnostics) bool {
+		return r.install(ctx, plan, plan.rolloutTimeout(false), diags)
+	})
 }
 
 func (r *agentResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	var plan agentModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if r.install(ctx, &plan, plan.rolloutTimeout(true), &resp.Diagnostics) {
-		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
-	}
+	applyPlan(ctx, req.Plan, &resp.State, &resp.Diagnostics, func(ctx context.Context, plan *agentModel, diags *diag.Diagnostics) bool {
+		return r.install(ctx, plan, plan.rolloutTimeout(true), diags)
+	})
 }
 
 // install applies every object in order, then waits for the rollout when asked.
 func (r *agentResource) install(ctx context.Context, plan *agentModel, timeout time.Duration, diags *diag.Diagnostics) bool {
-	if diags.HasError() || !requireTarget(r.target, diags) {
+	if !requireTarget(r.target, diags) {
 		return false
 	}
 	opts, _ := plan.toOptions()
@@ -317,8 +319,11 @@ func firstN(s []string, n int) []string {
 
 // ImportState adopts an installed agent by its namespace: terraform import tenon_agent.this tenon-system.
 func (r *agentResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), req.ID)...)
-	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("namespace"), req.ID)...)
-	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("wait_for_rollout"), true)...)
-	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("force_destroy"), false)...)
+	if problems := validation.IsDNS1123Label(req.ID); len(problems) > 0 {
+		resp.Diagnostics.AddError("Invalid Import ID", fmt.Sprintf("The import ID %q is not a namespace (%s). "+
+			"Import the agent by the namespace it runs in, such as `terraform import tenon_agent.this %s`.",
+			req.ID, strings.Join(problems, "; "), manifests.DefaultNamespace))
+		return
+	}
+	setImported(ctx, resp, map[string]any{"id": req.ID, "namespace": req.ID, "wait_for_rollout": true, "force_destroy": false})
 }

@@ -6,7 +6,6 @@ import (
 	"regexp"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -205,70 +204,6 @@ func TestNodePoolCRUDInMemory(t *testing.T) {
 	})
 }
 
-// TestNodePoolRoundTrip: model -> API -> model is the identity for every field, with the
-// defaults the CRD applies already in the model (as a plan has them).
-func TestNodePoolRoundTrip(t *testing.T) {
-	s := types.StringValue
-	full := nodePoolModel{
-		ID: s("p"), Name: s("p"),
-		Template: &nodePoolTemplateModel{
-			Metadata: &templateMetadataModel{
-				Labels:      map[string]types.String{"example.com/team": s("a")},
-				Annotations: map[string]types.String{"example.com/note": s("b")},
-			},
-			Requirements: []requirementModel{
-				{Key: s("node.kubernetes.io/instance-type"), Operator: s("In"), Values: []types.String{s("m5.large"), s("c5.large")}, MinValues: types.Int64Value(2)},
-				{Key: s("tenon.dev/instance-cpu"), Operator: s("Gt"), Values: []types.String{s("3")}, MinValues: types.Int64Null()},
-			},
-			Taints:                 []taintModel{{Key: s("example.com/t"), Value: s("v"), Effect: s("NoSchedule")}},
-			StartupTaints:          []taintModel{{Key: s("example.com/s"), Value: types.StringNull(), Effect: s("NoExecute")}},
-			ExpireAfter:            s("Never"),
-			TerminationGracePeriod: s("1h30m"),
-			NodeClass:              s("default"),
-		},
-		Disruption: &disruptionModel{
-			ConsolidationPolicy: s("WhenEmpty"), ConsolidateAfter: s("30s"),
-			Budgets: []budgetModel{
-				{Nodes: s("10%"), Schedule: types.StringNull(), Duration: types.StringNull()},
-				{Nodes: s("0"), Schedule: s("0 9 * * mon-fri"), Duration: s("8h"), Reasons: []types.String{s("Drifted"), s("Empty")}},
-			},
-		},
-		Limits: map[string]types.String{"cpu": s("1000"), "memory": s("64Gi")},
-		Weight: types.Int64Value(7),
-	}
-	minimal := nodePoolModel{
-		ID: s("m"), Name: s("m"),
-		Template: &nodePoolTemplateModel{ExpireAfter: s("720h"), TerminationGracePeriod: types.StringNull(), NodeClass: s("c")},
-		Disruption: &disruptionModel{ConsolidationPolicy: s("WhenEmptyOrUnderutilized"), ConsolidateAfter: s("0s"),
-			Budgets: []budgetModel{{Nodes: s("10%"), Schedule: types.StringNull(), Duration: types.StringNull()}}},
-		Weight: types.Int64Null(),
-	}
-	for _, tc := range []struct {
-		name  string
-		model nodePoolModel
-	}{{"every field", full}, {"defaults only", minimal}} {
-		t.Run(tc.name, func(t *testing.T) {
-			np, errs := tc.model.toAPI()
-			if len(errs) > 0 {
-				t.Fatalf("toAPI: %v", errs)
-			}
-			if verrs := np.Validate(); len(verrs) > 0 {
-				t.Fatalf("the model converts to an invalid NodePool: %v", verrs)
-			}
-			before := np.DeepCopy()
-			np.SetDefaults()
-			if diff := cmp.Diff(before, np); diff != "" {
-				t.Errorf("the model lacks CRD defaults (-model +defaulted):\n%s", diff)
-			}
-			got := nodePoolFromAPI(np, &tc.model)
-			got.Status = tc.model.Status
-			if diff := cmp.Diff(tc.model, got); diff != "" {
-				t.Errorf("round trip changed the model (-want +got):\n%s", diff)
-			}
-		})
-	}
-}
-
 // TestQuantitySpelling: a quantity read back in the server's form keeps the user's spelling
 // while it means the same amount, and shows a real change otherwise.
 func TestQuantitySpelling(t *testing.T) {
@@ -310,7 +245,7 @@ func TestNodePoolPaths(t *testing.T) {
 		"spec.limits[0]":                                 `limits["0"]`,
 		"spec.weight":                                    "weight",
 	} {
-		got := nodePoolPaths.toTF(api)
+		got := nodePoolKind.paths.toTF(api)
 		if got.String() != want {
 			t.Errorf("%s -> %s, want %s", api, got, want)
 		}

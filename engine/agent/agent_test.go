@@ -246,7 +246,7 @@ spec:
 	if err != nil {
 		t.Fatal(err)
 	}
-	np, nc, err := v1alpha5.ConvertToV1(s.Objects.Provisioners[0])
+	np, nc, err := v1alpha5.ToNodePool(s.Objects.Provisioners[0])
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -171,7 +171,7 @@ func (a *Agent) view(ctx context.Context) (*clusterView, error) {
 				continue
 			}
 		}
-		np, nc, err := v1alpha5.ConvertToV1(p)
+		np, nc, err := v1alpha5.ToNodePool(p)
 		if err != nil {
 			v.invalid[v1alpha5.ProvisionerKind+"/"+p.Name] = err.Error()
 			continue

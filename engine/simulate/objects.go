@@ -96,12 +96,12 @@ func jobWorkload(j *batchv1.Job) workload {
 }
 
 // validateProvisioner checks a Provisioner as the API does and that it
-// converts into the pool the agent would run.
+// maps to the pool the agent would run.
 func validateProvisioner(p *v1alpha5.Provisioner) field.ErrorList {
 	if errs := p.Validate(); len(errs) > 0 {
 		return errs
 	}
-	if _, _, err := v1alpha5.ConvertToV1(p); err != nil {
+	if _, _, err := v1alpha5.ToNodePool(p); err != nil {
 		return field.ErrorList{{Type: field.ErrorTypeInvalid, Field: "spec", BadValue: field.OmitValueType{}, Detail: err.Error()}}
 	}
 	return nil

@@ -61,7 +61,7 @@ func (b *builder) pools(objs Objects) ([]*Pool, error) {
 			errs = append(errs, fieldErrors(v1alpha5.ProvisionerKind, "", p.Name, fe)...)
 			continue
 		}
-		np, nc, err := v1alpha5.ConvertToV1(p)
+		np, nc, err := v1alpha5.ToNodePool(p)
 		if err != nil {
 			errs = append(errs, objectErrorf(v1alpha5.ProvisionerKind, "", p.Name, "", "%v", err))
 			continue

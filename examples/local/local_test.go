@@ -87,7 +87,7 @@ func TestExamplesPassGoValidation(t *testing.T) {
 	if ttl := prov.Spec.TTLSecondsAfterEmpty; ttl == nil || *ttl != 30 {
 		t.Errorf("provisioner.yaml: ttlSecondsAfterEmpty %v, want 30", ttl)
 	}
-	converted, _, err := v1alpha5.ConvertToV1(&prov)
+	converted, _, err := v1alpha5.ToNodePool(&prov)
 	if err != nil {
 		t.Fatalf("provisioner.yaml does not convert to a NodePool: %v", err)
 	}

@@ -2,9 +2,9 @@
 // v1alpha5 users know from tutorials and their own clusters. Field names are Karpenter's, so
 // `tenon convert` maps a karpenter.sh/v1alpha5 Provisioner to this one mechanically.
 //
-// A Provisioner is one NodePool and, when its provider is inline, one NodeClass: ConvertToV1 and
-// ConvertFromV1 translate between them without losing anything, and the agent runs a Provisioner
-// exactly as it runs the NodePool it converts to. As in package v1, every rule checkable without
+// A Provisioner is one NodePool and, when its provider is inline, one NodeClass: ToNodePool and
+// FromNodePool translate between them without losing anything, and the agent runs a Provisioner
+// exactly as it runs the NodePool it maps to. As in package v1, every rule checkable without
 // cluster state lives twice, as kubebuilder markers (OpenAPI schema and CEL) in the generated
 // CRD and as Validate returning field errors with exact paths; the twin tests run both.
 //

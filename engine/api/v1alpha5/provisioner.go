@@ -11,7 +11,7 @@ import (
 // launch for pending pods (labels, taints, requirements, provider), when it removes them
 // (ttlSecondsAfterEmpty, ttlSecondsUntilExpired, consolidation), how much it may launch
 // (limits) and how it ranks against other pools (weight). The agent runs it as the NodePool
-// (and NodeClass) ConvertToV1 makes of it.
+// (and NodeClass) ToNodePool makes of it.
 //
 // +kubebuilder:object:root=true
 // +kubebuilder:subresource:status

@@ -150,3 +150,12 @@ func between[T integer](path *field.Path, v *T, lowest, highest T, msg string) f
 	}
 	return nil
 }
+
+// RequirementOperators returns the operators of a Provisioner's requirement, in the order the
+// CRD lists them: those that compare label values, then those that compare integer labels.
+func RequirementOperators() (set, integer []corev1.NodeSelectorOperator) {
+	return operators.Set(), operators.Integer()
+}
+
+// AMIFamilies returns the AMI families of an inline provider, in the order the CRD lists them.
+func AMIFamilies() []string { return slices.Clone(supportedAMIFamilies) }

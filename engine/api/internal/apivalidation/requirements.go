@@ -27,6 +27,25 @@ type Operators struct {
 	MsgIntegerValues string
 }
 
+// setOperators compare label values as strings; every other operator compares integers.
+var setOperators = []corev1.NodeSelectorOperator{
+	corev1.NodeSelectorOpIn, corev1.NodeSelectorOpNotIn, corev1.NodeSelectorOpExists, corev1.NodeSelectorOpDoesNotExist,
+}
+
+// Set returns the supported operators that compare label values as strings, in order.
+func (o Operators) Set() []corev1.NodeSelectorOperator {
+	return slices.DeleteFunc(slices.Clone(o.Supported), func(op corev1.NodeSelectorOperator) bool {
+		return !slices.Contains(setOperators, op)
+	})
+}
+
+// Integer returns the supported operators that compare integer labels, in order.
+func (o Operators) Integer() []corev1.NodeSelectorOperator {
+	return slices.DeleteFunc(slices.Clone(o.Supported), func(op corev1.NodeSelectorOperator) bool {
+		return slices.Contains(setOperators, op)
+	})
+}
+
 // Requirements checks a list of requirements: label keys and their restricted domains,
 // operators, and the shape of the values for each operator.
 func Requirements[R Requirement](path *field.Path, reqs []R, ops Operators) field.ErrorList {
@@ -80,7 +99,7 @@ func requirement(path *field.Path, r corev1.NodeSelectorRequirement, ops Operato
 			errs = append(errs, field.Invalid(valuesPath, r.Values, msgExistsValues))
 		}
 	default:
-		if slices.Contains(ops.Supported, r.Operator) && (len(r.Values) != 1 || !integerValueRE.MatchString(r.Values[0])) {
+		if slices.Contains(ops.Integer(), r.Operator) && (len(r.Values) != 1 || !integerValueRE.MatchString(r.Values[0])) {
 			errs = append(errs, field.Invalid(valuesPath, r.Values, ops.MsgIntegerValues))
 		}
 	}

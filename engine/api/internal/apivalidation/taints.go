@@ -18,6 +18,15 @@ var taintEffects = []string{
 	string(corev1.TaintEffectNoSchedule), string(corev1.TaintEffectPreferNoSchedule), string(corev1.TaintEffectNoExecute),
 }
 
+// TaintEffects returns the effects a taint may have, in the order the CRDs list them.
+func TaintEffects() []corev1.TaintEffect {
+	out := make([]corev1.TaintEffect, len(taintEffects))
+	for i, e := range taintEffects {
+		out[i] = corev1.TaintEffect(e)
+	}
+	return out
+}
+
 // NodeTaints checks the taints and startup taints of the nodes, the fields taints and
 // startupTaints under path: each list on its own, and that no startup taint repeats a taint.
 func NodeTaints[T Taint](path *field.Path, taints, startupTaints []T) field.ErrorList {

@@ -16,8 +16,8 @@ import (
 	v1 "github.com/tenonhq/terraform-provider-tenon/engine/api/v1"
 )
 
-// Annotations on the NodePool that keep what a NodePool has no field for, so ConvertFromV1
-// restores the Provisioner exactly. ConvertFromV1 removes them again.
+// Annotations on the NodePool that keep what a NodePool has no field for, so FromNodePool
+// restores the Provisioner exactly. FromNodePool removes them again.
 const (
 	// AnnotationConsolidation holds spec.consolidation as JSON when it is set but not
 	// {enabled: true} (which the disruption block says on its own).
@@ -32,9 +32,9 @@ const (
 	AnnotationLastScaleTime = Group + "/v1alpha5-last-scale-time"
 )
 
-var conversionAnnotations = []string{AnnotationConsolidation, AnnotationLimits, AnnotationKubeletConfiguration, AnnotationLastScaleTime}
+var provisionerAnnotations = []string{AnnotationConsolidation, AnnotationLimits, AnnotationKubeletConfiguration, AnnotationLastScaleTime}
 
-// ConvertToV1 returns the NodePool a Provisioner is, and, when its provider is inline, the
+// ToNodePool returns the NodePool a Provisioner is, and, when its provider is inline, the
 // NodeClass named after it that holds the provider (nil with providerRef). The mapping:
 //
 //   - labels and annotations → template.metadata; requirements, taints, startupTaints →
@@ -48,18 +48,18 @@ var conversionAnnotations = []string{AnnotationConsolidation, AnnotationLimits, 
 //   - status resources and conditions → NodePool status
 //
 // What has no field in v1 goes into the annotations above. The Provisioner should be valid:
-// ConvertToV1 refuses only what it cannot map at all.
-func ConvertToV1(p *Provisioner) (*v1.NodePool, *v1.NodeClass, error) {
+// ToNodePool refuses only what it cannot map at all.
+func ToNodePool(p *Provisioner) (*v1.NodePool, *v1.NodeClass, error) {
 	spec := &p.Spec
 	switch {
 	case spec.Provider == nil && spec.ProviderRef == nil:
-		return nil, nil, fmt.Errorf("converting provisioner %s: %s", p.Name, msgProviderRequired)
+		return nil, nil, fmt.Errorf("mapping provisioner %s to a nodepool: %s", p.Name, msgProviderRequired)
 	case spec.Provider != nil && spec.ProviderRef != nil:
-		return nil, nil, fmt.Errorf("converting provisioner %s: %s", p.Name, msgProviderExclusive)
+		return nil, nil, fmt.Errorf("mapping provisioner %s to a nodepool: %s", p.Name, msgProviderExclusive)
 	}
 	disruption, err := disruptionToV1(spec)
 	if err != nil {
-		return nil, nil, fmt.Errorf("converting provisioner %s: %w", p.Name, err)
+		return nil, nil, fmt.Errorf("mapping provisioner %s to a nodepool: %w", p.Name, err)
 	}
 	annotations := map[string]string{}
 	if c := spec.Consolidation; c != nil && (c.Enabled == nil || !*c.Enabled) {
@@ -81,7 +81,7 @@ func ConvertToV1(p *Provisioner) (*v1.NodePool, *v1.NodeClass, error) {
 		Spec: v1.NodePoolSpec{
 			Template: v1.NodeClaimTemplate{
 				TemplateObjectMeta: v1.TemplateObjectMeta{
-					Labels:      convertMap[string, LabelValue, string](spec.Labels),
+					Labels:      castMap[string, LabelValue, string](spec.Labels),
 					Annotations: maps.Clone(spec.Annotations),
 				},
 				Spec: v1.NodeClaimTemplateSpec{
@@ -185,14 +185,14 @@ func taintsToV1(taints []Taint) []v1.Taint {
 	return out
 }
 
-// ConvertFromV1 returns the Provisioner a NodePool is. nc is the NodeClass that holds the
-// provisioner's inline provider (the one ConvertToV1 made, named after the pool), or nil when
-// the provisioner references its NodeClass with providerRef. It inverts ConvertToV1 exactly,
+// FromNodePool returns the Provisioner a NodePool is. nc is the NodeClass that holds the
+// provisioner's inline provider (the one ToNodePool made, named after the pool), or nil when
+// the provisioner references its NodeClass with providerRef. It inverts ToNodePool exactly,
 // and also reads pools written by hand or defaulted by the API server; what a Provisioner
 // cannot express (budgets, minValues, Gte and Lte, terminationGracePeriod, consolidateAfter
 // other than 0s when underutilized nodes are consolidated, NodeClass settings the inline
 // provider lacks) is an error naming the field.
-func ConvertFromV1(np *v1.NodePool, nc *v1.NodeClass) (*Provisioner, error) {
+func FromNodePool(np *v1.NodePool, nc *v1.NodeClass) (*Provisioner, error) {
 	var errs field.ErrorList
 	tmpl := &np.Spec.Template
 	p := &Provisioner{
@@ -200,7 +200,7 @@ func ConvertFromV1(np *v1.NodePool, nc *v1.NodeClass) (*Provisioner, error) {
 		ObjectMeta: *np.ObjectMeta.DeepCopy(),
 		Spec: ProvisionerSpec{
 			Annotations:   maps.Clone(tmpl.Annotations),
-			Labels:        convertMap[string, string, LabelValue](tmpl.Labels),
+			Labels:        castMap[string, string, LabelValue](tmpl.Labels),
 			Taints:        taintsFromV1(tmpl.Spec.Taints),
 			StartupTaints: taintsFromV1(tmpl.Spec.StartupTaints),
 			Weight:        copyPtr(np.Spec.Weight),
@@ -210,7 +210,7 @@ func ConvertFromV1(np *v1.NodePool, nc *v1.NodeClass) (*Provisioner, error) {
 			Conditions: slices.Clone(np.Status.Conditions),
 		},
 	}
-	for _, k := range conversionAnnotations {
+	for _, k := range provisionerAnnotations {
 		delete(p.Annotations, k)
 	}
 	if len(p.Annotations) == 0 {
@@ -246,7 +246,7 @@ func ConvertFromV1(np *v1.NodePool, nc *v1.NodeClass) (*Provisioner, error) {
 	}
 	errs = append(errs, providerFromV1(np, nc, &p.Spec)...)
 	if len(errs) > 0 {
-		return nil, fmt.Errorf("converting nodepool %s to a provisioner: %w", np.Name, errs.ToAggregate())
+		return nil, fmt.Errorf("mapping nodepool %s to a provisioner: %w", np.Name, errs.ToAggregate())
 	}
 	return p, nil
 }
@@ -409,7 +409,7 @@ func secondsToDuration(seconds *int64) v1.NillableDuration {
 var secondsRE = regexp.MustCompile(`^[0-9]+s$`)
 
 // durationToSeconds reads a v1 duration as a TTL in seconds; Never is no TTL. Whole seconds
-// ("30s", as ConvertToV1 writes them) are read exactly, however large.
+// ("30s", as ToNodePool writes them) are read exactly, however large.
 func durationToSeconds(d v1.NillableDuration) (*int64, error) {
 	if d.IsNever() {
 		return nil, nil
@@ -453,8 +453,8 @@ func fromJSON(raw, annotation string, into any) field.ErrorList {
 	return nil
 }
 
-// convertMap converts a map between string types, keeping nil apart from empty.
-func convertMap[K comparable, A, B ~string](m map[K]A) map[K]B {
+// castMap converts a map between string types, keeping nil apart from empty.
+func castMap[K comparable, A, B ~string](m map[K]A) map[K]B {
 	if m == nil {
 		return nil
 	}

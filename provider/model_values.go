@@ -10,7 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
-// Helpers shared by the convert_*.go files, the only place where Terraform values and
+// Helpers shared by the model_*.go files, the only place where Terraform values and
 // engine/api types meet. Conventions: an empty API string, list or map is a null attribute
 // (the schemas forbid empty lists and maps, so null and empty never need telling apart), and
 // quantities keep the form the user wrote while they mean the same amount.
@@ -170,21 +170,10 @@ func keepQuantity(q resource.Quantity, prior types.String) string {
 	return q.String()
 }
 
-// conditionAttrTypes is the object type of a status condition.
-var conditionAttrTypes = map[string]attr.Type{
-	"type":                 types.StringType,
-	"status":               types.StringType,
-	"reason":               types.StringType,
-	"message":              types.StringType,
-	"last_transition_time": types.StringType,
-}
-
-var conditionsType = types.ListType{ElemType: types.ObjectType{AttrTypes: conditionAttrTypes}}
-
 func tfConditions(cs []metav1.Condition) types.List {
 	elems := make([]attr.Value, 0, len(cs))
 	for _, c := range cs {
-		elems = append(elems, types.ObjectValueMust(conditionAttrTypes, map[string]attr.Value{
+		elems = append(elems, types.ObjectValueMust(conditionType.AttrTypes, map[string]attr.Value{
 			"type":                 types.StringValue(c.Type),
 			"status":               types.StringValue(string(c.Status)),
 			"reason":               types.StringValue(c.Reason),
@@ -192,7 +181,7 @@ func tfConditions(cs []metav1.Condition) types.List {
 			"last_transition_time": types.StringValue(c.LastTransitionTime.UTC().Format(time.RFC3339)),
 		}))
 	}
-	return types.ListValueMust(conditionsType.ElemType, elems)
+	return types.ListValueMust(conditionType, elems)
 }
 
 func tfQuantities(rl corev1.ResourceList) types.Map {

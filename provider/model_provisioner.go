@@ -52,23 +52,29 @@ type inlineProviderModel struct {
 	Tags                  map[string]types.String `tfsdk:"tags"`
 }
 
-// provisionerPaths maps Provisioner validation paths to tenon_provisioner attributes.
-var provisionerPaths = newPathMapper([]pathRule{
-	{api: "metadata.name", tf: path.Root("name")},
-	{api: "spec.limits.resources", tf: path.Root("limits")},
-	{api: "spec.limits", tf: path.Root("limits")},
-	// provider is a meta-argument Terraform reserves in every resource block.
-	{api: "spec.provider", tf: path.Root("aws")},
-	{api: "spec.providerRef", tf: path.Root("provider_ref"), whole: true},
-	{api: "spec", tf: path.Empty()},
-}, append([]string{"labels", "annotations", "limits", "tags", "ami_selector", "subnet_selector", "security_group_selector"}, kubeletMaps...)...)
-
-var provisionerStatusAttrTypes = map[string]attr.Type{
-	"last_scale_time": types.StringType,
-	"resources":       types.MapType{ElemType: types.StringType},
-	"conditions":      conditionsType,
+// provisionerKind is how tenon_provisioner stores its model: as a Provisioner. Its paths map
+// Provisioner validation paths to tenon_provisioner attributes.
+var provisionerKind = apiKind[provisionerModel, *v1alpha5.Provisioner]{
+	name: v1alpha5.ProvisionerKind, ref: provisionerRef, toAPI: (*provisionerModel).toAPI, fromAPI: provisionerFromAPI,
+	paths: newPathMapper([]pathRule{
+		{api: "metadata.name", tf: path.Root("name")},
+		{api: "spec.limits.resources", tf: path.Root("limits")},
+		{api: "spec.limits", tf: path.Root("limits")},
+		// provider is a meta-argument Terraform reserves in every resource block.
+		{api: "spec.provider", tf: path.Root("aws")},
+		{api: "spec.providerRef", tf: path.Root("provider_ref"), whole: true},
+		{api: "spec", tf: path.Empty()},
+	}, append([]string{"labels", "annotations", "limits", "tags", "ami_selector", "subnet_selector", "security_group_selector"}, kubeletMaps...)...),
 }
 
+// provisionerRef is the Provisioner named name, for Get and Delete.
+func provisionerRef(name string) *v1alpha5.Provisioner {
+	p := &v1alpha5.Provisioner{}
+	p.APIVersion, p.Kind, p.Name = v1alpha5.SchemeGroupVersion.String(), v1alpha5.ProvisionerKind, name
+	return p
+}
+
+// toAPI builds the Provisioner the model describes, and reports values that have no API form.
 func (m *provisionerModel) toAPI() (*v1alpha5.Provisioner, field.ErrorList) {
 	p := &v1alpha5.Provisioner{
 		TypeMeta:   metav1.TypeMeta{APIVersion: v1alpha5.SchemeGroupVersion.String(), Kind: v1alpha5.ProvisionerKind},
@@ -155,7 +161,7 @@ func provisionerFromAPI(p *v1alpha5.Provisioner, prior *provisionerModel) provis
 	if p.Status.LastScaleTime != nil {
 		last = types.StringValue(p.Status.LastScaleTime.UTC().Format(time.RFC3339))
 	}
-	m.Status = types.ObjectValueMust(provisionerStatusAttrTypes, map[string]attr.Value{
+	m.Status = types.ObjectValueMust(provisionerStatusType.AttrTypes, map[string]attr.Value{
 		"last_scale_time": last,
 		"resources":       tfQuantities(p.Status.Resources),
 		"conditions":      tfConditions(p.Status.Conditions),

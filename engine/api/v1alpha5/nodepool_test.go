@@ -64,13 +64,13 @@ func checkV1Valid(t *testing.T, np *v1.NodePool, nc *v1.NodeClass) {
 
 func roundTrip(t *testing.T, p *v1alpha5.Provisioner) (*v1.NodePool, *v1.NodeClass) {
 	t.Helper()
-	np, nc, err := v1alpha5.ConvertToV1(p)
+	np, nc, err := v1alpha5.ToNodePool(p)
 	if err != nil {
-		t.Fatalf("ConvertToV1: %v", err)
+		t.Fatalf("ToNodePool: %v", err)
 	}
-	back, err := v1alpha5.ConvertFromV1(np, nc)
+	back, err := v1alpha5.FromNodePool(np, nc)
 	if err != nil {
-		t.Fatalf("ConvertFromV1: %v", err)
+		t.Fatalf("FromNodePool: %v", err)
 	}
 	if !reflect.DeepEqual(p, back) {
 		t.Fatalf("round trip changed the Provisioner:\nbefore: %s\nafter:  %s", mustJSON(t, p), mustJSON(t, back))
@@ -340,11 +340,11 @@ func pick[T any](r *rand.Rand, options ...T) T { return options[r.IntN(len(optio
 
 func ptr[T any](v T) *T { return &v }
 
-// TestConvertFromV1 checks the pools ConvertFromV1 reads beyond its own output: pools the API
+// TestFromNodePool checks the pools FromNodePool reads beyond its own output: pools the API
 // server defaulted, and pools using what a Provisioner cannot express.
-func TestConvertFromV1(t *testing.T) {
+func TestFromNodePool(t *testing.T) {
 	p := decodeProvisioner(t, v1alpha5test.Base)
-	np, nc, err := v1alpha5.ConvertToV1(p)
+	np, nc, err := v1alpha5.ToNodePool(p)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -353,7 +353,7 @@ func TestConvertFromV1(t *testing.T) {
 		np, nc := np.DeepCopy(), nc.DeepCopy()
 		np.SetDefaults()
 		nc.SetDefaults()
-		got, err := v1alpha5.ConvertFromV1(np, nc)
+		got, err := v1alpha5.FromNodePool(np, nc)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -366,7 +366,7 @@ func TestConvertFromV1(t *testing.T) {
 	t.Run("no disruption block consolidates", func(t *testing.T) {
 		np := np.DeepCopy()
 		np.Spec.Disruption = nil
-		got, err := v1alpha5.ConvertFromV1(np, nc)
+		got, err := v1alpha5.FromNodePool(np, nc)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -378,7 +378,7 @@ func TestConvertFromV1(t *testing.T) {
 	t.Run("expireAfter in hours", func(t *testing.T) {
 		np := np.DeepCopy()
 		np.Spec.Template.Spec.ExpireAfter = "720h"
-		got, err := v1alpha5.ConvertFromV1(np, nc)
+		got, err := v1alpha5.FromNodePool(np, nc)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -429,16 +429,16 @@ func TestConvertFromV1(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			np, nc := np.DeepCopy(), nc.DeepCopy()
 			tc.edit(np, nc)
-			_, err := v1alpha5.ConvertFromV1(np, nc)
+			_, err := v1alpha5.FromNodePool(np, nc)
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
-				t.Errorf("ConvertFromV1 error = %v, want one naming %s", err, tc.want)
+				t.Errorf("FromNodePool error = %v, want one naming %s", err, tc.want)
 			}
 		})
 	}
 }
 
-// TestConvertToV1Annotations pins what goes into annotations, since other tools read them.
-func TestConvertToV1Annotations(t *testing.T) {
+// TestToNodePoolAnnotations pins what goes into annotations, since other tools read them.
+func TestToNodePoolAnnotations(t *testing.T) {
 	p := decodeProvisioner(t, []byte(`
 apiVersion: tenon.dev/v1alpha5
 kind: Provisioner
@@ -451,7 +451,7 @@ spec:
 status:
   lastScaleTime: "2025-01-02T03:04:05Z"
 `))
-	np, nc, err := v1alpha5.ConvertToV1(p)
+	np, nc, err := v1alpha5.ToNodePool(p)
 	if err != nil {
 		t.Fatal(err)
 	}

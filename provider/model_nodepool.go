@@ -64,38 +64,23 @@ type budgetModel struct {
 	Reasons  []types.String `tfsdk:"reasons"`
 }
 
-// nodePoolPaths maps NodePool validation paths to tenon_nodepool attributes.
-var nodePoolPaths = newPathMapper([]pathRule{
-	{api: "metadata.name", tf: path.Root("name")},
-	{api: "spec.template.metadata", tf: path.Root("template").AtName("metadata")},
-	{api: "spec.template.spec.nodeClassRef", tf: path.Root("template").AtName("node_class"), whole: true},
-	{api: "spec.template.spec", tf: path.Root("template")},
-	{api: "spec.template", tf: path.Root("template")},
-	{api: "spec", tf: path.Empty()},
-}, "labels", "annotations", "limits")
-
-var budgetAttrTypes = map[string]attr.Type{
-	"nodes":    types.StringType,
-	"schedule": types.StringType,
-	"duration": types.StringType,
-	"reasons":  types.ListType{ElemType: types.StringType},
-}
-
-var disruptionAttrTypes = map[string]attr.Type{
-	"consolidation_policy": types.StringType,
-	"consolidate_after":    types.StringType,
-	"budgets":              types.ListType{ElemType: types.ObjectType{AttrTypes: budgetAttrTypes}},
-}
-
-var nodePoolStatusAttrTypes = map[string]attr.Type{
-	"nodes":      types.Int64Type,
-	"resources":  types.MapType{ElemType: types.StringType},
-	"conditions": conditionsType,
+// nodePoolKind is how tenon_nodepool stores its model: as a NodePool. Its paths map NodePool
+// validation paths to tenon_nodepool attributes.
+var nodePoolKind = apiKind[nodePoolModel, *v1.NodePool]{
+	name: v1.NodePoolKind, ref: nodePoolRef, toAPI: (*nodePoolModel).toAPI, fromAPI: nodePoolFromAPI,
+	paths: newPathMapper([]pathRule{
+		{api: "metadata.name", tf: path.Root("name")},
+		{api: "spec.template.metadata", tf: path.Root("template").AtName("metadata")},
+		{api: "spec.template.spec.nodeClassRef", tf: path.Root("template").AtName("node_class"), whole: true},
+		{api: "spec.template.spec", tf: path.Root("template")},
+		{api: "spec.template", tf: path.Root("template")},
+		{api: "spec", tf: path.Empty()},
+	}, "labels", "annotations", "limits"),
 }
 
 // defaultBudget is the one budget a pool without budgets gets, as the CRD defaults it.
 func defaultBudget() attr.Value {
-	return types.ObjectValueMust(budgetAttrTypes, map[string]attr.Value{
+	return types.ObjectValueMust(budgetType.AttrTypes, map[string]attr.Value{
 		"nodes":    types.StringValue(v1.DefaultBudgetNodes),
 		"schedule": types.StringNull(),
 		"duration": types.StringNull(),
@@ -104,12 +89,12 @@ func defaultBudget() attr.Value {
 }
 
 func defaultBudgets() types.List {
-	return types.ListValueMust(types.ObjectType{AttrTypes: budgetAttrTypes}, []attr.Value{defaultBudget()})
+	return types.ListValueMust(budgetType, []attr.Value{defaultBudget()})
 }
 
 // defaultDisruption is the disruption block of a pool without one, as the CRD defaults it.
 func defaultDisruption() types.Object {
-	return types.ObjectValueMust(disruptionAttrTypes, map[string]attr.Value{
+	return types.ObjectValueMust(disruptionType.AttrTypes, map[string]attr.Value{
 		"consolidation_policy": types.StringValue(string(v1.ConsolidationPolicyWhenEmptyOrUnderutilized)),
 		"consolidate_after":    types.StringValue(string(v1.DefaultConsolidateAfter)),
 		"budgets":              defaultBudgets(),
@@ -128,6 +113,13 @@ func quantityErrors(p *field.Path, m map[string]types.String) field.ErrorList {
 		}
 	}
 	return errs
+}
+
+// nodePoolRef is the NodePool named name, for Get and Delete.
+func nodePoolRef(name string) *v1.NodePool {
+	np := &v1.NodePool{}
+	np.APIVersion, np.Kind, np.Name = v1.SchemeGroupVersion.String(), v1.NodePoolKind, name
+	return np
 }
 
 // toAPI builds the NodePool the model describes, and reports values that have no API form.
@@ -253,7 +245,7 @@ func nodePoolFromAPI(np *v1.NodePool, prior *nodePoolModel) nodePoolModel {
 	}
 	m.Limits = tfResourceList(np.Spec.Limits, priorLimits)
 	m.Weight = tfInt32Ptr(np.Spec.Weight)
-	m.Status = types.ObjectValueMust(nodePoolStatusAttrTypes, map[string]attr.Value{
+	m.Status = types.ObjectValueMust(nodePoolStatusType.AttrTypes, map[string]attr.Value{
 		"nodes":      types.Int64Value(np.Status.Nodes),
 		"resources":  tfQuantities(np.Status.Resources),
 		"conditions": tfConditions(np.Status.Conditions),

@@ -28,9 +28,6 @@ type kubeletModel struct {
 var kubeletMaps = []string{"system_reserved", "kube_reserved", "eviction_hard", "eviction_soft", "eviction_soft_grace_period"}
 
 func kubeletAttribute(desc string) schema.SingleNestedAttribute {
-	strMapAttr := func(d string) schema.MapAttribute {
-		return schema.MapAttribute{Optional: true, ElementType: types.StringType, Validators: nonEmptyMap(), MarkdownDescription: d}
-	}
 	return schema.SingleNestedAttribute{
 		Optional: true, MarkdownDescription: desc,
 		Attributes: map[string]schema.Attribute{
@@ -38,14 +35,14 @@ func kubeletAttribute(desc string) schema.SingleNestedAttribute {
 				MarkdownDescription: "IP addresses of the cluster DNS servers (up to 3)."},
 			"max_pods":      schema.Int64Attribute{Optional: true, MarkdownDescription: "Most pods per node, 1 to 1000; absent means the instance type's ENI-based limit."},
 			"pods_per_core": schema.Int64Attribute{Optional: true, MarkdownDescription: "Most pods per vCPU (never above `max_pods`); 0 means no cap."},
-			"system_reserved": strMapAttr("Resources reserved for the operating system (`cpu`, `memory`, `ephemeral-storage`, `pid`), " +
+			"system_reserved": optStringMap("Resources reserved for the operating system (`cpu`, `memory`, `ephemeral-storage`, `pid`), " +
 				"such as `{ cpu = \"100m\", memory = \"100Mi\" }`."),
-			"kube_reserved": strMapAttr("Resources reserved for Kubernetes daemons (`cpu`, `memory`, `ephemeral-storage`, `pid`); " +
+			"kube_reserved": optStringMap("Resources reserved for Kubernetes daemons (`cpu`, `memory`, `ephemeral-storage`, `pid`); " +
 				"absent means the agent's per-instance-type defaults."),
-			"eviction_hard": strMapAttr("Hard eviction thresholds per signal (`memory.available`, `nodefs.available`, `nodefs.inodesFree`, " +
+			"eviction_hard": optStringMap("Hard eviction thresholds per signal (`memory.available`, `nodefs.available`, `nodefs.inodesFree`, " +
 				"`imagefs.available`, `imagefs.inodesFree`, `pid.available`), as a quantity such as `100Mi` or a percentage such as `10%`."),
-			"eviction_soft":              strMapAttr("Soft eviction thresholds per signal, like `eviction_hard`; each needs an `eviction_soft_grace_period`."),
-			"eviction_soft_grace_period": strMapAttr("How long each soft threshold must be crossed before pods are evicted, such as `1m30s`."),
+			"eviction_soft":              optStringMap("Soft eviction thresholds per signal, like `eviction_hard`; each needs an `eviction_soft_grace_period`."),
+			"eviction_soft_grace_period": optStringMap("How long each soft threshold must be crossed before pods are evicted, such as `1m30s`."),
 			"eviction_max_pod_grace_period": schema.Int64Attribute{Optional: true,
 				MarkdownDescription: "Longest grace period, in seconds, given to pods evicted for a soft threshold."},
 			"image_gc_high_threshold_percent": schema.Int64Attribute{Optional: true,

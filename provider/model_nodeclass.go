@@ -78,53 +78,40 @@ type metadataOptionsModel struct {
 	HTTPTokens              types.String `tfsdk:"http_tokens"`
 }
 
-// nodeClassPaths maps NodeClass validation paths to tenon_node_class attributes.
-var nodeClassPaths = newPathMapper([]pathRule{
-	{api: "metadata.name", tf: path.Root("name")},
-	{api: "spec", tf: path.Empty()},
-}, append([]string{"tags"}, kubeletMaps...)...)
-
-// CRD defaults of metadataOptions.
-const (
-	defaultHTTPEndpoint     = "enabled"
-	defaultHTTPProtocolIPv6 = "disabled"
-	defaultHopLimit         = 1
-	defaultHTTPTokens       = "required"
-)
-
-var metadataOptionsAttrTypes = map[string]attr.Type{
-	"http_endpoint":               types.StringType,
-	"http_protocol_ipv6":          types.StringType,
-	"http_put_response_hop_limit": types.Int64Type,
-	"http_tokens":                 types.StringType,
+// nodeClassKind is how tenon_node_class stores its model: as a NodeClass. Whether kwok is set
+// decides which cloud the class is for, so a kwok block unknown at plan time waits for apply.
+var nodeClassKind = apiKind[nodeClassModel, *v1.NodeClass]{
+	name: v1.NodeClassKind, ref: nodeClassRef, toAPI: (*nodeClassModel).toAPI, fromAPI: nodeClassFromAPI,
+	checkAtApply: func(m *nodeClassModel) bool { return m.KWOK.IsUnknown() },
+	paths: newPathMapper([]pathRule{
+		{api: "metadata.name", tf: path.Root("name")},
+		{api: "spec", tf: path.Empty()},
+	}, append([]string{"tags"}, kubeletMaps...)...),
 }
 
+// defaultMetadataOptionsAPI is metadataOptions as the CRD defaults it.
+func defaultMetadataOptionsAPI() *v1.MetadataOptions {
+	nc := &v1.NodeClass{Spec: v1.NodeClassSpec{AWS: &v1.AWSNodeClassSpec{}}}
+	nc.SetDefaults()
+	return nc.Spec.AWS.MetadataOptions
+}
+
+// defaultMetadataOptions is the metadata_options of an aws block without one.
 func defaultMetadataOptions() types.Object {
-	return types.ObjectValueMust(metadataOptionsAttrTypes, map[string]attr.Value{
-		"http_endpoint":               types.StringValue(defaultHTTPEndpoint),
-		"http_protocol_ipv6":          types.StringValue(defaultHTTPProtocolIPv6),
-		"http_put_response_hop_limit": types.Int64Value(defaultHopLimit),
-		"http_tokens":                 types.StringValue(defaultHTTPTokens),
+	def := defaultMetadataOptionsAPI()
+	return types.ObjectValueMust(metadataOptionsType.AttrTypes, map[string]attr.Value{
+		"http_endpoint":               tfStrPtr(def.HTTPEndpoint),
+		"http_protocol_ipv6":          tfStrPtr(def.HTTPProtocolIPv6),
+		"http_put_response_hop_limit": tfInt64Ptr(def.HTTPPutResponseHopLimit),
+		"http_tokens":                 tfStrPtr(def.HTTPTokens),
 	})
 }
 
-var kwokAttrTypes = map[string]attr.Type{}
-
-var requirementAttrTypes = map[string]attr.Type{
-	"key": types.StringType, "operator": types.StringType, "values": types.ListType{ElemType: types.StringType},
-}
-
-var nodeClassStatusAttrTypes = map[string]attr.Type{
-	"ready": types.BoolType,
-	"subnets": types.ListType{ElemType: types.ObjectType{AttrTypes: map[string]attr.Type{
-		"id": types.StringType, "zone": types.StringType, "zone_id": types.StringType}}},
-	"security_groups": types.ListType{ElemType: types.ObjectType{AttrTypes: map[string]attr.Type{
-		"id": types.StringType, "name": types.StringType}}},
-	"amis": types.ListType{ElemType: types.ObjectType{AttrTypes: map[string]attr.Type{
-		"id": types.StringType, "name": types.StringType,
-		"requirements": types.ListType{ElemType: types.ObjectType{AttrTypes: requirementAttrTypes}}}}},
-	"instance_profile": types.StringType,
-	"conditions":       conditionsType,
+// nodeClassRef is the NodeClass named name, for Get and Delete.
+func nodeClassRef(name string) *v1.NodeClass {
+	nc := &v1.NodeClass{}
+	nc.APIVersion, nc.Kind, nc.Name = v1.SchemeGroupVersion.String(), v1.NodeClassKind, name
+	return nc
 }
 
 // toAPI builds the NodeClass the model describes, and reports values that have no API form.
@@ -193,9 +180,9 @@ func (m *nodeClassModel) toAPI() (*v1.NodeClass, field.ErrorList) {
 // nodeClassFromAPI is the model of a stored NodeClass; prior (may be nil) keeps the user's
 // spelling of unchanged volume sizes and of root_volume = false.
 func nodeClassFromAPI(nc *v1.NodeClass, prior *nodeClassModel) nodeClassModel {
-	m := nodeClassModel{ID: types.StringValue(nc.Name), Name: types.StringValue(nc.Name), KWOK: types.ObjectNull(kwokAttrTypes)}
+	m := nodeClassModel{ID: types.StringValue(nc.Name), Name: types.StringValue(nc.Name), KWOK: types.ObjectNull(kwokType.AttrTypes)}
 	if nc.Spec.KWOK != nil {
-		m.KWOK = types.ObjectValueMust(kwokAttrTypes, map[string]attr.Value{})
+		m.KWOK = types.ObjectValueMust(kwokType.AttrTypes, map[string]attr.Value{})
 	}
 	if a := nc.Spec.AWS; a != nil {
 		var priorAWS *awsModel
@@ -266,21 +253,17 @@ func awsFromAPI(a *v1.AWSNodeClassSpec, prior *awsModel) *awsModel {
 }
 
 func nodeClassStatus(s v1.NodeClassStatus) types.Object {
-	st := nodeClassStatusAttrTypes
-	subnetType := st["subnets"].(types.ListType).ElemType.(types.ObjectType)
-	sgType := st["security_groups"].(types.ListType).ElemType.(types.ObjectType)
-	amiType := st["amis"].(types.ListType).ElemType.(types.ObjectType)
 	var subnets, sgs, amis []attr.Value
 	for _, sn := range s.Subnets {
-		subnets = append(subnets, types.ObjectValueMust(subnetType.AttrTypes, map[string]attr.Value{
+		subnets = append(subnets, types.ObjectValueMust(subnetStatusType.AttrTypes, map[string]attr.Value{
 			"id": types.StringValue(sn.ID), "zone": types.StringValue(sn.Zone), "zone_id": types.StringValue(sn.ZoneID)}))
 	}
 	for _, sg := range s.SecurityGroups {
-		sgs = append(sgs, types.ObjectValueMust(sgType.AttrTypes, map[string]attr.Value{
+		sgs = append(sgs, types.ObjectValueMust(securityGroupType.AttrTypes, map[string]attr.Value{
 			"id": types.StringValue(sg.ID), "name": types.StringValue(sg.Name)}))
 	}
 	for _, ami := range s.AMIs {
-		amis = append(amis, types.ObjectValueMust(amiType.AttrTypes, map[string]attr.Value{
+		amis = append(amis, types.ObjectValueMust(amiStatusType.AttrTypes, map[string]attr.Value{
 			"id": types.StringValue(ami.ID), "name": types.StringValue(ami.Name), "requirements": tfCoreRequirements(ami.Requirements)}))
 	}
 	ready := false
@@ -289,11 +272,11 @@ func nodeClassStatus(s v1.NodeClassStatus) types.Object {
 			ready = true
 		}
 	}
-	return types.ObjectValueMust(st, map[string]attr.Value{
+	return types.ObjectValueMust(nodeClassStatusType.AttrTypes, map[string]attr.Value{
 		"ready":            types.BoolValue(ready),
-		"subnets":          types.ListValueMust(subnetType, orEmpty(subnets)),
-		"security_groups":  types.ListValueMust(sgType, orEmpty(sgs)),
-		"amis":             types.ListValueMust(amiType, orEmpty(amis)),
+		"subnets":          types.ListValueMust(subnetStatusType, orEmpty(subnets)),
+		"security_groups":  types.ListValueMust(securityGroupType, orEmpty(sgs)),
+		"amis":             types.ListValueMust(amiStatusType, orEmpty(amis)),
 		"instance_profile": types.StringValue(s.InstanceProfile),
 		"conditions":       tfConditions(s.Conditions),
 	})
@@ -313,9 +296,9 @@ func tfCoreRequirements(reqs []corev1.NodeSelectorRequirement) types.List {
 		for _, v := range r.Values {
 			vals = append(vals, types.StringValue(v))
 		}
-		elems = append(elems, types.ObjectValueMust(requirementAttrTypes, map[string]attr.Value{
+		elems = append(elems, types.ObjectValueMust(amiRequirementType.AttrTypes, map[string]attr.Value{
 			"key": types.StringValue(r.Key), "operator": types.StringValue(string(r.Operator)),
 			"values": types.ListValueMust(types.StringType, vals)}))
 	}
-	return types.ListValueMust(types.ObjectType{AttrTypes: requirementAttrTypes}, elems)
+	return types.ListValueMust(amiRequirementType, elems)
 }

@@ -51,14 +51,9 @@ type agentTimeoutsModel struct {
 // defaultRolloutTimeout bounds the wait for the Deployment when timeouts are not set.
 const defaultRolloutTimeout = 10 * time.Minute
 
-var agentSettingsAttrTypes = map[string]attr.Type{
-	"batch_idle": types.StringType, "batch_max": types.StringType, "log_level": types.StringType, "log_format": types.StringType,
-	"interruption_queue": types.StringType, "region": types.StringType, "zones": types.ListType{ElemType: types.StringType},
-	"kwok_launch_delay": types.StringType,
-}
-
+// defaultAgentSettings is the settings of an agent without a settings block.
 func defaultAgentSettings() types.Object {
-	return types.ObjectValueMust(agentSettingsAttrTypes, map[string]attr.Value{
+	return types.ObjectValueMust(agentSettingsType.AttrTypes, map[string]attr.Value{
 		"batch_idle": types.StringValue(manifests.DefaultBatchIdle.String()), "batch_max": types.StringValue(manifests.DefaultBatchMax.String()),
 		"log_level": types.StringValue(manifests.DefaultLogLevel), "log_format": types.StringValue(manifests.DefaultLogFormat),
 		"interruption_queue": types.StringNull(), "region": types.StringNull(), "zones": types.ListNull(types.StringType),
