@@ -9,7 +9,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"path/filepath"
 	"sync"
 	"testing"
 	"time"
@@ -28,6 +27,7 @@ import (
 
 	"github.com/tenonhq/terraform-provider-tenon/engine/api/crds"
 	"github.com/tenonhq/terraform-provider-tenon/hack/controlplane"
+	"github.com/tenonhq/terraform-provider-tenon/hack/testenv"
 	"github.com/tenonhq/terraform-provider-tenon/provider"
 )
 
@@ -63,7 +63,7 @@ var shared = struct {
 func requireCluster(t *testing.T) *cluster {
 	t.Helper()
 	cp := suite.Require(t)
-	requireTofu(t)
+	testenv.RequireTofu(t, testenv.AcceptanceTest)
 	shared.Do(func() {
 		shared.c, shared.err = setUp(cp.Kubeconfig)
 	})
@@ -74,33 +74,6 @@ func requireCluster(t *testing.T) *cluster {
 		t.Fatalf("installing the CRDs: %v", err)
 	}
 	return shared.c
-}
-
-// requireTofu sets TF_ACC_TERRAFORM_PATH to the OpenTofu that `make testbin` builds (unless
-// set) and TF_ACC_PROVIDER_HOST for OpenTofu. terraform-plugin-testing skips without TF_ACC;
-// `make testacc` and `make test` set it.
-func requireTofu(t *testing.T) {
-	t.Helper()
-	if os.Getenv("TF_ACC_TERRAFORM_PATH") == "" {
-		tofu := filepath.Join(controlplane.BinDir(), "tofu")
-		if _, err := os.Stat(tofu); err != nil {
-			t.Fatalf("OpenTofu is missing (%v): run `make testbin`", err)
-		}
-		t.Setenv("TF_ACC_TERRAFORM_PATH", tofu)
-	}
-	if os.Getenv("TF_ACC_PROVIDER_HOST") == "" {
-		t.Setenv("TF_ACC_PROVIDER_HOST", "registry.opentofu.org")
-	}
-	// A CLI configuration of our own: the user's (dev_overrides, a missing file named by
-	// TF_CLI_CONFIG_FILE) must not change what the tests run.
-	cliConfig := filepath.Join(t.TempDir(), "tofurc")
-	if err := os.WriteFile(cliConfig, []byte("# empty: providers are reattached by the test\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	t.Setenv("TF_CLI_CONFIG_FILE", cliConfig)
-	if os.Getenv("TF_ACC") == "" {
-		t.Log("*** TF_ACC is not set: terraform-plugin-testing SKIPS this acceptance test; run `make testacc` ***")
-	}
 }
 
 func setUp(kubeconfig string) (*cluster, error) {
