@@ -92,12 +92,7 @@ func TestProviderToGitToAgent(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
 	defer cancel()
-	crdObjs, err := kube.ReadFiles("../../../engine/api/crds/tenon.dev_nodeclaims.yaml", "../../../engine/api/crds/tenon.dev_nodeclasses.yaml",
-		"../../../engine/api/crds/tenon.dev_nodepools.yaml", "../../../engine/api/crds/tenon.dev_provisioners.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := kube.Apply(ctx, c, crdObjs); err != nil {
+	if err := kube.InstallCRDs(ctx, c); err != nil {
 		t.Fatal(err)
 	}
 
