@@ -3,9 +3,6 @@ package provider
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
-	"runtime"
 	"sync"
 	"testing"
 
@@ -14,6 +11,7 @@ import (
 
 	k8sruntime "k8s.io/apimachinery/pkg/runtime"
 
+	"github.com/tenonhq/terraform-provider-tenon/hack/testenv"
 	"github.com/tenonhq/terraform-provider-tenon/provider/delivery"
 )
 
@@ -85,34 +83,6 @@ func factories(target delivery.Target) map[string]func() (tfprotov6.ProviderServ
 }
 
 // requireTofu points terraform-plugin-testing at the OpenTofu `make testbin` builds. The
-// unit tests run the CLI (resource.UnitTest) but need no cluster. They skip under -short,
-// skip when no OpenTofu was built and TENON_TESTBIN is unset, and fail when TENON_TESTBIN is
-// set but has no tofu.
-func requireTofu(t *testing.T) {
-	t.Helper()
-	if testing.Short() {
-		t.Skip("SKIPPED: -short was given and this test runs the OpenTofu CLI (bin/tofu)")
-	}
-	if os.Getenv("TF_ACC_TERRAFORM_PATH") == "" {
-		dir := os.Getenv("TENON_TESTBIN")
-		explicit := dir != ""
-		if !explicit {
-			_, file, _, _ := runtime.Caller(0)
-			dir = filepath.Join(filepath.Dir(file), "..", "bin")
-		}
-		tofu := filepath.Join(dir, "tofu")
-		if _, err := os.Stat(tofu); err != nil {
-			if explicit {
-				t.Fatalf("TENON_TESTBIN=%s has no tofu (%v): run `make testbin`", dir, err)
-			}
-			t.Skipf("*** SKIPPED: no OpenTofu at %s; run `make testbin` (or set TENON_TESTBIN) to run this test ***", tofu)
-		}
-		t.Setenv("TF_ACC_TERRAFORM_PATH", tofu)
-	}
-	t.Setenv("TF_ACC_PROVIDER_HOST", "registry.opentofu.org")
-	cliConfig := filepath.Join(t.TempDir(), "tofurc")
-	if err := os.WriteFile(cliConfig, []byte("# empty: providers are reattached by the test\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	t.Setenv("TF_CLI_CONFIG_FILE", cliConfig)
-}
+// provider's OpenTofu tests run the CLI (resource.UnitTest) but need no cluster, so they are
+// CLI tests: see testenv.CLITest for when they skip and when they fail.
+func requireTofu(t *testing.T) { testenv.RequireTofu(t, testenv.CLITest) }

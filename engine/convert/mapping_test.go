@@ -524,25 +524,26 @@ func TestSnake(t *testing.T) {
 }
 
 func TestNormalizeDuration(t *testing.T) {
-	tests := []struct{ in, smh, hm string }{
-		{"720h", "720h", "720h"},
-		{"720h0m0s", "720h", "720h"},
-		{"1h30m0s", "1h30m", "1h30m"},
-		{"1m0s", "1m", "1m"},
-		{"1h0m30s", "1h30s", "1h0m30s"},
-		{"1.5h", "1h30m", "1h30m"},
-		{"90s", "90s", "90s"},
-		{"0s", "0s", "0s"},
-		{"Never", "Never", "Never"},
-		{"500ms", "500ms", "500ms"},
-		{"soon", "soon", "soon"},
+	// input -> its form for the s/m/h fields and for the h/m fields.
+	tests := map[string]struct{ smh, hm string }{
+		"720h":     {"720h", "720h"},
+		"720h0m0s": {"720h", "720h"},
+		"1h30m0s":  {"1h30m", "1h30m"},
+		"1m0s":     {"1m", "1m"},
+		"1h0m30s":  {"1h30s", "1h0m30s"},
+		"1.5h":     {"1h30m", "1h30m"},
+		"90s":      {"90s", "90s"},
+		"0s":       {"0s", "0s"},
+		"Never":    {"Never", "Never"},
+		"500ms":    {"500ms", "500ms"},
+		"soon":     {"soon", "soon"},
 	}
-	for _, tt := range tests {
-		if got := normalizeDuration(tt.in, durationSMH); got != tt.smh {
-			t.Errorf("normalizeDuration(%q, s/m/h) = %q, want %q", tt.in, got, tt.smh)
+	for in, want := range tests {
+		if got := normalizeDuration(in, durationSMH); got != want.smh {
+			t.Errorf("normalizeDuration(%q, s/m/h) = %q, want %q", in, got, want.smh)
 		}
-		if got := normalizeDuration(tt.in, durationHM); got != tt.hm {
-			t.Errorf("normalizeDuration(%q, h/m) = %q, want %q", tt.in, got, tt.hm)
+		if got := normalizeDuration(in, durationHM); got != want.hm {
+			t.Errorf("normalizeDuration(%q, h/m) = %q, want %q", in, got, want.hm)
 		}
 	}
 }

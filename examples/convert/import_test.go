@@ -20,6 +20,7 @@ import (
 	"github.com/tenonhq/terraform-provider-tenon/engine/api/crds"
 	"github.com/tenonhq/terraform-provider-tenon/engine/convert"
 	"github.com/tenonhq/terraform-provider-tenon/hack/controlplane"
+	"github.com/tenonhq/terraform-provider-tenon/hack/testenv"
 	"github.com/tenonhq/terraform-provider-tenon/provider"
 )
 
@@ -40,7 +41,7 @@ func TestMain(m *testing.M) {
 // the provider does not serve yet are skipped, saying which.
 func TestImportPlansNoChanges(t *testing.T) {
 	cp := suite.Require(t)
-	requireTofu(t)
+	testenv.RequireTofu(t, testenv.AcceptanceTest)
 	kubectl := func(args ...string) {
 		t.Helper()
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
@@ -136,30 +137,6 @@ func exampleSets(t *testing.T) [][]string {
 		t.Fatal("no examples found")
 	}
 	return sets
-}
-
-// requireTofu points terraform-plugin-testing at the OpenTofu `make testbin`
-// builds, with a CLI configuration of our own.
-func requireTofu(t *testing.T) {
-	t.Helper()
-	if os.Getenv("TF_ACC_TERRAFORM_PATH") == "" {
-		tofu := filepath.Join(controlplane.BinDir(), "tofu")
-		if _, err := os.Stat(tofu); err != nil {
-			t.Fatalf("OpenTofu is missing (%v): run `make testbin`", err)
-		}
-		t.Setenv("TF_ACC_TERRAFORM_PATH", tofu)
-	}
-	if os.Getenv("TF_ACC_PROVIDER_HOST") == "" {
-		t.Setenv("TF_ACC_PROVIDER_HOST", "registry.opentofu.org")
-	}
-	cliConfig := filepath.Join(t.TempDir(), "tofurc")
-	if err := os.WriteFile(cliConfig, []byte("# empty: the provider is reattached by the test\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	t.Setenv("TF_CLI_CONFIG_FILE", cliConfig)
-	if os.Getenv("TF_ACC") == "" {
-		t.Log("*** TF_ACC is not set: terraform-plugin-testing SKIPS this acceptance test; run it with TF_ACC=1 (make testacc) ***")
-	}
 }
 
 func providerBlock(kubeconfig string) string {

@@ -16,36 +16,14 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/tenonhq/terraform-provider-tenon/hack/testenv"
 )
 
-// tofu returns the OpenTofu binary of TENON_TESTBIN; it skips without it
-// under -short and fails when TENON_TESTBIN is set but tofu is missing.
-func tofu(t *testing.T) string {
-	t.Helper()
-	dir := os.Getenv("TENON_TESTBIN")
-	if dir == "" {
-		if testing.Short() {
-			t.Skip("SKIPPING tofu fmt -check of examples/eks: TENON_TESTBIN is not set (run make testbin, then make test)")
-		}
-		dir = filepath.Join("..", "..", "bin")
-	}
-	bin, err := filepath.Abs(filepath.Join(dir, "tofu"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(bin); err != nil {
-		t.Fatalf("tofu is missing from %s (make testbin builds it): %v", dir, err)
-	}
-	return bin
-}
-
 func TestFormatted(t *testing.T) {
-	cli := filepath.Join(t.TempDir(), "tofurc")
-	if err := os.WriteFile(cli, nil, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.CommandContext(t.Context(), tofu(t), "fmt", "-check", "-diff", "-recursive", ".")
-	cmd.Env = append(os.Environ(), "TF_CLI_CONFIG_FILE="+cli, "TF_IN_AUTOMATION=1")
+	tofu := testenv.RequireTofu(t, testenv.CLITest) // which also sets an empty CLI configuration
+	cmd := exec.CommandContext(t.Context(), tofu, "fmt", "-check", "-diff", "-recursive", ".")
+	cmd.Env = append(os.Environ(), "TF_IN_AUTOMATION=1")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("tofu fmt -check: %v\n%s", err, out)
 	}
@@ -110,24 +88,8 @@ func TestDiscoveryTagsMatchTheNodeClass(t *testing.T) {
 // and no init. A copy with an argument the provider's schema lacks must be
 // invalid, which shows the provider's schema was really checked.
 func TestTenonModuleValidates(t *testing.T) {
-	tofu := tofu(t)
-	root, err := filepath.Abs(filepath.Join("..", ".."))
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	bin := filepath.Join(dir, "bin")
-	build := exec.CommandContext(t.Context(), "go", "build", "-o", filepath.Join(bin, "terraform-provider-tenon"), ".")
-	build.Dir = root
-	build.Env = append(os.Environ(), "GOTOOLCHAIN=local")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("building the provider: %v\n%s", err, out)
-	}
-	cli := filepath.Join(dir, "tofurc")
-	overrides := "provider_installation {\n  dev_overrides {\n    \"tenonhq/tenon\" = \"" + bin + "\"\n  }\n}\n"
-	if err := os.WriteFile(cli, []byte(overrides), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	tofu := testenv.RequireTofu(t, testenv.CLITest)
+	env := testenv.InstallProvider(t)
 	validate := func(t *testing.T, extra string) (bool, string) {
 		t.Helper()
 		work := t.TempDir()
@@ -147,7 +109,7 @@ func TestTenonModuleValidates(t *testing.T) {
 		}
 		cmd := exec.CommandContext(t.Context(), tofu, "validate", "-json", "-no-color")
 		cmd.Dir = work
-		cmd.Env = append(os.Environ(), "TF_CLI_CONFIG_FILE="+cli, "TF_IN_AUTOMATION=1", "CHECKPOINT_DISABLE=1")
+		cmd.Env = env
 		out, _ := cmd.Output() // invalid configurations exit 1; the JSON says why
 		var result struct {
 			Valid bool `json:"valid"`

@@ -11,9 +11,10 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/tenonhq/terraform-provider-tenon/hack/testenv"
 )
 
 const guidePath = "../../docs/guides/getting-started.md"
@@ -54,7 +55,7 @@ var guideMistake = strings.NewReplacer(`operator = "In", values = ["c", "m"]`, `
 // TestExampleValidates: main.tf passes `tofu fmt -check` and `tofu validate` with the provider
 // built from this tree; with the guide's wrong operator, validate fails naming the attribute.
 func TestExampleValidates(t *testing.T) {
-	tofu := requireTofu(t)
+	tofu := testenv.RequireTofu(t, testenv.CLITest)
 	mainTF := read(t, "main.tf")
 	if !strings.Contains(read(t, guidePath), `sed -i 's/operator = "In", values = \["c", "m"\]/operator = "Within", values = ["c", "m"]/' main.tf`) {
 		t.Fatalf("%s no longer makes the mistake this test reproduces (operator In -> Within on the c/m requirement); update guideMistake", guidePath)
@@ -64,19 +65,7 @@ func TestExampleValidates(t *testing.T) {
 		t.Fatal("main.tf has no `operator = \"In\", values = [\"c\", \"m\"]` for the guide's mistake to change")
 	}
 
-	dir := t.TempDir()
-	bin := filepath.Join(dir, "bin")
-	build := exec.Command("go", "build", "-o", filepath.Join(bin, "terraform-provider-tenon"), ".")
-	build.Dir = filepath.Join("..", "..")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("building the provider: %v\n%s", err, out)
-	}
-	cliConfig := filepath.Join(dir, "tofurc")
-	overrides := "provider_installation {\n  dev_overrides {\n    \"tenonhq/tenon\" = \"" + bin + "\"\n  }\n}\n"
-	if err := os.WriteFile(cliConfig, []byte(overrides), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	env := append(os.Environ(), "TF_CLI_CONFIG_FILE="+cliConfig, "TF_IN_AUTOMATION=1", "CHECKPOINT_DISABLE=1")
+	env := testenv.InstallProvider(t)
 	tofuIn := func(dir string, args ...string) (string, error) {
 		cmd := exec.Command(tofu, args...)
 		cmd.Dir, cmd.Env = dir, env
@@ -128,31 +117,4 @@ func TestExampleValidates(t *testing.T) {
 			t.Errorf("tofu validate: no error containing %q, which the guide shows\n%s", c.wantError, out)
 		})
 	}
-}
-
-// requireTofu returns the OpenTofu CLI: TF_ACC_TERRAFORM_PATH, else tofu in TENON_TESTBIN, else
-// the repository's bin/. It skips loudly under -short or when bin/ has none, and fails when
-// TENON_TESTBIN is set but holds no tofu.
-func requireTofu(t *testing.T) string {
-	t.Helper()
-	if testing.Short() {
-		t.Skip("*** SKIPPED: -short was given and this test runs the OpenTofu CLI (bin/tofu) ***")
-	}
-	if p := os.Getenv("TF_ACC_TERRAFORM_PATH"); p != "" {
-		return p
-	}
-	dir := os.Getenv("TENON_TESTBIN")
-	explicit := dir != ""
-	if !explicit {
-		_, file, _, _ := runtime.Caller(0)
-		dir = filepath.Join(filepath.Dir(file), "..", "..", "bin")
-	}
-	tofu := filepath.Join(dir, "tofu")
-	if _, err := os.Stat(tofu); err != nil {
-		if explicit {
-			t.Fatalf("TENON_TESTBIN=%s has no tofu (%v): run `make testbin`", dir, err)
-		}
-		t.Skipf("*** SKIPPED: no OpenTofu at %s; run `make testbin` (or set TENON_TESTBIN) to run this test ***", tofu)
-	}
-	return tofu
 }

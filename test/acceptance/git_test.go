@@ -19,6 +19,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/tenonhq/terraform-provider-tenon/engine/gitops/gitopstest"
+	"github.com/tenonhq/terraform-provider-tenon/hack/testenv"
 )
 
 // gitRepo is a git server with one repository, for the provider's git delivery target.
@@ -30,7 +31,7 @@ type gitRepo struct {
 
 func newGitRepo(t *testing.T) *gitRepo {
 	t.Helper()
-	requireTofu(t)
+	testenv.RequireTofu(t, testenv.AcceptanceTest)
 	srv := gitopstest.Start(t)
 	srv.NewRepo("policy")
 	return &gitRepo{srv: srv, name: "policy", path: "clusters/acc/tenon"}

@@ -9,25 +9,20 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"path/filepath"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
-	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
-	apiextensionsclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/clientcmd"
-	"sigs.k8s.io/yaml"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/tenonhq/terraform-provider-tenon/engine/api/crds"
 	"github.com/tenonhq/terraform-provider-tenon/hack/controlplane"
+	"github.com/tenonhq/terraform-provider-tenon/hack/demo/kube"
+	"github.com/tenonhq/terraform-provider-tenon/hack/testenv"
 	"github.com/tenonhq/terraform-provider-tenon/provider"
 )
 
@@ -48,6 +43,7 @@ var providers = map[string]func() (tfprotov6.ProviderServer, error){
 type cluster struct {
 	kubeconfig string
 	rest       *rest.Config
+	client     client.Client
 	dynamic    dynamic.Interface
 }
 
@@ -63,101 +59,31 @@ var shared = struct {
 func requireCluster(t *testing.T) *cluster {
 	t.Helper()
 	cp := suite.Require(t)
-	requireTofu(t)
+	testenv.RequireTofu(t, testenv.AcceptanceTest)
 	shared.Do(func() {
 		shared.c, shared.err = setUp(cp.Kubeconfig)
 	})
 	if shared.err != nil {
 		t.Fatalf("setting up the control plane: %v", shared.err)
 	}
-	if err := installCRDs(shared.c.rest); err != nil {
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	if err := kube.InstallCRDs(ctx, shared.c.client); err != nil {
 		t.Fatalf("installing the CRDs: %v", err)
 	}
 	return shared.c
 }
 
-// requireTofu sets TF_ACC_TERRAFORM_PATH to the OpenTofu that `make testbin` builds (unless
-// set) and TF_ACC_PROVIDER_HOST for OpenTofu. terraform-plugin-testing skips without TF_ACC;
-// `make testacc` and `make test` set it.
-func requireTofu(t *testing.T) {
-	t.Helper()
-	if os.Getenv("TF_ACC_TERRAFORM_PATH") == "" {
-		tofu := filepath.Join(controlplane.BinDir(), "tofu")
-		if _, err := os.Stat(tofu); err != nil {
-			t.Fatalf("OpenTofu is missing (%v): run `make testbin`", err)
-		}
-		t.Setenv("TF_ACC_TERRAFORM_PATH", tofu)
-	}
-	if os.Getenv("TF_ACC_PROVIDER_HOST") == "" {
-		t.Setenv("TF_ACC_PROVIDER_HOST", "registry.opentofu.org")
-	}
-	// A CLI configuration of our own: the user's (dev_overrides, a missing file named by
-	// TF_CLI_CONFIG_FILE) must not change what the tests run.
-	cliConfig := filepath.Join(t.TempDir(), "tofurc")
-	if err := os.WriteFile(cliConfig, []byte("# empty: providers are reattached by the test\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	t.Setenv("TF_CLI_CONFIG_FILE", cliConfig)
-	if os.Getenv("TF_ACC") == "" {
-		t.Log("*** TF_ACC is not set: terraform-plugin-testing SKIPS this acceptance test; run `make testacc` ***")
-	}
-}
-
 func setUp(kubeconfig string) (*cluster, error) {
-	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
+	c, cfg, err := kube.NewClient(kubeconfig)
 	if err != nil {
-		return nil, fmt.Errorf("reading %s: %w", kubeconfig, err)
+		return nil, err
 	}
 	dyn, err := dynamic.NewForConfig(cfg)
 	if err != nil {
 		return nil, err
 	}
-	return &cluster{kubeconfig: kubeconfig, rest: cfg, dynamic: dyn}, nil
-}
-
-func installCRDs(cfg *rest.Config) error {
-	client, err := apiextensionsclient.NewForConfig(cfg)
-	if err != nil {
-		return err
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	for _, name := range crds.Names() {
-		data, err := crds.Get(name)
-		if err != nil {
-			return err
-		}
-		var crd apiextensionsv1.CustomResourceDefinition
-		if err := yaml.UnmarshalStrict(data, &crd); err != nil {
-			return fmt.Errorf("%s: %w", name, err)
-		}
-		if _, err := client.ApiextensionsV1().CustomResourceDefinitions().Create(ctx, &crd, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
-			return fmt.Errorf("creating CRD %s: %w", name, err)
-		}
-		if err := waitEstablished(ctx, client, crd.Name); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func waitEstablished(ctx context.Context, client apiextensionsclient.Interface, name string) error {
-	for {
-		crd, err := client.ApiextensionsV1().CustomResourceDefinitions().Get(ctx, name, metav1.GetOptions{})
-		if err != nil {
-			return err
-		}
-		for _, c := range crd.Status.Conditions {
-			if c.Type == apiextensionsv1.Established && c.Status == apiextensionsv1.ConditionTrue {
-				return nil
-			}
-		}
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("CRD %s is not established: %v", name, crd.Status.Conditions)
-		case <-time.After(50 * time.Millisecond):
-		}
-	}
+	return &cluster{kubeconfig: kubeconfig, rest: cfg, client: c, dynamic: dyn}, nil
 }
 
 // providerBlock is the provider configuration pointing at the control plane.

@@ -5,27 +5,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
-// NodeClaim condition types (besides ConditionReady). A claim goes Launched, then Registered,
-// then Initialized; the disruption conditions are set while it lives.
-const (
-	// ConditionLaunched is true once the cloud provider created the instance.
-	ConditionLaunched = "Launched"
-	// ConditionRegistered is true once the instance's node joined the cluster.
-	ConditionRegistered = "Registered"
-	// ConditionInitialized is true once the node is Ready and its startup taints are gone.
-	ConditionInitialized = "Initialized"
-	// ConditionDrifted is true when the node no longer matches its NodePool or NodeClass.
-	ConditionDrifted = "Drifted"
-	// ConditionExpired is true when the node outlived its expireAfter.
-	ConditionExpired = "Expired"
-	// ConditionEmpty is true when the node runs no workload pods.
-	ConditionEmpty = "Empty"
-	// ConditionConsolidatable is true when consolidation may consider the node (consolidateAfter passed).
-	ConditionConsolidatable = "Consolidatable"
-	// ConditionDisrupting is true while the agent is disrupting the node.
-	ConditionDisrupting = "Disrupting"
-)
-
 // NodeClaim is the agent's durable record of one node it asked for. The agent writes it before
 // calling the cloud, so a crash can never leak an instance: on restart every instance has a claim
 // or is garbage. Users do not normally create NodeClaims.
@@ -53,16 +32,6 @@ type NodeClaim struct {
 	// Status is what the cloud and the node reported.
 	// +optional
 	Status NodeClaimStatus `json:"status,omitempty,omitzero"`
-}
-
-// NodeClaimList is a list of NodeClaims.
-//
-// +kubebuilder:object:root=true
-type NodeClaimList struct {
-	metav1.TypeMeta `json:",inline"`
-	metav1.ListMeta `json:"metadata,omitempty"`
-	// Items are the NodeClaims.
-	Items []NodeClaim `json:"items"`
 }
 
 // NodeClaimSpec is what the agent asked the cloud for: a node satisfying the requirements and

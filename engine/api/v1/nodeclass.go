@@ -5,18 +5,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
-// NodeClass condition types (besides ConditionReady).
-const (
-	// ConditionSubnetsReady is true when the AWS subnet selector resolved to at least one subnet.
-	ConditionSubnetsReady = "SubnetsReady"
-	// ConditionSecurityGroupsReady is true when the AWS security group selector resolved to at least one group.
-	ConditionSecurityGroupsReady = "SecurityGroupsReady"
-	// ConditionAMIsReady is true when the AMI family or selector resolved to at least one AMI.
-	ConditionAMIsReady = "AMIsReady"
-	// ConditionInstanceProfileReady is true when the instance profile exists (or was created for the role).
-	ConditionInstanceProfileReady = "InstanceProfileReady"
-)
-
 // NodeClass says how a cloud launches nodes: exactly one cloud block, aws for EC2 or kwok for
 // simulated nodes. NodePools reference it by name.
 //
@@ -38,16 +26,6 @@ type NodeClass struct {
 	// Status is what the agent resolved from the spec.
 	// +optional
 	Status NodeClassStatus `json:"status,omitempty,omitzero"`
-}
-
-// NodeClassList is a list of NodeClasses.
-//
-// +kubebuilder:object:root=true
-type NodeClassList struct {
-	metav1.TypeMeta `json:",inline"`
-	metav1.ListMeta `json:"metadata,omitempty"`
-	// Items are the NodeClasses.
-	Items []NodeClass `json:"items"`
 }
 
 // NodeClassSpec holds exactly one cloud block.

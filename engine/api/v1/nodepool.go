@@ -5,17 +5,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
-// NodePool condition types.
-const (
-	// ConditionReady is true when the object is ready for use; on a NodePool when its NodeClass is
-	// ready and its spec passed validation.
-	ConditionReady = "Ready"
-	// ConditionNodeClassReady mirrors on a NodePool the readiness of the NodeClass it references.
-	ConditionNodeClassReady = "NodeClassReady"
-	// ConditionValidationSucceeded is false on a NodePool the agent found invalid at run time.
-	ConditionValidationSucceeded = "ValidationSucceeded"
-)
-
 // NodePool is a capacity policy: which nodes the agent may launch for pending pods (template),
 // when it may remove or replace them (disruption), how much it may launch in total (limits), and
 // how it ranks against other pools (weight).
@@ -40,16 +29,6 @@ type NodePool struct {
 	// Status is what the agent observed about the pool.
 	// +optional
 	Status NodePoolStatus `json:"status,omitempty,omitzero"`
-}
-
-// NodePoolList is a list of NodePools.
-//
-// +kubebuilder:object:root=true
-type NodePoolList struct {
-	metav1.TypeMeta `json:",inline"`
-	metav1.ListMeta `json:"metadata,omitempty"`
-	// Items are the NodePools.
-	Items []NodePool `json:"items"`
 }
 
 // NodePoolSpec is the capacity policy of a NodePool.

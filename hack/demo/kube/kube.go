@@ -1,6 +1,7 @@
-// Package kube holds the few API-server helpers `make demo` and the manifests' integration
-// tests share: reading multi-document YAML into unstructured objects, server-side apply, and
-// waiting for CRDs to be served. It is a development helper; nothing that ships imports it.
+// Package kube holds the few API-server helpers `make demo` and the tests against a control plane
+// share: reading multi-document YAML into unstructured objects, server-side apply, waiting for
+// CRDs to be served, and installing Tenon's CRDs. It is a development helper; nothing that ships
+// imports it.
 package kube
 
 import (

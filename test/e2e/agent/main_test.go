@@ -21,11 +21,10 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/yaml"
 
 	"github.com/tenonhq/terraform-provider-tenon/engine/agent"
-	"github.com/tenonhq/terraform-provider-tenon/engine/api/crds"
 	"github.com/tenonhq/terraform-provider-tenon/hack/controlplane"
+	"github.com/tenonhq/terraform-provider-tenon/hack/demo/kube"
 )
 
 // suite is the whole stack, started by the first test that needs it.
@@ -83,13 +82,13 @@ func setup(cp *controlplane.ControlPlane) error {
 	if err != nil {
 		return err
 	}
-	kube, err := kubernetes.NewForConfig(cfg)
+	clientset, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
 		return err
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	if err := installCRDs(ctx, c); err != nil {
+	if err := kube.InstallCRDs(ctx, c); err != nil {
 		return err
 	}
 	if binDir, err = os.MkdirTemp("", "tenon-e2e-bin-"); err != nil {
@@ -103,40 +102,7 @@ func setup(cp *controlplane.ControlPlane) error {
 	if out, err := build.CombinedOutput(); err != nil {
 		return fmt.Errorf("building tenon: %w\n%s", err, out)
 	}
-	shared = env{cp: cp, client: c, kube: kube}
-	return nil
-}
-
-// installCRDs applies the embedded CRDs and waits until they are served.
-func installCRDs(ctx context.Context, c client.Client) error {
-	for _, f := range crds.All() {
-		crd := &apiextensionsv1.CustomResourceDefinition{}
-		if err := yaml.Unmarshal(f, crd); err != nil {
-			return fmt.Errorf("reading a CRD: %w", err)
-		}
-		if err := c.Create(ctx, crd); err != nil {
-			return fmt.Errorf("creating CRD %s: %w", crd.Name, err)
-		}
-		for {
-			got := &apiextensionsv1.CustomResourceDefinition{}
-			if err := c.Get(ctx, client.ObjectKey{Name: crd.Name}, got); err == nil {
-				established := false
-				for _, cond := range got.Status.Conditions {
-					if cond.Type == apiextensionsv1.Established && cond.Status == apiextensionsv1.ConditionTrue {
-						established = true
-					}
-				}
-				if established {
-					break
-				}
-			}
-			select {
-			case <-ctx.Done():
-				return fmt.Errorf("CRD %s not established: %w", crd.Name, ctx.Err())
-			case <-time.After(100 * time.Millisecond):
-			}
-		}
-	}
+	shared = env{cp: cp, client: c, kube: clientset}
 	return nil
 }
 

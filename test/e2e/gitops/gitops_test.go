@@ -10,7 +10,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -34,6 +33,7 @@ import (
 	"github.com/tenonhq/terraform-provider-tenon/engine/gitops/gitopstest"
 	"github.com/tenonhq/terraform-provider-tenon/hack/controlplane"
 	"github.com/tenonhq/terraform-provider-tenon/hack/demo/kube"
+	"github.com/tenonhq/terraform-provider-tenon/hack/testenv"
 	"github.com/tenonhq/terraform-provider-tenon/provider"
 )
 
@@ -46,28 +46,6 @@ func TestMain(m *testing.M) {
 
 var providers = map[string]func() (tfprotov6.ProviderServer, error){
 	"tenon": providerserver.NewProtocol6WithError(provider.New("e2e")()),
-}
-
-// requireTofu points terraform-plugin-testing at the OpenTofu `make testbin` builds and turns
-// the acceptance run on: this test is about the provider, so it runs whenever the tools exist.
-func requireTofu(t *testing.T) {
-	t.Helper()
-	if os.Getenv("TF_ACC_TERRAFORM_PATH") == "" {
-		tofu := filepath.Join(controlplane.BinDir(), "tofu")
-		if _, err := os.Stat(tofu); err != nil {
-			t.Fatalf("OpenTofu is missing (%v): run `make testbin`", err)
-		}
-		t.Setenv("TF_ACC_TERRAFORM_PATH", tofu)
-	}
-	if os.Getenv("TF_ACC_PROVIDER_HOST") == "" {
-		t.Setenv("TF_ACC_PROVIDER_HOST", "registry.opentofu.org")
-	}
-	cliConfig := filepath.Join(t.TempDir(), "tofurc")
-	if err := os.WriteFile(cliConfig, []byte("# empty: providers are reattached by the test\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	t.Setenv("TF_CLI_CONFIG_FILE", cliConfig)
-	t.Setenv("TF_ACC", "1")
 }
 
 func eventually(ctx context.Context, what string, ok func() (bool, error)) error {
@@ -90,7 +68,9 @@ func eventually(ctx context.Context, what string, ok func() (bool, error)) error
 // launches nodes for pending pods, tofu destroy commits the removal and the agent prunes it.
 func TestProviderToGitToAgent(t *testing.T) {
 	cp := suite.Require(t)
-	requireTofu(t)
+	// This test is about the provider, so it runs whenever the tools exist.
+	t.Setenv("TF_ACC", "1")
+	testenv.RequireTofu(t, testenv.AcceptanceTest)
 	srv := gitopstest.Start(t)
 	srv.NewRepo("policy")
 	const path = "clusters/e2e/tenon"
@@ -112,12 +92,7 @@ func TestProviderToGitToAgent(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
 	defer cancel()
-	crdObjs, err := kube.ReadFiles("../../../engine/api/crds/tenon.dev_nodeclaims.yaml", "../../../engine/api/crds/tenon.dev_nodeclasses.yaml",
-		"../../../engine/api/crds/tenon.dev_nodepools.yaml", "../../../engine/api/crds/tenon.dev_provisioners.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := kube.Apply(ctx, c, crdObjs); err != nil {
+	if err := kube.InstallCRDs(ctx, c); err != nil {
 		t.Fatal(err)
 	}
 

@@ -21,13 +21,12 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/yaml"
 
 	"github.com/tenonhq/terraform-provider-tenon/engine/agent"
-	"github.com/tenonhq/terraform-provider-tenon/engine/api/crds"
 	v1 "github.com/tenonhq/terraform-provider-tenon/engine/api/v1"
 	"github.com/tenonhq/terraform-provider-tenon/engine/cloud/aws/awsfake"
 	"github.com/tenonhq/terraform-provider-tenon/hack/controlplane"
+	"github.com/tenonhq/terraform-provider-tenon/hack/demo/kube"
 )
 
 // The scheduler marks the pod unschedulable, which is what the agent acts on.
@@ -46,7 +45,9 @@ func TestAgentProvisionsANodeOnAWS(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
 	c := kubeClient(t, cp)
-	installCRDs(ctx, t, c)
+	if err := kube.InstallCRDs(ctx, c); err != nil {
+		t.Fatalf("installing the CRDs: %v", err)
+	}
 	binary := buildAgent(ctx, t)
 
 	// The agent names the AMI parameters after the API server's version.
@@ -215,11 +216,11 @@ func serverVersion(t *testing.T, cp *controlplane.ControlPlane) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	kube, err := kubernetes.NewForConfig(cfg)
+	clientset, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	info, err := kube.Discovery().ServerVersion()
+	info, err := clientset.Discovery().ServerVersion()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -230,34 +231,6 @@ func create(ctx context.Context, t *testing.T, c client.Client, o client.Object)
 	t.Helper()
 	if err := c.Create(ctx, o); err != nil {
 		t.Fatalf("creating %T %s: %v", o, o.GetName(), err)
-	}
-}
-
-// installCRDs applies the embedded CRDs and waits until they are served.
-func installCRDs(ctx context.Context, t *testing.T, c client.Client) {
-	t.Helper()
-	for _, f := range crds.All() {
-		crd := &apiextensionsv1.CustomResourceDefinition{}
-		if err := yaml.Unmarshal(f, crd); err != nil {
-			t.Fatal(err)
-		}
-		create(ctx, t, c, crd)
-		for {
-			got := &apiextensionsv1.CustomResourceDefinition{}
-			if err := c.Get(ctx, client.ObjectKey{Name: crd.Name}, got); err == nil {
-				for _, cond := range got.Status.Conditions {
-					if cond.Type == apiextensionsv1.Established && cond.Status == apiextensionsv1.ConditionTrue {
-						goto next
-					}
-				}
-			}
-			select {
-			case <-ctx.Done():
-				t.Fatalf("CRD %s not established: %v", crd.Name, ctx.Err())
-			case <-time.After(100 * time.Millisecond):
-			}
-		}
-	next:
 	}
 }
 

@@ -11,117 +11,141 @@ import (
 	ec2types "github.com/aws/aws-sdk-go-v2/service/ec2/types"
 )
 
-// DescribeSubnets returns the subnets matching the IDs and filters.
-func (f *Fake) DescribeSubnets(ctx context.Context, in *ec2.DescribeSubnetsInput, _ ...func(*ec2.Options)) (*ec2.DescribeSubnetsOutput, error) {
-	if err := f.begin(ctx, "DescribeSubnets", in); err != nil {
+// listing is a Describe call over one of the Fake's lists.
+type listing[T any] struct {
+	// items is the list, read under the lock.
+	items *[]T
+	// keep says whether an item matches the request's IDs, names and filters.
+	keep func(T) bool
+	// ids are the IDs the request names: each must be an item's (id reads
+	// it), else the call fails with notFound's error, as EC2's do.
+	ids      []string
+	id       func(T) string
+	notFound func(id string) error
+}
+
+// describe serves a Describe call: it records the call and applies its
+// faults, then, under the lock, checks the named IDs and returns the items
+// the request keeps, in order.
+func describe[T any](ctx context.Context, f *Fake, op string, in any, l listing[T]) ([]T, error) {
+	if err := f.begin(ctx, op, in); err != nil {
 		return nil, err
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	out := &ec2.DescribeSubnetsOutput{}
-	for _, id := range in.SubnetIds {
-		if !slices.ContainsFunc(f.Subnets, func(s ec2types.Subnet) bool { return aws.ToString(s.SubnetId) == id }) {
-			return nil, apiError("InvalidSubnetID.NotFound", "The subnet ID '"+id+"' does not exist")
+	for _, id := range l.ids {
+		if !slices.ContainsFunc(*l.items, func(item T) bool { return l.id(item) == id }) {
+			return nil, l.notFound(id)
 		}
 	}
-	for _, s := range f.Subnets {
-		if (len(in.SubnetIds) == 0 || slices.Contains(in.SubnetIds, aws.ToString(s.SubnetId))) && matches(in.Filters, subnetAttrs(s)) {
-			out.Subnets = append(out.Subnets, s)
+	var out []T
+	for _, item := range *l.items {
+		if l.keep(item) {
+			out = append(out, item)
 		}
 	}
 	return out, nil
+}
+
+// named reports whether value is among names, or names is empty: a request
+// that names nothing asks for everything.
+func named[S ~string](names []S, value S) bool {
+	return len(names) == 0 || slices.Contains(names, value)
+}
+
+// DescribeSubnets returns the subnets matching the IDs and filters.
+func (f *Fake) DescribeSubnets(ctx context.Context, in *ec2.DescribeSubnetsInput, _ ...func(*ec2.Options)) (*ec2.DescribeSubnetsOutput, error) {
+	subnets, err := describe(ctx, f, "DescribeSubnets", in, listing[ec2types.Subnet]{
+		items: &f.Subnets,
+		keep: func(s ec2types.Subnet) bool {
+			return named(in.SubnetIds, aws.ToString(s.SubnetId)) && matches(in.Filters, subnetAttrs(s))
+		},
+		ids: in.SubnetIds,
+		id:  func(s ec2types.Subnet) string { return aws.ToString(s.SubnetId) },
+		notFound: func(id string) error {
+			return apiError("InvalidSubnetID.NotFound", "The subnet ID '"+id+"' does not exist")
+		},
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &ec2.DescribeSubnetsOutput{Subnets: subnets}, nil
 }
 
 // DescribeSecurityGroups returns the groups matching the IDs, names and
 // filters.
 func (f *Fake) DescribeSecurityGroups(ctx context.Context, in *ec2.DescribeSecurityGroupsInput, _ ...func(*ec2.Options)) (*ec2.DescribeSecurityGroupsOutput, error) {
-	if err := f.begin(ctx, "DescribeSecurityGroups", in); err != nil {
+	groups, err := describe(ctx, f, "DescribeSecurityGroups", in, listing[ec2types.SecurityGroup]{
+		items: &f.SecurityGroups,
+		keep: func(g ec2types.SecurityGroup) bool {
+			return named(in.GroupIds, aws.ToString(g.GroupId)) && named(in.GroupNames, aws.ToString(g.GroupName)) && matches(in.Filters, groupAttrs(g))
+		},
+		ids: in.GroupIds,
+		id:  func(g ec2types.SecurityGroup) string { return aws.ToString(g.GroupId) },
+		notFound: func(id string) error {
+			return apiError("InvalidGroup.NotFound", "The security group '"+id+"' does not exist")
+		},
+	})
+	if err != nil {
 		return nil, err
 	}
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	out := &ec2.DescribeSecurityGroupsOutput{}
-	for _, id := range in.GroupIds {
-		if !slices.ContainsFunc(f.SecurityGroups, func(g ec2types.SecurityGroup) bool { return aws.ToString(g.GroupId) == id }) {
-			return nil, apiError("InvalidGroup.NotFound", "The security group '"+id+"' does not exist")
-		}
-	}
-	for _, g := range f.SecurityGroups {
-		if (len(in.GroupIds) == 0 || slices.Contains(in.GroupIds, aws.ToString(g.GroupId))) &&
-			(len(in.GroupNames) == 0 || slices.Contains(in.GroupNames, aws.ToString(g.GroupName))) &&
-			matches(in.Filters, groupAttrs(g)) {
-			out.SecurityGroups = append(out.SecurityGroups, g)
-		}
-	}
-	return out, nil
+	return &ec2.DescribeSecurityGroupsOutput{SecurityGroups: groups}, nil
 }
 
 // DescribeImages returns the images matching the IDs, owners and filters.
 func (f *Fake) DescribeImages(ctx context.Context, in *ec2.DescribeImagesInput, _ ...func(*ec2.Options)) (*ec2.DescribeImagesOutput, error) {
-	if err := f.begin(ctx, "DescribeImages", in); err != nil {
+	images, err := describe(ctx, f, "DescribeImages", in, listing[ec2types.Image]{
+		items: &f.Images,
+		keep: func(im ec2types.Image) bool {
+			owner := []string{aws.ToString(im.OwnerId), aws.ToString(im.ImageOwnerAlias), "self"}
+			return named(in.ImageIds, aws.ToString(im.ImageId)) &&
+				(len(in.Owners) == 0 || slices.ContainsFunc(in.Owners, func(o string) bool { return slices.Contains(owner, o) })) &&
+				matches(in.Filters, imageAttrs(im))
+		},
+	})
+	if err != nil {
 		return nil, err
 	}
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	out := &ec2.DescribeImagesOutput{}
-	for _, im := range f.Images {
-		owner := []string{aws.ToString(im.OwnerId), aws.ToString(im.ImageOwnerAlias), "self"}
-		if (len(in.ImageIds) == 0 || slices.Contains(in.ImageIds, aws.ToString(im.ImageId))) &&
-			(len(in.Owners) == 0 || slices.ContainsFunc(in.Owners, func(o string) bool { return slices.Contains(owner, o) })) &&
-			matches(in.Filters, imageAttrs(im)) {
-			out.Images = append(out.Images, im)
-		}
-	}
-	return out, nil
+	return &ec2.DescribeImagesOutput{Images: images}, nil
 }
 
 // DescribeInstanceTypes returns the instance types (all, or those named).
 func (f *Fake) DescribeInstanceTypes(ctx context.Context, in *ec2.DescribeInstanceTypesInput, _ ...func(*ec2.Options)) (*ec2.DescribeInstanceTypesOutput, error) {
-	if err := f.begin(ctx, "DescribeInstanceTypes", in); err != nil {
+	types, err := describe(ctx, f, "DescribeInstanceTypes", in, listing[ec2types.InstanceTypeInfo]{
+		items: &f.InstanceTypes,
+		keep:  func(it ec2types.InstanceTypeInfo) bool { return named(in.InstanceTypes, it.InstanceType) },
+	})
+	if err != nil {
 		return nil, err
 	}
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	out := &ec2.DescribeInstanceTypesOutput{}
-	for _, it := range f.InstanceTypes {
-		if len(in.InstanceTypes) == 0 || slices.Contains(in.InstanceTypes, it.InstanceType) {
-			out.InstanceTypes = append(out.InstanceTypes, it)
-		}
-	}
-	return out, nil
+	return &ec2.DescribeInstanceTypesOutput{InstanceTypes: types}, nil
 }
 
 // DescribeInstanceTypeOfferings returns the offerings matching the filters.
 func (f *Fake) DescribeInstanceTypeOfferings(ctx context.Context, in *ec2.DescribeInstanceTypeOfferingsInput, _ ...func(*ec2.Options)) (*ec2.DescribeInstanceTypeOfferingsOutput, error) {
-	if err := f.begin(ctx, "DescribeInstanceTypeOfferings", in); err != nil {
+	offerings, err := describe(ctx, f, "DescribeInstanceTypeOfferings", in, listing[ec2types.InstanceTypeOffering]{
+		items: &f.Offerings,
+		keep: func(o ec2types.InstanceTypeOffering) bool {
+			return (in.LocationType == "" || in.LocationType == o.LocationType) && matches(in.Filters, offeringAttrs(o))
+		},
+	})
+	if err != nil {
 		return nil, err
 	}
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	out := &ec2.DescribeInstanceTypeOfferingsOutput{}
-	for _, o := range f.Offerings {
-		if (in.LocationType == "" || in.LocationType == o.LocationType) && matches(in.Filters, offeringAttrs(o)) {
-			out.InstanceTypeOfferings = append(out.InstanceTypeOfferings, o)
-		}
-	}
-	return out, nil
+	return &ec2.DescribeInstanceTypeOfferingsOutput{InstanceTypeOfferings: offerings}, nil
 }
 
 // DescribeSpotPriceHistory returns the spot prices (all, or of the types
-// and product descriptions named).
+// named).
 func (f *Fake) DescribeSpotPriceHistory(ctx context.Context, in *ec2.DescribeSpotPriceHistoryInput, _ ...func(*ec2.Options)) (*ec2.DescribeSpotPriceHistoryOutput, error) {
-	if err := f.begin(ctx, "DescribeSpotPriceHistory", in); err != nil {
+	prices, err := describe(ctx, f, "DescribeSpotPriceHistory", in, listing[ec2types.SpotPrice]{
+		items: &f.SpotPrices,
+		keep:  func(p ec2types.SpotPrice) bool { return named(in.InstanceTypes, p.InstanceType) },
+	})
+	if err != nil {
 		return nil, err
 	}
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	out := &ec2.DescribeSpotPriceHistoryOutput{}
-	for _, p := range f.SpotPrices {
-		if len(in.InstanceTypes) == 0 || slices.Contains(in.InstanceTypes, p.InstanceType) {
-			out.SpotPriceHistory = append(out.SpotPriceHistory, p)
-		}
-	}
-	return out, nil
+	return &ec2.DescribeSpotPriceHistoryOutput{SpotPriceHistory: prices}, nil
 }
 
 // CreateLaunchTemplate stores a template; a second one with the same name

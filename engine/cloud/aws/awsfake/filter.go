@@ -71,100 +71,65 @@ func wildcard(pattern, s string) bool {
 	}
 }
 
-func subnetAttrs(s ec2types.Subnet) attrs {
+// fieldAttrs serves a resource's filters: tag:<key> and tag-key from tags,
+// every other filter name from fields (a name it lacks matches nothing).
+func fieldAttrs(tags []ec2types.Tag, fields map[string]string) attrs {
 	return func(name string) []string {
-		if v, ok := tagAttrs(s.Tags, name); ok {
+		if v, ok := tagAttrs(tags, name); ok {
 			return v
 		}
-		switch name {
-		case "subnet-id":
-			return []string{aws.ToString(s.SubnetId)}
-		case "availability-zone":
-			return []string{aws.ToString(s.AvailabilityZone)}
-		case "vpc-id":
-			return []string{aws.ToString(s.VpcId)}
+		if v, ok := fields[name]; ok {
+			return []string{v}
 		}
 		return nil
 	}
+}
+
+func subnetAttrs(s ec2types.Subnet) attrs {
+	return fieldAttrs(s.Tags, map[string]string{
+		"subnet-id":         aws.ToString(s.SubnetId),
+		"availability-zone": aws.ToString(s.AvailabilityZone),
+		"vpc-id":            aws.ToString(s.VpcId),
+	})
 }
 
 func groupAttrs(g ec2types.SecurityGroup) attrs {
-	return func(name string) []string {
-		if v, ok := tagAttrs(g.Tags, name); ok {
-			return v
-		}
-		switch name {
-		case "group-id":
-			return []string{aws.ToString(g.GroupId)}
-		case "group-name":
-			return []string{aws.ToString(g.GroupName)}
-		case "vpc-id":
-			return []string{aws.ToString(g.VpcId)}
-		}
-		return nil
-	}
+	return fieldAttrs(g.Tags, map[string]string{
+		"group-id":   aws.ToString(g.GroupId),
+		"group-name": aws.ToString(g.GroupName),
+		"vpc-id":     aws.ToString(g.VpcId),
+	})
 }
 
 func imageAttrs(im ec2types.Image) attrs {
-	return func(name string) []string {
-		if v, ok := tagAttrs(im.Tags, name); ok {
-			return v
-		}
-		switch name {
-		case "image-id":
-			return []string{aws.ToString(im.ImageId)}
-		case "name":
-			return []string{aws.ToString(im.Name)}
-		case "state":
-			return []string{string(im.State)}
-		case "architecture":
-			return []string{string(im.Architecture)}
-		}
-		return nil
-	}
+	return fieldAttrs(im.Tags, map[string]string{
+		"image-id":     aws.ToString(im.ImageId),
+		"name":         aws.ToString(im.Name),
+		"state":        string(im.State),
+		"architecture": string(im.Architecture),
+	})
 }
 
 func instanceAttrs(in *ec2types.Instance) attrs {
-	return func(name string) []string {
-		if v, ok := tagAttrs(in.Tags, name); ok {
-			return v
-		}
-		switch name {
-		case "instance-id":
-			return []string{aws.ToString(in.InstanceId)}
-		case "instance-state-name":
-			if in.State != nil {
-				return []string{string(in.State.Name)}
-			}
-		case "availability-zone":
-			if in.Placement != nil {
-				return []string{aws.ToString(in.Placement.AvailabilityZone)}
-			}
-		}
-		return nil
+	fields := map[string]string{"instance-id": aws.ToString(in.InstanceId)}
+	if in.State != nil {
+		fields["instance-state-name"] = string(in.State.Name)
 	}
+	if in.Placement != nil {
+		fields["availability-zone"] = aws.ToString(in.Placement.AvailabilityZone)
+	}
+	return fieldAttrs(in.Tags, fields)
 }
 
 func templateAttrs(lt ec2types.LaunchTemplate) attrs {
-	return func(name string) []string {
-		if v, ok := tagAttrs(lt.Tags, name); ok {
-			return v
-		}
-		if name == "launch-template-name" {
-			return []string{aws.ToString(lt.LaunchTemplateName)}
-		}
-		return nil
-	}
+	return fieldAttrs(lt.Tags, map[string]string{"launch-template-name": aws.ToString(lt.LaunchTemplateName)})
 }
 
+// offeringAttrs serves an offering's filters; offerings have no tags, so a
+// tag filter matches none.
 func offeringAttrs(o ec2types.InstanceTypeOffering) attrs {
-	return func(name string) []string {
-		switch name {
-		case "location":
-			return []string{aws.ToString(o.Location)}
-		case "instance-type":
-			return []string{string(o.InstanceType)}
-		}
-		return nil
-	}
+	return fieldAttrs(nil, map[string]string{
+		"location":      aws.ToString(o.Location),
+		"instance-type": string(o.InstanceType),
+	})
 }
