@@ -15,7 +15,7 @@ import (
 func InstallCRDs(ctx context.Context, c client.Client) error {
 	var objs []*unstructured.Unstructured
 	for _, data := range crds.All() {
-		us, err := ReadYAML(data)
+		us, err := readYAML("engine/api/crds", data)
 		if err != nil {
 			return fmt.Errorf("reading the embedded CRDs: %w", err)
 		}
