@@ -19,12 +19,13 @@ import (
 	"github.com/tenonhq/terraform-provider-tenon/engine/catalog"
 	"github.com/tenonhq/terraform-provider-tenon/engine/scheduling"
 	"github.com/tenonhq/terraform-provider-tenon/engine/simulate"
+	"github.com/tenonhq/terraform-provider-tenon/hack/testenv"
 )
 
 // TestInstanceTypes: the data source lists what the catalog's Filter returns for the same
 // requirements, with the catalog's prices.
 func TestInstanceTypes(t *testing.T) {
-	requireTofu(t)
+	testenv.RequireTofu(t, testenv.CLITest)
 	cat, err := catalog.New()
 	if err != nil {
 		t.Fatal(err)
@@ -123,7 +124,7 @@ const simulationWorkloads = `
 // json -f testdata/simulation.yaml` prints for the same workloads and pool, whether the pool
 // is inline (manifests) or read from the delivery target (node_pools).
 func TestSimulationMatchesTenonSimulate(t *testing.T) {
-	requireTofu(t)
+	testenv.RequireTofu(t, testenv.CLITest)
 	const file = "testdata/simulation.yaml"
 	var stdout, stderr bytes.Buffer
 	if code := simulate.Command(context.Background(), []string{"-o", "json", "-f", file}, &stdout, &stderr); code != 0 {

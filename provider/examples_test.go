@@ -11,6 +11,8 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
+
+	"github.com/tenonhq/terraform-provider-tenon/hack/testenv"
 )
 
 // TestExamples: every example tfplugindocs puts into docs/ is formatted (tofu fmt -check) and
@@ -19,25 +21,13 @@ import (
 // The data-source examples need no cluster, so they are planned too, which runs them. Every
 // resource and data source has an example.
 func TestExamples(t *testing.T) {
-	requireTofu(t)
-	tofu := os.Getenv("TF_ACC_TERRAFORM_PATH")
+	tofu := testenv.RequireTofu(t, testenv.CLITest)
 	root, err := filepath.Abs("..")
 	if err != nil {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "bin")
-	build := exec.Command("go", "build", "-o", filepath.Join(bin, "terraform-provider-tenon"), ".")
-	build.Dir = root
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("building the provider: %v\n%s", err, out)
-	}
-	cliConfig := filepath.Join(dir, "tofurc")
-	overrides := "provider_installation {\n  dev_overrides {\n    \"tenonhq/tenon\" = \"" + bin + "\"\n  }\n}\n"
-	if err := os.WriteFile(cliConfig, []byte(overrides), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	env := append(os.Environ(), "TF_CLI_CONFIG_FILE="+cliConfig, "TF_IN_AUTOMATION=1", "CHECKPOINT_DISABLE=1")
+	env := testenv.InstallProvider(t)
 
 	examples := exampleDirs(t, root)
 	for name, ex := range examples {

@@ -4,14 +4,12 @@ import (
 	"context"
 	"fmt"
 	"sync"
-	"testing"
 
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 
 	k8sruntime "k8s.io/apimachinery/pkg/runtime"
 
-	"github.com/tenonhq/terraform-provider-tenon/hack/testenv"
 	"github.com/tenonhq/terraform-provider-tenon/provider/delivery"
 )
 
@@ -81,8 +79,3 @@ func factories(target delivery.Target) map[string]func() (tfprotov6.ProviderServ
 		"tenon": providerserver.NewProtocol6WithError(&tenonProvider{version: "test", target: target}),
 	}
 }
-
-// requireTofu points terraform-plugin-testing at the OpenTofu `make testbin` builds. The
-// provider's OpenTofu tests run the CLI (resource.UnitTest) but need no cluster, so they are
-// CLI tests: see testenv.CLITest for when they skip and when they fail.
-func requireTofu(t *testing.T) { testenv.RequireTofu(t, testenv.CLITest) }

@@ -11,6 +11,7 @@ import (
 	tfresource "github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 
+	"github.com/tenonhq/terraform-provider-tenon/hack/testenv"
 	"github.com/tenonhq/terraform-provider-tenon/provider/delivery"
 )
 
@@ -103,7 +104,7 @@ func TestKubernetesEnvFallbacks(t *testing.T) {
 // cluster created in the same run) does not fail the plan, as with hashicorp/kubernetes; the
 // plan creates the NodePool.
 func TestUnknownClusterIsDeferred(t *testing.T) {
-	requireTofu(t)
+	testenv.RequireTofu(t, testenv.CLITest)
 	tfresource.UnitTest(t, tfresource.TestCase{
 		ProtoV6ProviderFactories: map[string]func() (tfprotov6.ProviderServer, error){"tenon": providerserver.NewProtocol6WithError(New("test")())},
 		Steps: []tfresource.TestStep{{

@@ -11,6 +11,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/tenonhq/terraform-provider-tenon/engine/agent/manifests"
+	"github.com/tenonhq/terraform-provider-tenon/hack/testenv"
 )
 
 func agentHCL(body string) string {
@@ -39,7 +40,7 @@ func TestAgentValidationAtPlan(t *testing.T) {
 // TestAgentUnknownAtPlan: values known only after apply (the cluster name and an argument
 // from an EKS module) are not reported at plan time.
 func TestAgentUnknownAtPlan(t *testing.T) {
-	requireTofu(t)
+	testenv.RequireTofu(t, testenv.CLITest)
 	tfresource.UnitTest(t, tfresource.TestCase{
 		ProtoV6ProviderFactories: factories(newMemoryTarget()),
 		Steps: []tfresource.TestStep{{

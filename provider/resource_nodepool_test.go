@@ -18,6 +18,7 @@ import (
 	apiresource "k8s.io/apimachinery/pkg/api/resource"
 
 	v1 "github.com/tenonhq/terraform-provider-tenon/engine/api/v1"
+	"github.com/tenonhq/terraform-provider-tenon/hack/testenv"
 )
 
 // validationCase is one engine/api validation rule met at plan time: the configuration
@@ -42,7 +43,7 @@ func errorAt(summary, p string) *regexp.Regexp {
 // error points at the case's line and that nothing reached the target.
 func runValidationCases(t *testing.T, summary string, cases []validationCase) {
 	t.Helper()
-	requireTofu(t)
+	testenv.RequireTofu(t, testenv.CLITest)
 	target := newMemoryTarget()
 	var steps []tfresource.TestStep
 	for _, c := range cases {
@@ -172,7 +173,7 @@ func TestNodePoolValidationAtPlan(t *testing.T) {
 // TestNodePoolCRUDInMemory: create, import, update and destroy through the provider with the
 // memory target, no cluster: the resource's plumbing, independent of the API server.
 func TestNodePoolCRUDInMemory(t *testing.T) {
-	requireTofu(t)
+	testenv.RequireTofu(t, testenv.CLITest)
 	target := newMemoryTarget()
 	cfg := func(weight string) string {
 		return nodePoolHCL(`  name = "mem"
@@ -274,7 +275,7 @@ func assertInSchema(t *testing.T, r resource.Resource, p path.Path) {
 // TestNodePoolUnknownAtPlan: a value known only after apply (here inside a list) is not
 // checked at plan time, where it is only a placeholder; apply checks it.
 func TestNodePoolUnknownAtPlan(t *testing.T) {
-	requireTofu(t)
+	testenv.RequireTofu(t, testenv.CLITest)
 	tfresource.UnitTest(t, tfresource.TestCase{
 		ProtoV6ProviderFactories: factories(newMemoryTarget()),
 		Steps: []tfresource.TestStep{{
