@@ -75,7 +75,7 @@ func Run(ctx context.Context, cfg *rest.Config, opts Options, log logr.Logger) e
 	if err != nil {
 		return err
 	}
-	provider, err := newCloud(ctx, cfg, scheme, opts)
+	provider, err := newCloud(ctx, cfg, scheme, opts, log)
 	if err != nil {
 		return err
 	}
