@@ -42,13 +42,10 @@ type disruption struct {
 
 // Register adds the two ticks; they run on the leader only.
 func (d *disruption) Register(mgr manager.Manager) error {
-	if err := mgr.Add(every(d.clock, d.timings.DisruptionInterval, d.log.WithName("emptiness"), d.removeEmpty)); err != nil {
-		return fmt.Errorf("adding the emptiness tick: %w", err)
+	if err := addEvery(mgr, "emptiness", d.clock, d.timings.DisruptionInterval, d.log.WithName("emptiness"), d.removeEmpty); err != nil {
+		return err
 	}
-	if err := mgr.Add(every(d.clock, d.timings.ConsolidationInterval, d.log.WithName("consolidation"), d.consolidate)); err != nil {
-		return fmt.Errorf("adding the consolidation tick: %w", err)
-	}
-	return nil
+	return addEvery(mgr, "consolidation", d.clock, d.timings.ConsolidationInterval, d.log.WithName("consolidation"), d.consolidate)
 }
 
 // removeEmpty plans emptiness alone and deletes the claims of the nodes

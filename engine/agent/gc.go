@@ -32,10 +32,7 @@ type garbageCollector struct {
 
 // Register adds the collection, every GCInterval on the leader.
 func (g *garbageCollector) Register(mgr manager.Manager) error {
-	if err := mgr.Add(every(g.clock, g.timings.GCInterval, g.log, g.collect)); err != nil {
-		return fmt.Errorf("adding garbage collection: %w", err)
-	}
-	return nil
+	return addEvery(mgr, "garbage-collection", g.clock, g.timings.GCInterval, g.log, g.collect)
 }
 
 // collect terminates the orphan instances and deletes the claims whose

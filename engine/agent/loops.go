@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -33,6 +34,14 @@ func every(clk agentClock, interval time.Duration, log logr.Logger, run func(con
 			}
 		}
 	})
+}
+
+// addEvery adds every's runnable to mgr as the loop called name.
+func addEvery(mgr manager.Manager, name string, clk agentClock, interval time.Duration, log logr.Logger, run func(context.Context, time.Time) error) error {
+	if err := mgr.Add(every(clk, interval, log, run)); err != nil {
+		return fmt.Errorf("adding the %s loop: %w", name, err)
+	}
+	return nil
 }
 
 // sleep waits d on clk, or until ctx ends (false).

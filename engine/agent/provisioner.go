@@ -72,10 +72,7 @@ func (p *provisioner) Register(mgr manager.Manager) error {
 	if err != nil {
 		return fmt.Errorf("setting up the provisioning controller: %w", err)
 	}
-	if err := mgr.Add(every(p.clock, p.timings.UnschedulableRetry, p.log, p.retryUnschedulable)); err != nil {
-		return fmt.Errorf("adding the unschedulable-pod retry: %w", err)
-	}
-	return nil
+	return addEvery(mgr, "unschedulable-retry", p.clock, p.timings.UnschedulableRetry, p.log, p.retryUnschedulable)
 }
 
 func (p *provisioner) reconcilePod(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {

@@ -41,14 +41,6 @@ type poolStatus struct {
 	timings  Timings
 }
 
-// Register adds the status loop, every StatusInterval on the leader.
-func (s *poolStatus) Register(mgr manager.Manager) error {
-	if err := mgr.Add(every(s.clock, s.timings.StatusInterval, s.log, s.update)); err != nil {
-		return fmt.Errorf("adding the pool status loop: %w", err)
-	}
-	return nil
-}
-
 // update writes every status from a fresh view.
 func (s *poolStatus) update(ctx context.Context, _ time.Time) error {
 	v, err := s.views.view(ctx)
@@ -70,6 +62,11 @@ func (s *poolStatus) update(ctx context.Context, _ time.Time) error {
 		return err
 	}
 	return s.updateProvisioners(ctx, v, usage)
+}
+
+// Register adds the status loop, every StatusInterval on the leader.
+func (s *poolStatus) Register(mgr manager.Manager) error {
+	return addEvery(mgr, "pool-status", s.clock, s.timings.StatusInterval, s.log, s.update)
 }
 
 // claimUsage sums the capacity and counts the claims of each pool.
