@@ -79,10 +79,13 @@ func Run(ctx context.Context, cfg *rest.Config, opts Options, log logr.Logger) e
 	if err != nil {
 		return err
 	}
-	if err := Setup(mgr, provider, opts, ctrlmetrics.Registry, log); err != nil {
+	// The one wall clock of the agent: every controller reads and waits on
+	// it.
+	clk := clock.RealClock{}
+	if err := setup(mgr, provider, opts, ctrlmetrics.Registry, log, clk); err != nil {
 		return err
 	}
-	if err := addPolicySync(mgr, cfg, scheme, opts, log); err != nil {
+	if err := addPolicySync(mgr, cfg, scheme, opts, log, clk); err != nil {
 		return err
 	}
 	log.Info("starting the agent", "cloud", provider.Name(), "cluster", opts.ClusterName, "leaderElect", opts.LeaderElect)
@@ -126,9 +129,9 @@ func newManager(cfg *rest.Config, scheme *runtime.Scheme, opts Options, log logr
 	return mgr, nil
 }
 
-// Setup registers the agent's field indexes and controllers on mgr, with
-// the real clock. Metrics register on reg.
-func Setup(mgr manager.Manager, provider cloud.CloudProvider, opts Options, reg prometheus.Registerer, log logr.Logger) error {
+// setup registers the agent's field indexes and controllers on mgr, with
+// clk. Metrics register on reg.
+func setup(mgr manager.Manager, provider cloud.CloudProvider, opts Options, reg prometheus.Registerer, log logr.Logger, clk agentClock) error {
 	m, err := newMetrics(reg)
 	if err != nil {
 		return fmt.Errorf("registering metrics: %w", err)
@@ -136,7 +139,7 @@ func Setup(mgr manager.Manager, provider cloud.CloudProvider, opts Options, reg 
 	if err := addIndexes(context.Background(), mgr.GetFieldIndexer()); err != nil {
 		return err
 	}
-	ctrls := newControllers(mgr.GetClient(), provider, mgr.GetEventRecorder("tenon-agent"), m, opts, clock.RealClock{}, log)
+	ctrls := newControllers(mgr.GetClient(), provider, mgr.GetEventRecorder("tenon-agent"), m, opts, clk, log)
 	for _, r := range ctrls.all() {
 		if err := r.Register(mgr); err != nil {
 			return err

@@ -6,7 +6,7 @@
 //
 // Each controller is a type holding the dependencies it uses (client,
 // cloud, clock, event recorder, metrics, logger, Timings) with a Register
-// method that adds it to the manager; Setup wires them (agent.go):
+// method that adds it to the manager; setup wires them (agent.go):
 //   - provisioner (provisioner.go, batcher.go, nodeclaim.go): batches
 //     unschedulable pods (--batch-idle, --batch-max), solves, persists
 //     NodeClaims before any cloud call, and nominates the pods to them;
@@ -40,7 +40,7 @@
 // (cluster.go) that reads the informer cache into a Snapshot, the
 // nominations (nominations.go), and the disrupter (disrupter.go) through
 // which every removal goes. Time comes from an injected clock
-// (k8s.io/utils/clock; Setup creates the real one) and every duration from
+// (k8s.io/utils/clock; Run creates the real one) and every duration from
 // Options.Timings; every wait ends with its context.
 //
 // Everything but the probes and metrics runs only on the elected leader.

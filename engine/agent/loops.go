@@ -11,8 +11,8 @@ import (
 )
 
 // agentClock is what the controllers read time from and wait on:
-// clock.RealClock in production (created in Setup, the one place the agent
-// reads the wall clock), a fake clock in tests.
+// clock.RealClock in production (created in Run, the one place the agent
+// takes the wall clock), a fake clock in tests.
 type agentClock = clock.WithTickerAndDelayedExecution
 
 // every returns a runnable that calls run every interval of clk until ctx
