@@ -108,9 +108,9 @@ func newManager(cfg *rest.Config, scheme *runtime.Scheme, opts Options, log logr
 		LeaderElectionID:              LeaseName,
 		LeaderElectionNamespace:       opts.LeaderElectNamespace,
 		LeaderElectionReleaseOnCancel: true,
-		LeaseDuration:                 &opts.LeaseDuration,
-		RenewDeadline:                 &opts.RenewDeadline,
-		RetryPeriod:                   &opts.RetryPeriod,
+		LeaseDuration:                 &opts.Timings.LeaseDuration,
+		RenewDeadline:                 &opts.Timings.RenewDeadline,
+		RetryPeriod:                   &opts.Timings.RetryPeriod,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("creating the controller manager: %w", err)

@@ -62,7 +62,7 @@ type Options struct {
 
 	// Timings pace the controllers (no flags: they are the agent's own
 	// pacing, with production defaults; tests shorten them).
-	Timings
+	Timings Timings
 
 	// PolicyGit is the pull mode (--policy-git-*); off without a URL.
 	PolicyGit PolicyGitOptions
