@@ -320,3 +320,27 @@ func TestMetricsRegisterTwice(t *testing.T) {
 		t.Error("the second agent's collectors are not the first's")
 	}
 }
+
+// TestTimingsValidate: the production timings are valid; a timing that is
+// not positive, or pairs out of order, are named.
+func TestTimingsValidate(t *testing.T) {
+	if err := DefaultTimings().validate(); err != nil {
+		t.Fatalf("DefaultTimings: %v", err)
+	}
+	bad := DefaultTimings()
+	bad.DisruptionInterval = 0
+	bad.EvictionBackoffMax = bad.EvictionBackoffMin / 2
+	bad.RenewDeadline = bad.LeaseDuration
+	err := bad.validate()
+	for _, want := range []string{"timing DisruptionInterval is 0s", "EvictionBackoffMax 500ms is below EvictionBackoffMin 1s", "RetryPeriod (2s) < RenewDeadline (10s) < LeaseDuration (10s)"} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("error %v does not say %q", err, want)
+		}
+	}
+	opts := DefaultOptions()
+	opts.ClusterName = "x"
+	opts.Timings.SolveTimeout = -time.Second
+	if err := opts.Validate(); err == nil || !strings.Contains(err.Error(), "SolveTimeout") {
+		t.Errorf("Options.Validate = %v, want the timing named", err)
+	}
+}
