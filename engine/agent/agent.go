@@ -5,17 +5,15 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"sync"
-	"time"
 
 	"github.com/go-logr/logr"
 	"github.com/prometheus/client_golang/prometheus"
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/client-go/tools/events"
+	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
@@ -27,33 +25,6 @@ import (
 	"github.com/tenonhq/terraform-provider-tenon/engine/api/v1alpha5"
 	"github.com/tenonhq/terraform-provider-tenon/engine/cloud"
 )
-
-// Field indexes the controllers look objects up by.
-const (
-	indexClaimProviderID = "status.providerID"
-	indexNodeProviderID  = "spec.providerID"
-	indexPodNodeName     = "spec.nodeName"
-)
-
-// Agent holds what every controller shares.
-type Agent struct {
-	opts     Options
-	client   client.Client
-	cloud    cloud.CloudProvider
-	recorder events.EventRecorder
-	metrics  *metrics
-	log      logr.Logger
-	batcher  *batcher
-	// nominated remembers when each pod was nominated, to measure pod
-	// startup latency when it runs.
-	nominated *nominations
-	// podCounts is the workload pod count of each node at the last
-	// disruption pass, to notice pods coming and going.
-	podCountsMu sync.Mutex
-	podCounts   map[string]int
-	// evictions paces the retries of evictions a PDB refused.
-	evictions *evictionBackoff
-}
 
 // NewScheme returns the scheme of every type the agent reads or writes.
 func NewScheme() (*runtime.Scheme, error) {
@@ -83,14 +54,6 @@ func RestConfig(kubeconfig string) (*rest.Config, error) {
 	return cfg, nil
 }
 
-// Leader-election timing: a killed leader's lease expires after
-// leaseDuration and another replica takes over within retryPeriod of that.
-var (
-	leaseDuration = 10 * time.Second
-	renewDeadline = 7 * time.Second
-	retryPeriod   = 2 * time.Second
-)
-
 // Run starts the agent and blocks until ctx ends or the manager fails (a
 // lost leadership ends it too, so that a restart starts clean).
 func Run(ctx context.Context, cfg *rest.Config, opts Options, log logr.Logger) error {
@@ -108,6 +71,34 @@ func Run(ctx context.Context, cfg *rest.Config, opts Options, log logr.Logger) e
 		cfg = rest.CopyConfig(cfg)
 		cfg.QPS, cfg.Burst = 50, 100
 	}
+	mgr, err := newManager(cfg, scheme, opts, log)
+	if err != nil {
+		return err
+	}
+	provider, err := newCloud(ctx, cfg, scheme, opts, log)
+	if err != nil {
+		return err
+	}
+	// The one wall clock of the agent: every controller reads and waits on
+	// it.
+	clk := clock.RealClock{}
+	if err := setup(mgr, provider, opts, ctrlmetrics.Registry, log, clk); err != nil {
+		return err
+	}
+	if err := addPolicySync(mgr, cfg, scheme, opts, log, clk); err != nil {
+		return err
+	}
+	log.Info("starting the agent", "cloud", provider.Name(), "cluster", opts.ClusterName, "leaderElect", opts.LeaderElect)
+	if err := mgr.Start(ctx); err != nil {
+		return fmt.Errorf("running the agent: %w", err)
+	}
+	return nil
+}
+
+// newManager creates the controller manager: metrics, probes (healthz
+// ping; readyz once the informer caches synced) and leader election on the
+// Lease LeaseName, timed by opts.Timings.
+func newManager(cfg *rest.Config, scheme *runtime.Scheme, opts Options, log logr.Logger) (manager.Manager, error) {
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:                        scheme,
 		Logger:                        log,
@@ -117,26 +108,15 @@ func Run(ctx context.Context, cfg *rest.Config, opts Options, log logr.Logger) e
 		LeaderElectionID:              LeaseName,
 		LeaderElectionNamespace:       opts.LeaderElectNamespace,
 		LeaderElectionReleaseOnCancel: true,
-		LeaseDuration:                 &leaseDuration,
-		RenewDeadline:                 &renewDeadline,
-		RetryPeriod:                   &retryPeriod,
+		LeaseDuration:                 &opts.Timings.LeaseDuration,
+		RenewDeadline:                 &opts.Timings.RenewDeadline,
+		RetryPeriod:                   &opts.Timings.RetryPeriod,
 	})
 	if err != nil {
-		return fmt.Errorf("creating the controller manager: %w", err)
-	}
-	provider, err := newCloud(ctx, cfg, scheme, opts)
-	if err != nil {
-		return err
-	}
-	a, err := New(mgr, provider, opts, ctrlmetrics.Registry, log)
-	if err != nil {
-		return err
-	}
-	if err := addPolicySync(mgr, cfg, scheme, opts, log); err != nil {
-		return err
+		return nil, fmt.Errorf("creating the controller manager: %w", err)
 	}
 	if err := mgr.AddHealthzCheck("ping", healthz.Ping); err != nil {
-		return fmt.Errorf("adding the health check: %w", err)
+		return nil, fmt.Errorf("adding the health check: %w", err)
 	}
 	if err := mgr.AddReadyzCheck("cache", func(req *http.Request) error {
 		if !mgr.GetCache().WaitForCacheSync(req.Context()) {
@@ -144,66 +124,70 @@ func Run(ctx context.Context, cfg *rest.Config, opts Options, log logr.Logger) e
 		}
 		return nil
 	}); err != nil {
-		return fmt.Errorf("adding the readiness check: %w", err)
+		return nil, fmt.Errorf("adding the readiness check: %w", err)
 	}
-	log.Info("starting the agent", "cloud", provider.Name(), "cluster", opts.ClusterName, "leaderElect", opts.LeaderElect)
-	_ = a
-	if err := mgr.Start(ctx); err != nil {
-		return fmt.Errorf("running the agent: %w", err)
+	return mgr, nil
+}
+
+// setup registers the agent's field indexes and controllers on mgr, with
+// clk. Metrics register on reg.
+func setup(mgr manager.Manager, provider cloud.CloudProvider, opts Options, reg prometheus.Registerer, log logr.Logger, clk agentClock) error {
+	m, err := newMetrics(reg)
+	if err != nil {
+		return fmt.Errorf("registering metrics: %w", err)
+	}
+	if err := addIndexes(context.Background(), mgr.GetFieldIndexer()); err != nil {
+		return err
+	}
+	ctrls := newControllers(mgr.GetClient(), provider, mgr.GetEventRecorder("tenon-agent"), m, opts, clk, log)
+	for _, r := range ctrls.all() {
+		if err := r.Register(mgr); err != nil {
+			return err
+		}
 	}
 	return nil
 }
 
-// New wires the agent's controllers into mgr. Metrics register on reg.
-func New(mgr manager.Manager, provider cloud.CloudProvider, opts Options, reg prometheus.Registerer, log logr.Logger) (*Agent, error) {
-	m, err := newMetrics(reg)
-	if err != nil {
-		return nil, fmt.Errorf("registering metrics: %w", err)
+// controllers are the agent's controllers, each with the dependencies it
+// uses; the nominations and the view builder are the state they share.
+type controllers struct {
+	provisioner  *provisioner
+	lifecycle    *lifecycle
+	termination  *termination
+	gc           *garbageCollector
+	disruption   *disruption
+	interruption *interruption
+	status       *poolStatus
+}
+
+// newControllers wires the controllers to one client, cloud, recorder,
+// metrics, clock and logger.
+func newControllers(c client.Client, provider cloud.CloudProvider, rec events.EventRecorder, m *metrics, opts Options, clk agentClock, log logr.Logger) *controllers {
+	t := opts.Timings
+	views := &viewBuilder{client: c, cloud: provider}
+	nominated := newNominations(t.NominationWindow)
+	disrupter := &disrupter{client: c, recorder: rec, metrics: m, log: log.WithName("disruption")}
+	term := &termination{client: c, cloud: provider, evictions: newEvictionBackoff(t.EvictionBackoffMin, t.EvictionBackoffMax),
+		recorder: rec, metrics: m, log: log.WithName("termination"), clock: clk, timings: t}
+	prov := &provisioner{client: c, views: views, nominated: nominated, recorder: rec, metrics: m, log: log.WithName("provisioner"), clock: clk, timings: t}
+	prov.batcher = newBatcher(opts.BatchIdle, opts.BatchMax, prov.provision, clk, prov.log)
+	return &controllers{
+		provisioner: prov,
+		lifecycle:   &lifecycle{client: c, cloud: provider, termination: term, recorder: rec, metrics: m, log: log.WithName("lifecycle"), clock: clk, timings: t},
+		termination: term,
+		gc: &garbageCollector{client: c, cloud: provider, disrupter: disrupter, recorder: rec, metrics: m,
+			log: log.WithName("garbage-collection"), clock: clk, timings: t},
+		disruption: &disruption{client: c, views: views, nominated: nominated, conditions: newClaimConditions(c), disrupter: disrupter,
+			metrics: m, log: log.WithName("disruption"), clock: clk, timings: t},
+		interruption: &interruption{client: c, cloud: provider, disrupter: disrupter, recorder: rec, metrics: m,
+			log: log.WithName("interruption"), clock: clk, timings: t},
+		status: &poolStatus{client: c, cloud: provider, views: views, recorder: rec, metrics: m, log: log.WithName("pool-status"), clock: clk, timings: t},
 	}
-	a := &Agent{
-		opts:      opts,
-		client:    mgr.GetClient(),
-		cloud:     provider,
-		recorder:  mgr.GetEventRecorder("tenon-agent"),
-		metrics:   m,
-		log:       log,
-		nominated: newNominations(),
-		podCounts: map[string]int{},
-		evictions: newEvictionBackoff(),
+}
+
+// all lists the controllers in the order they register.
+func (c *controllers) all() []interface{ Register(manager.Manager) error } {
+	return []interface{ Register(manager.Manager) error }{
+		c.provisioner, c.lifecycle, c.termination, c.gc, c.disruption, c.interruption, c.status,
 	}
-	a.batcher = newBatcher(opts.BatchIdle, opts.BatchMax, a.provision, log.WithName("provisioner"))
-	ctx := context.Background()
-	idx := mgr.GetFieldIndexer()
-	if err := idx.IndexField(ctx, &v1.NodeClaim{}, indexClaimProviderID, func(o client.Object) []string {
-		if id := o.(*v1.NodeClaim).Status.ProviderID; id != "" {
-			return []string{id}
-		}
-		return nil
-	}); err != nil {
-		return nil, fmt.Errorf("indexing nodeclaims: %w", err)
-	}
-	if err := idx.IndexField(ctx, &corev1.Node{}, indexNodeProviderID, func(o client.Object) []string {
-		if id := o.(*corev1.Node).Spec.ProviderID; id != "" {
-			return []string{id}
-		}
-		return nil
-	}); err != nil {
-		return nil, fmt.Errorf("indexing nodes: %w", err)
-	}
-	if err := idx.IndexField(ctx, &corev1.Pod{}, indexPodNodeName, func(o client.Object) []string {
-		if n := o.(*corev1.Pod).Spec.NodeName; n != "" {
-			return []string{n}
-		}
-		return nil
-	}); err != nil {
-		return nil, fmt.Errorf("indexing pods: %w", err)
-	}
-	for _, setup := range []func(manager.Manager) error{
-		a.setupProvisioning, a.setupLifecycle, a.setupNodes, a.setupLoops, a.setupInterruption,
-	} {
-		if err := setup(mgr); err != nil {
-			return nil, err
-		}
-	}
-	return a, nil
 }

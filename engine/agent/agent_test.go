@@ -94,41 +94,6 @@ func TestDurationString(t *testing.T) {
 	}
 }
 
-func TestAllowedDisruptions(t *testing.T) {
-	hour := time.Hour
-	now := time.Date(2026, 1, 5, 10, 30, 0, 0, time.UTC) // a Monday
-	cases := []struct {
-		name    string
-		budgets []state.Budget
-		nodes   int
-		want    int
-	}{
-		{"default 10% rounds up", nil, 5, 1},
-		{"default of 20 nodes", nil, 20, 2},
-		{"count", []state.Budget{{Nodes: "3"}}, 10, 3},
-		{"most restrictive wins", []state.Budget{{Nodes: "50%"}, {Nodes: "2"}}, 10, 2},
-		{"zero blocks", []state.Budget{{Nodes: "0"}}, 10, 0},
-		{"other reason ignored", []state.Budget{{Nodes: "0", Reasons: []string{"Drifted"}}, {Nodes: "4"}}, 10, 4},
-		{"window open", []state.Budget{{Nodes: "0", Schedule: "0 10 * * *", Duration: &hour}, {Nodes: "5"}}, 10, 0},
-		{"window closed", []state.Budget{{Nodes: "0", Schedule: "0 12 * * *", Duration: &hour}, {Nodes: "5"}}, 10, 5},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			pool := &state.Pool{Name: "p", Disruption: state.Disruption{Budgets: tc.budgets}}
-			got, err := allowedDisruptions(pool, DisruptionEmpty, tc.nodes, now)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got != tc.want {
-				t.Errorf("allowed = %d, want %d", got, tc.want)
-			}
-		})
-	}
-	if _, err := budgetNodes("ten", 3); err == nil {
-		t.Error("budgetNodes accepted \"ten\"")
-	}
-}
-
 func TestEvictionOrder(t *testing.T) {
 	yes := true
 	critical := int32(2_000_001_000)
@@ -331,7 +296,7 @@ spec:
 			if err != nil {
 				t.Fatal(err)
 			}
-			why := stillValid(context.Background(), snap, []string{"a"})
+			why := stillValid(context.Background(), snap, []string{"a"}, 30*time.Second)
 			if (why == "") != tc.valid {
 				t.Errorf("stillValid = %q, want valid %v", why, tc.valid)
 			}
@@ -353,5 +318,29 @@ func TestMetricsRegisterTwice(t *testing.T) {
 	}
 	if first.queueDepth != second.queueDepth || first.nodesTerminated != second.nodesTerminated {
 		t.Error("the second agent's collectors are not the first's")
+	}
+}
+
+// TestTimingsValidate: the production timings are valid; a timing that is
+// not positive, or pairs out of order, are named.
+func TestTimingsValidate(t *testing.T) {
+	if err := DefaultTimings().validate(); err != nil {
+		t.Fatalf("DefaultTimings: %v", err)
+	}
+	bad := DefaultTimings()
+	bad.DisruptionInterval = 0
+	bad.EvictionBackoffMax = bad.EvictionBackoffMin / 2
+	bad.RenewDeadline = bad.LeaseDuration
+	err := bad.validate()
+	for _, want := range []string{"timing DisruptionInterval is 0s", "EvictionBackoffMax 500ms is below EvictionBackoffMin 1s", "RetryPeriod (2s) < RenewDeadline (10s) < LeaseDuration (10s)"} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("error %v does not say %q", err, want)
+		}
+	}
+	opts := DefaultOptions()
+	opts.ClusterName = "x"
+	opts.Timings.SolveTimeout = -time.Second
+	if err := opts.Validate(); err == nil || !strings.Contains(err.Error(), "SolveTimeout") {
+		t.Errorf("Options.Validate = %v, want the timing named", err)
 	}
 }

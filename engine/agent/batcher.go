@@ -14,11 +14,12 @@ type batcher struct {
 	idle, max time.Duration
 	run       func(ctx context.Context) error
 	log       logr.Logger
+	clock     agentClock
 	trigger   chan struct{}
 }
 
-func newBatcher(idle, max time.Duration, run func(ctx context.Context) error, log logr.Logger) *batcher {
-	return &batcher{idle: idle, max: max, run: run, log: log, trigger: make(chan struct{}, 1)}
+func newBatcher(idle, max time.Duration, run func(ctx context.Context) error, clk agentClock, log logr.Logger) *batcher {
+	return &batcher{idle: idle, max: max, run: run, log: log, clock: clk, trigger: make(chan struct{}, 1)}
 }
 
 // Trigger says a pod needs a node; it never blocks.
@@ -43,29 +44,29 @@ func (b *batcher) Start(ctx context.Context) error {
 		if err := b.run(ctx); err != nil && ctx.Err() == nil {
 			b.log.Error(err, "provisioning failed; retrying with the next batch")
 			// Try again soon even without a new pod.
-			time.AfterFunc(b.idle, b.Trigger)
+			b.clock.AfterFunc(b.idle, b.Trigger)
 		}
 	}
 }
 
 // wait returns when the batch closes (true) or ctx ends (false).
 func (b *batcher) wait(ctx context.Context) bool {
-	maxTimer := time.NewTimer(b.max)
+	maxTimer := b.clock.NewTimer(b.max)
 	defer maxTimer.Stop()
-	idleTimer := time.NewTimer(b.idle)
+	idleTimer := b.clock.NewTimer(b.idle)
 	defer idleTimer.Stop()
 	for {
 		select {
 		case <-ctx.Done():
 			return false
-		case <-maxTimer.C:
+		case <-maxTimer.C():
 			return true
-		case <-idleTimer.C:
+		case <-idleTimer.C():
 			return true
 		case <-b.trigger:
 			if !idleTimer.Stop() {
 				select {
-				case <-idleTimer.C:
+				case <-idleTimer.C():
 				default:
 				}
 			}

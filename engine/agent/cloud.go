@@ -7,6 +7,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/go-logr/logr"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes"
@@ -22,16 +23,17 @@ import (
 // newCloud builds the cloud provider --cloud names. Both read the API
 // server directly, not through the informer cache, so that Create's
 // idempotency check and NodeClass look-ups never see stale data.
-func newCloud(ctx context.Context, cfg *rest.Config, scheme *runtime.Scheme, opts Options) (cloud.CloudProvider, error) {
+// Both log through log, the agent's logger (--log-format, --log-level).
+func newCloud(ctx context.Context, cfg *rest.Config, scheme *runtime.Scheme, opts Options, log logr.Logger) (cloud.CloudProvider, error) {
 	c, err := client.New(cfg, client.Options{Scheme: scheme})
 	if err != nil {
 		return nil, fmt.Errorf("creating the cloud provider's client: %w", err)
 	}
 	switch opts.Cloud {
 	case CloudKWOK:
-		return kwok.New(c, kwok.Options{ClusterName: opts.ClusterName, Region: opts.Region, Zones: opts.Zones, LaunchDelay: opts.KWOKLaunchDelay})
+		return kwok.New(c, kwok.Options{ClusterName: opts.ClusterName, Region: opts.Region, Zones: opts.Zones, LaunchDelay: opts.KWOKLaunchDelay, Logger: log})
 	case CloudAWS:
-		return newAWS(ctx, cfg, c, opts)
+		return newAWS(ctx, cfg, c, opts, log)
 	}
 	return nil, fmt.Errorf("--cloud %q: use kwok or aws", opts.Cloud)
 }
@@ -40,7 +42,7 @@ func newCloud(ctx context.Context, cfg *rest.Config, scheme *runtime.Scheme, opt
 // Pod Identity, environment), the endpoint nodes join (--cluster-endpoint,
 // else the API server the agent talks to) with its CA, and the server's
 // Kubernetes minor version for the EKS-optimized AMIs.
-func newAWS(ctx context.Context, cfg *rest.Config, c client.Client, opts Options) (cloud.CloudProvider, error) {
+func newAWS(ctx context.Context, cfg *rest.Config, c client.Client, opts Options, log logr.Logger) (cloud.CloudProvider, error) {
 	endpoint := opts.ClusterEndpoint
 	if endpoint == "" {
 		endpoint = cfg.Host
@@ -70,6 +72,7 @@ func newAWS(ctx context.Context, cfg *rest.Config, c client.Client, opts Options
 		ClusterCIDR:       opts.ClusterCIDR,
 		ClusterCA:         base64.StdEncoding.EncodeToString(ca),
 		KubernetesVersion: version,
+		Logger:            log,
 		NodeClass: func(ctx context.Context, name string) (*v1.NodeClass, error) {
 			nc := &v1.NodeClass{}
 			err := c.Get(ctx, client.ObjectKey{Name: name}, nc)

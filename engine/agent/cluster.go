@@ -3,6 +3,8 @@ package agent
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"sync"
 
@@ -39,6 +41,242 @@ type clusterView struct {
 	pending map[string]bool
 }
 
+// viewBuilder reads the informer cache into clusterViews; every
+// controller that decides with the engines shares one.
+type viewBuilder struct {
+	client client.Client
+	cloud  cloud.CloudProvider
+}
+
+// cacheLists are the lists one view reads from the cache.
+type cacheLists struct {
+	pods         corev1.PodList
+	nodes        corev1.NodeList
+	daemonSets   appsv1.DaemonSetList
+	pdbs         policyv1.PodDisruptionBudgetList
+	nodePools    v1.NodePoolList
+	nodeClasses  v1.NodeClassList
+	nodeClaims   v1.NodeClaimList
+	provisioners v1alpha5.ProvisionerList
+}
+
+// view reads the cache and builds a Snapshot. Invalid policy objects and
+// pools whose NodeClass is not ready are left out (and reported in the
+// view) so that one bad object never stops the others.
+func (b *viewBuilder) view(ctx context.Context) (*clusterView, error) {
+	l, err := b.list(ctx)
+	if err != nil {
+		return nil, err
+	}
+	v := &clusterView{invalid: map[string]string{}, notReady: map[string]string{}, classReady: map[string]error{}, claims: map[string]*v1.NodeClaim{}, pending: map[string]bool{}}
+	v.addWorkload(l)
+	classes := b.admitClasses(ctx, v, l.nodeClasses.Items)
+	v.admitClaims(l.nodeClaims.Items)
+	b.admitNodePools(ctx, v, classes, l.nodePools.Items)
+	b.admitProvisioners(ctx, v, classes, l.provisioners.Items)
+	snap, err := state.Build(v.objects, state.WithInstanceTypes(b.instanceTypesFunc(ctx)))
+	if err != nil {
+		return nil, fmt.Errorf("building the cluster snapshot: %w", err)
+	}
+	v.snap = snap
+	return v, nil
+}
+
+// list reads every list a view needs from the cache.
+func (b *viewBuilder) list(ctx context.Context) (*cacheLists, error) {
+	l := &cacheLists{}
+	for _, list := range []client.ObjectList{&l.pods, &l.nodes, &l.daemonSets, &l.pdbs, &l.nodePools, &l.nodeClasses, &l.nodeClaims, &l.provisioners} {
+		if err := b.client.List(ctx, list); err != nil {
+			return nil, fmt.Errorf("listing %T from the cache: %w", list, err)
+		}
+	}
+	return l, nil
+}
+
+// addWorkload takes the bound and unschedulable pods, the nodes, the
+// daemonsets and the PDBs as they are, and notes the pods not bound yet.
+func (v *clusterView) addWorkload(l *cacheLists) {
+	objs := &v.objects
+	for i := range l.pods.Items {
+		p := &l.pods.Items[i]
+		if p.Spec.NodeName != "" || isUnschedulable(p) {
+			objs.Pods = append(objs.Pods, p)
+		}
+		if p.Spec.NodeName == "" && p.DeletionTimestamp == nil && p.Status.Phase == corev1.PodPending {
+			v.pending[p.Namespace+"/"+p.Name] = true
+		}
+	}
+	for i := range l.nodes.Items {
+		objs.Nodes = append(objs.Nodes, &l.nodes.Items[i])
+	}
+	for i := range l.daemonSets.Items {
+		objs.DaemonSets = append(objs.DaemonSets, &l.daemonSets.Items[i])
+	}
+	for i := range l.pdbs.Items {
+		objs.PDBs = append(objs.PDBs, &l.pdbs.Items[i])
+	}
+}
+
+// admitClasses takes the valid NodeClasses, records whether each can
+// launch, and returns them by name.
+func (b *viewBuilder) admitClasses(ctx context.Context, v *clusterView, items []v1.NodeClass) map[string]*v1.NodeClass {
+	classes := map[string]*v1.NodeClass{}
+	for i := range items {
+		nc := &items[i]
+		if errs := nc.Validate(); len(errs) > 0 {
+			v.invalid[v1.NodeClassKind+"/"+nc.Name] = errs.ToAggregate().Error()
+			v.classReady[nc.Name] = fmt.Errorf("invalid: %s", errs.ToAggregate().Error())
+			continue
+		}
+		classes[nc.Name] = nc
+		v.classReady[nc.Name] = b.classReady(ctx, nc)
+		v.objects.NodeClasses = append(v.objects.NodeClasses, nc)
+	}
+	return classes
+}
+
+// admitClaims records every claim and takes the valid ones.
+func (v *clusterView) admitClaims(items []v1.NodeClaim) {
+	byName := map[string]*corev1.Node{}
+	for _, n := range v.objects.Nodes {
+		byName[n.Name] = n
+	}
+	for i := range items {
+		c := &items[i]
+		v.claims[c.Name] = c
+		// A launch the claim's status does not show yet (the cache lags
+		// the cloud call): the node named after the claim is its node.
+		if n := byName[c.Name]; n != nil && c.Status.ProviderID == "" && c.Status.NodeName == "" {
+			c.Status.ProviderID = n.Spec.ProviderID
+		}
+		if errs := c.Validate(); len(errs) > 0 {
+			v.invalid[v1.NodeClaimKind+"/"+c.Name] = errs.ToAggregate().Error()
+			continue
+		}
+		v.objects.NodeClaims = append(v.objects.NodeClaims, c)
+	}
+}
+
+// admitNodePools takes the valid NodePools whose NodeClass can launch.
+func (b *viewBuilder) admitNodePools(ctx context.Context, v *clusterView, classes map[string]*v1.NodeClass, items []v1.NodePool) {
+	for i := range items {
+		np := &items[i]
+		if why := poolInvalid(np.Validate().ToAggregate(), np.Spec.Limits); why != "" {
+			v.invalid[v1.NodePoolKind+"/"+np.Name] = why
+			continue
+		}
+		if b.poolReady(ctx, v, np.Name, classRef(np), classes, nil) {
+			v.objects.NodePools = append(v.objects.NodePools, np)
+		}
+	}
+}
+
+// admitProvisioners takes the valid Provisioners whose NodeClass (named,
+// or converted from an inline provider) can launch.
+func (b *viewBuilder) admitProvisioners(ctx context.Context, v *clusterView, classes map[string]*v1.NodeClass, items []v1alpha5.Provisioner) {
+	for i := range items {
+		p := &items[i]
+		var limits corev1.ResourceList
+		if p.Spec.Limits != nil {
+			limits = p.Spec.Limits.Resources
+		}
+		if why := poolInvalid(p.Validate().ToAggregate(), limits); why != "" {
+			v.invalid[v1alpha5.ProvisionerKind+"/"+p.Name] = why
+			continue
+		}
+		np, nc, err := v1alpha5.ToNodePool(p)
+		if err != nil {
+			v.invalid[v1alpha5.ProvisionerKind+"/"+p.Name] = err.Error()
+			continue
+		}
+		if b.poolReady(ctx, v, p.Name, classRef(np), classes, nc) {
+			v.objects.Provisioners = append(v.objects.Provisioners, p)
+		}
+	}
+}
+
+// poolInvalid says why a pool is left out (its validation errors, or a
+// negative limit), or "".
+func poolInvalid(validation error, limits corev1.ResourceList) string {
+	if validation != nil {
+		return validation.Error()
+	}
+	if err := negativeLimits(limits); err != nil {
+		return err.Error()
+	}
+	return ""
+}
+
+// classRef is the name of the NodeClass a pool's template names, or "".
+func classRef(np *v1.NodePool) string {
+	if ref := np.Spec.Template.Spec.NodeClassRef; ref != nil {
+		return ref.Name
+	}
+	return ""
+}
+
+// poolReady reports whether pool name's NodeClass (class, else the one
+// className names) can launch, recording why not in the view.
+func (b *viewBuilder) poolReady(ctx context.Context, v *clusterView, name, className string, classes map[string]*v1.NodeClass, class *v1.NodeClass) bool {
+	if class == nil {
+		class = classes[className]
+	}
+	var err error
+	switch {
+	case className == "" && class == nil:
+		err = fmt.Errorf("it names no NodeClass")
+	case class == nil:
+		err = fmt.Errorf("NodeClass %q does not exist or is invalid", className)
+	default:
+		err = b.classReady(ctx, class)
+	}
+	if err != nil {
+		v.notReady[name] = err.Error()
+		return false
+	}
+	return true
+}
+
+// classReady asks the cloud whether class can launch nodes: nil, or why
+// not.
+func (b *viewBuilder) classReady(ctx context.Context, class *v1.NodeClass) error {
+	if r, ok := b.cloud.(interface{ Ready(*v1.NodeClass) error }); ok {
+		return r.Ready(class)
+	}
+	_, err := b.cloud.InstanceTypes(ctx, &state.Pool{Name: class.Name, NodeClass: class.Name, Class: class})
+	if err != nil && !cloud.IsNodeClassNotReady(err) {
+		return fmt.Errorf("listing its instance types: %w", err)
+	}
+	return err
+}
+
+// instanceTypesFunc returns the Build hook that asks the cloud for a pool's
+// instance types (once per node class per snapshot) and sizes them by the
+// pool's kubelet settings.
+func (b *viewBuilder) instanceTypesFunc(ctx context.Context) state.InstanceTypesFunc {
+	var mu sync.Mutex
+	byClass := map[string][]*catalog.InstanceType{}
+	return func(pool *v1.NodePool, class *v1.NodeClass) ([]*catalog.InstanceType, error) {
+		if class == nil {
+			return nil, fmt.Errorf("NodeClass not found")
+		}
+		mu.Lock()
+		types, ok := byClass[class.Name]
+		mu.Unlock()
+		if !ok {
+			var err error
+			types, err = b.cloud.InstanceTypes(ctx, &state.Pool{Name: pool.Name, NodeClass: class.Name, Class: class})
+			if err != nil {
+				return nil, err
+			}
+			mu.Lock()
+			byClass[class.Name] = types
+			mu.Unlock()
+		}
+		return sizeForKubelet(types, pool, class)
+	}
+}
+
 // isUnschedulable reports whether the scheduler found no node for pod.
 func isUnschedulable(pod *corev1.Pod) bool {
 	if pod.Spec.NodeName != "" || pod.DeletionTimestamp != nil ||
@@ -53,183 +291,14 @@ func isUnschedulable(pod *corev1.Pod) bool {
 	return false
 }
 
-// view reads the cache and builds a Snapshot. Invalid policy objects and
-// pools whose NodeClass is not ready are left out (and reported in the
-// view) so that one bad object never stops the others.
-func (a *Agent) view(ctx context.Context) (*clusterView, error) {
-	var (
-		pods         corev1.PodList
-		nodes        corev1.NodeList
-		daemonSets   appsv1.DaemonSetList
-		pdbs         policyv1.PodDisruptionBudgetList
-		nodePools    v1.NodePoolList
-		nodeClasses  v1.NodeClassList
-		nodeClaims   v1.NodeClaimList
-		provisioners v1alpha5.ProvisionerList
-	)
-	for _, l := range []client.ObjectList{&pods, &nodes, &daemonSets, &pdbs, &nodePools, &nodeClasses, &nodeClaims, &provisioners} {
-		if err := a.client.List(ctx, l); err != nil {
-			return nil, fmt.Errorf("listing %T from the cache: %w", l, err)
+// claimOfNode returns the claim whose node is name, or nil.
+func (v *clusterView) claimOfNode(name string) *v1.NodeClaim {
+	for _, c := range v.claims {
+		if c.Status.NodeName == name {
+			return c
 		}
 	}
-	v := &clusterView{invalid: map[string]string{}, notReady: map[string]string{}, classReady: map[string]error{}, claims: map[string]*v1.NodeClaim{}, pending: map[string]bool{}}
-	objs := &v.objects
-	for i := range pods.Items {
-		p := &pods.Items[i]
-		if p.Spec.NodeName != "" || isUnschedulable(p) {
-			objs.Pods = append(objs.Pods, p)
-		}
-		if p.Spec.NodeName == "" && p.DeletionTimestamp == nil && p.Status.Phase == corev1.PodPending {
-			v.pending[p.Namespace+"/"+p.Name] = true
-		}
-	}
-	for i := range nodes.Items {
-		objs.Nodes = append(objs.Nodes, &nodes.Items[i])
-	}
-	for i := range daemonSets.Items {
-		objs.DaemonSets = append(objs.DaemonSets, &daemonSets.Items[i])
-	}
-	for i := range pdbs.Items {
-		objs.PDBs = append(objs.PDBs, &pdbs.Items[i])
-	}
-	classes := map[string]*v1.NodeClass{}
-	for i := range nodeClasses.Items {
-		nc := &nodeClasses.Items[i]
-		if errs := nc.Validate(); len(errs) > 0 {
-			v.invalid[v1.NodeClassKind+"/"+nc.Name] = errs.ToAggregate().Error()
-			v.classReady[nc.Name] = fmt.Errorf("invalid: %s", errs.ToAggregate().Error())
-			continue
-		}
-		classes[nc.Name] = nc
-		v.classReady[nc.Name] = a.classReady(ctx, nc)
-		objs.NodeClasses = append(objs.NodeClasses, nc)
-	}
-	nodeNames := map[string]*corev1.Node{}
-	for _, n := range objs.Nodes {
-		nodeNames[n.Name] = n
-	}
-	for i := range nodeClaims.Items {
-		c := &nodeClaims.Items[i]
-		v.claims[c.Name] = c
-		// A launch the claim's status does not show yet (the cache lags
-		// the cloud call): the node named after the claim is its node.
-		if n := nodeNames[c.Name]; n != nil && c.Status.ProviderID == "" && c.Status.NodeName == "" {
-			c.Status.ProviderID = n.Spec.ProviderID
-		}
-		if errs := c.Validate(); len(errs) > 0 {
-			v.invalid[v1.NodeClaimKind+"/"+c.Name] = errs.ToAggregate().Error()
-			continue
-		}
-		objs.NodeClaims = append(objs.NodeClaims, c)
-	}
-	poolReady := func(name, className string, class *v1.NodeClass) bool {
-		if class == nil {
-			class = classes[className]
-		}
-		var err error
-		switch {
-		case className == "" && class == nil:
-			err = fmt.Errorf("it names no NodeClass")
-		case class == nil:
-			err = fmt.Errorf("NodeClass %q does not exist or is invalid", className)
-		default:
-			err = a.classReady(ctx, class)
-		}
-		if err != nil {
-			v.notReady[name] = err.Error()
-			return false
-		}
-		return true
-	}
-	for i := range nodePools.Items {
-		np := &nodePools.Items[i]
-		if errs := np.Validate(); len(errs) > 0 {
-			v.invalid[v1.NodePoolKind+"/"+np.Name] = errs.ToAggregate().Error()
-			continue
-		}
-		if err := negativeLimits(np.Spec.Limits); err != nil {
-			v.invalid[v1.NodePoolKind+"/"+np.Name] = err.Error()
-			continue
-		}
-		ref := ""
-		if np.Spec.Template.Spec.NodeClassRef != nil {
-			ref = np.Spec.Template.Spec.NodeClassRef.Name
-		}
-		if poolReady(np.Name, ref, nil) {
-			objs.NodePools = append(objs.NodePools, np)
-		}
-	}
-	for i := range provisioners.Items {
-		p := &provisioners.Items[i]
-		if errs := p.Validate(); len(errs) > 0 {
-			v.invalid[v1alpha5.ProvisionerKind+"/"+p.Name] = errs.ToAggregate().Error()
-			continue
-		}
-		if p.Spec.Limits != nil {
-			if err := negativeLimits(p.Spec.Limits.Resources); err != nil {
-				v.invalid[v1alpha5.ProvisionerKind+"/"+p.Name] = err.Error()
-				continue
-			}
-		}
-		np, nc, err := v1alpha5.ToNodePool(p)
-		if err != nil {
-			v.invalid[v1alpha5.ProvisionerKind+"/"+p.Name] = err.Error()
-			continue
-		}
-		ref := ""
-		if np.Spec.Template.Spec.NodeClassRef != nil {
-			ref = np.Spec.Template.Spec.NodeClassRef.Name
-		}
-		if poolReady(p.Name, ref, nc) {
-			objs.Provisioners = append(objs.Provisioners, p)
-		}
-	}
-	snap, err := state.Build(*objs, state.WithInstanceTypes(a.instanceTypesFunc(ctx)))
-	if err != nil {
-		return nil, fmt.Errorf("building the cluster snapshot: %w", err)
-	}
-	v.snap = snap
-	return v, nil
-}
-
-// classReady asks the cloud whether class can launch nodes: nil, or why
-// not.
-func (a *Agent) classReady(ctx context.Context, class *v1.NodeClass) error {
-	if r, ok := a.cloud.(interface{ Ready(*v1.NodeClass) error }); ok {
-		return r.Ready(class)
-	}
-	_, err := a.cloud.InstanceTypes(ctx, &state.Pool{Name: class.Name, NodeClass: class.Name, Class: class})
-	if err != nil && !cloud.IsNodeClassNotReady(err) {
-		return fmt.Errorf("listing its instance types: %w", err)
-	}
-	return err
-}
-
-// instanceTypesFunc returns the Build hook that asks the cloud for a pool's
-// instance types (once per node class per snapshot) and sizes them by the
-// pool's kubelet settings.
-func (a *Agent) instanceTypesFunc(ctx context.Context) state.InstanceTypesFunc {
-	var mu sync.Mutex
-	byClass := map[string][]*catalog.InstanceType{}
-	return func(pool *v1.NodePool, class *v1.NodeClass) ([]*catalog.InstanceType, error) {
-		if class == nil {
-			return nil, fmt.Errorf("NodeClass not found")
-		}
-		mu.Lock()
-		types, ok := byClass[class.Name]
-		mu.Unlock()
-		if !ok {
-			var err error
-			types, err = a.cloud.InstanceTypes(ctx, &state.Pool{Name: pool.Name, NodeClass: class.Name, Class: class})
-			if err != nil {
-				return nil, err
-			}
-			mu.Lock()
-			byClass[class.Name] = types
-			mu.Unlock()
-		}
-		return sizeForKubelet(types, pool, class)
-	}
+	return nil
 }
 
 // notReadySummary lists the pools left out of a view, for events.
@@ -242,4 +311,8 @@ func (v *clusterView) notReadySummary() string {
 		parts = append(parts, fmt.Sprintf("pool %q is waiting: %s", name, v.notReady[name]))
 	}
 	return strings.Join(parts, "; ")
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	return slices.Sorted(maps.Keys(m))
 }

@@ -17,126 +17,81 @@ import (
 	"github.com/tenonhq/terraform-provider-tenon/engine/state"
 )
 
-// consolidationInterval is how often the agent plans consolidation.
-const consolidationInterval = 10 * time.Second
-
-// replacementTimeout bounds the wait for a command's replacements to be
-// initialized.
-const replacementTimeout = 5 * time.Minute
-
-// consolidate plans on a fresh Snapshot with engine/consolidation and runs
-// the first command that is not plain emptiness (the one-second emptiness
-// loop handles those): launch its replacements and wait until they are
-// initialized, re-validate that the pods of the nodes it removes still fit
-// on what is left, then delete those nodes' claims (termination drains them
-// through the Eviction API, honouring PDBs). One command at a time.
-func (a *Agent) consolidate(ctx context.Context, now time.Time) error {
-	v, err := a.view(ctx)
+// consolidate makes the whole plan on a fresh view and runs its first
+// command that is not emptiness (removeEmpty runs those, within a
+// DisruptionInterval; planning them here too spends the budgets they take
+// and leaves the rest of the plan as `tenon simulate` makes it): launch
+// its replacements and wait until they are initialized, re-validate that
+// the pods of the nodes it removes still fit on what is left, then delete
+// those nodes' claims (termination drains them through the Eviction API,
+// honouring PDBs). One command at a time.
+func (d *disruption) consolidate(ctx context.Context, now time.Time) error {
+	v, err := d.observe(ctx, now)
 	if err != nil {
 		return err
 	}
-	planCtx, cancel := context.WithTimeout(ctx, solveTimeout)
-	res, err := consolidation.Plan(planCtx, v.snap, now, consolidation.DefaultOptions())
-	cancel()
+	res, err := d.plan(ctx, v, now, nil)
 	if err != nil {
-		return fmt.Errorf("planning consolidation: %w", err)
+		return err
 	}
-	if a.log.V(1).Enabled() {
+	if d.log.V(1).Enabled() {
 		for _, k := range res.Kept {
-			a.log.V(1).Info("consolidation keeps node", "node", k.Node, "why", k.Reason)
+			d.log.V(1).Info("consolidation keeps node", "node", k.Node, "why", k.Reason)
 		}
 	}
-	var landing map[string]bool
 	for _, cmd := range res.Commands {
 		if cmd.Reason == consolidation.ReasonEmpty {
 			continue
 		}
-		if landing == nil {
-			if landing, err = pendingTargets(ctx, v); err != nil {
-				return err
-			}
-		}
-		if why := a.blocked(v, cmd, landing, now); why != "" {
-			a.metrics.disruptionDecisions.WithLabelValues(string(cmd.Reason), "skipped").Inc()
-			a.log.V(1).Info("skipping consolidation command", "nodes", cmd.Nodes, "why", why)
+		if why := commandBlocked(v, cmd); why != "" {
+			d.metrics.disruptionDecisions.WithLabelValues(string(cmd.Reason), "skipped").Inc()
+			d.log.V(1).Info("skipping consolidation command", "nodes", cmd.Nodes, "why", why)
 			continue
 		}
-		return a.execute(ctx, v, cmd)
+		return d.execute(ctx, v, cmd)
 	}
 	return nil
 }
 
-// blocked says why a command must not run now, or "". landing holds the
-// nodes and claims pending pods would be placed on (pendingTargets).
-func (a *Agent) blocked(v *clusterView, cmd consolidation.Command, landing map[string]bool, now time.Time) string {
+// commandBlocked says why a command must not run now, or "": the plan
+// decided on the Snapshot, and only the claims say whether the agent can
+// act on a node.
+func commandBlocked(v *clusterView, cmd consolidation.Command) string {
 	for _, name := range cmd.Nodes {
-		claim := v.claimOfNode(name)
-		switch {
-		case claim == nil:
-			return "node " + name + " has no nodeclaim"
-		case claim.DeletionTimestamp != nil:
-			return "node " + name + " is already being deleted"
-		case a.awaitsPods(v, claim.Name, now) || a.awaitsPods(v, name, now):
-			return "node " + name + " awaits pods nominated to it"
-		case landing[claim.Name] || landing[name]:
-			return "pending pods would be placed on node " + name
+		if why := claimBlocks(name, v.claimOfNode(name)); why != "" {
+			return why
 		}
 	}
 	return ""
 }
 
-// claimOfNode returns the claim whose node is name, or nil.
-func (v *clusterView) claimOfNode(name string) *v1.NodeClaim {
-	for _, c := range v.claims {
-		if c.Status.NodeName == name {
-			return c
-		}
+// claimBlocks says why node name, whose claim is claim, cannot be
+// disrupted, or "".
+func claimBlocks(name string, claim *v1.NodeClaim) string {
+	switch {
+	case claim == nil:
+		return "node " + name + " has no nodeclaim"
+	case claim.DeletionTimestamp != nil:
+		return "node " + name + " is already being deleted"
 	}
-	return nil
+	return ""
 }
 
 // execute runs one command.
-func (a *Agent) execute(ctx context.Context, v *clusterView, cmd consolidation.Command) error {
+func (d *disruption) execute(ctx context.Context, v *clusterView, cmd consolidation.Command) error {
 	reason := string(cmd.Reason)
-	log := a.log.WithValues("reason", reason, "nodes", cmd.Nodes, "replacements", len(cmd.Replacements))
+	log := d.log.WithValues("reason", reason, "nodes", cmd.Nodes, "replacements", len(cmd.Replacements))
 	log.Info("consolidating", "detail", cmd.Detail, "costBeforePerHour", cmd.CostBeforePerHour, "costAfterPerHour", cmd.CostAfterPerHour)
-	var launched []string
-	for _, r := range cmd.Replacements {
-		claim, err := a.replacementClaim(v, cmd, r)
-		if err != nil {
-			return err
-		}
-		if err := a.client.Create(ctx, claim); err != nil {
-			return fmt.Errorf("creating replacement nodeclaim for %s: %w", strings.Join(cmd.Nodes, ", "), err)
-		}
-		launched = append(launched, claim.Name)
-		a.metrics.nodeClaimsCreated.WithLabelValues(r.NodePool).Inc()
-	}
-	if len(launched) > 0 {
-		err := wait.PollUntilContextTimeout(ctx, time.Second, replacementTimeout, false, func(ctx context.Context) (bool, error) {
-			for _, name := range launched {
-				c := &v1.NodeClaim{}
-				if err := a.client.Get(ctx, client.ObjectKey{Name: name}, c); err != nil {
-					return false, client.IgnoreNotFound(err)
-				}
-				if !isTrue(c, v1.ConditionInitialized) {
-					return false, nil
-				}
-			}
-			return true, nil
-		})
-		if err != nil {
-			a.metrics.disruptionDecisions.WithLabelValues(reason, "replacement-failed").Inc()
-			return fmt.Errorf("consolidating %s: replacements %v not initialized: %w", strings.Join(cmd.Nodes, ", "), launched, err)
-		}
+	if err := d.replace(ctx, v, cmd); err != nil {
+		return err
 	}
 	// Re-validate on the cluster as it is now.
-	fresh, err := a.view(ctx)
+	fresh, err := d.views.view(ctx)
 	if err != nil {
 		return err
 	}
-	if why := stillValid(ctx, fresh.snap, cmd.Nodes); why != "" {
-		a.metrics.disruptionDecisions.WithLabelValues(reason, "invalidated").Inc()
+	if why := stillValid(ctx, fresh.snap, cmd.Nodes, d.timings.SolveTimeout); why != "" {
+		d.metrics.disruptionDecisions.WithLabelValues(reason, "invalidated").Inc()
 		log.Info("consolidation command no longer valid; not removing its nodes", "why", why)
 		return nil
 	}
@@ -145,16 +100,53 @@ func (a *Agent) execute(ctx context.Context, v *clusterView, cmd consolidation.C
 		if claim == nil {
 			continue
 		}
-		if err := a.disrupt(ctx, claim, reason, cmd.Detail); err != nil {
+		if err := d.disrupter.disrupt(ctx, claim, reason, cmd.Detail); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
+// replace creates the claims of a command's replacements and waits until
+// they are initialized (at most ReplacementTimeout).
+func (d *disruption) replace(ctx context.Context, v *clusterView, cmd consolidation.Command) error {
+	var launched []string
+	for _, r := range cmd.Replacements {
+		claim, err := replacementClaim(v, cmd, r)
+		if err != nil {
+			return err
+		}
+		if err := d.client.Create(ctx, claim); err != nil {
+			return fmt.Errorf("creating replacement nodeclaim for %s: %w", strings.Join(cmd.Nodes, ", "), err)
+		}
+		launched = append(launched, claim.Name)
+		d.metrics.nodeClaimsCreated.WithLabelValues(r.NodePool).Inc()
+	}
+	if len(launched) == 0 {
+		return nil
+	}
+	err := wait.PollUntilContextTimeout(ctx, d.timings.ReplacementPollInterval, d.timings.ReplacementTimeout, false, func(ctx context.Context) (bool, error) {
+		for _, name := range launched {
+			c := &v1.NodeClaim{}
+			if err := d.client.Get(ctx, client.ObjectKey{Name: name}, c); err != nil {
+				return false, client.IgnoreNotFound(err)
+			}
+			if !isTrue(c, v1.ConditionInitialized) {
+				return false, nil
+			}
+		}
+		return true, nil
+	})
+	if err != nil {
+		d.metrics.disruptionDecisions.WithLabelValues(string(cmd.Reason), "replacement-failed").Inc()
+		return fmt.Errorf("consolidating %s: replacements %v not initialized: %w", strings.Join(cmd.Nodes, ", "), launched, err)
+	}
+	return nil
+}
+
 // replacementClaim turns a command's replacement into a NodeClaim of its
 // pool, restricted to the offering the plan priced.
-func (a *Agent) replacementClaim(v *clusterView, cmd consolidation.Command, r consolidation.Replacement) (*v1.NodeClaim, error) {
+func replacementClaim(v *clusterView, cmd consolidation.Command, r consolidation.Replacement) (*v1.NodeClaim, error) {
 	var pool *state.Pool
 	for _, p := range v.snap.Pools {
 		if p.Name == r.NodePool {
@@ -183,7 +175,7 @@ func (a *Agent) replacementClaim(v *clusterView, cmd consolidation.Command, r co
 // stillValid checks that the pods of nodes fit on the rest of snap (the
 // replacements included) without launching anything: "" when they do, else
 // why not.
-func stillValid(ctx context.Context, snap *state.Snapshot, nodes []string) string {
+func stillValid(ctx context.Context, snap *state.Snapshot, nodes []string, timeout time.Duration) string {
 	gone := map[string]bool{}
 	for _, n := range nodes {
 		gone[n] = true
@@ -208,7 +200,7 @@ func stillValid(ctx context.Context, snap *state.Snapshot, nodes []string) strin
 	if len(moving) == 0 {
 		return ""
 	}
-	solveCtx, cancel := context.WithTimeout(ctx, solveTimeout)
+	solveCtx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	res, err := packing.Solve(solveCtx, &rest, moving)
 	switch {

@@ -10,30 +10,26 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/util/workqueue"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	v1 "github.com/tenonhq/terraform-provider-tenon/engine/api/v1"
 )
 
-// Eviction retry delays: a pod whose eviction a PodDisruptionBudget refused
-// waits evictionBackoffMin before the next attempt, twice as long after
-// each refusal, at most evictionBackoffMax.
-const (
-	evictionBackoffMin = time.Second
-	evictionBackoffMax = 10 * time.Second
-)
-
 // evictionBackoff paces the retries of evictions the Eviction API refused
-// with 429 (a PodDisruptionBudget allows no disruption now), per pod, from
-// evictionBackoffMin doubling to evictionBackoffMax, until the claim's
+// with 429 (a PodDisruptionBudget allows no disruption now), per pod: the
+// delays are client-go's per-item exponential rate limiter's, from
+// Timings.EvictionBackoffMin doubling to Timings.EvictionBackoffMax, and a
+// pod evicted, gone or drained is forgotten. The claim's
 // terminationGracePeriod ends the drain's patience. A budget whose status
 // allows a disruption again releases its blocked pods at once (the
 // nodeclaim controller watches PodDisruptionBudgets and calls release), so
 // a drain under maxUnavailable: 1 moves as soon as each replacement is
 // Ready, while a node full of blocked pods costs the API server one
-// eviction call per pod every 10 s, not every second.
+// eviction call per pod every EvictionBackoffMax, not every DrainRetry.
 type evictionBackoff struct {
+	delays  workqueue.TypedRateLimiter[types.UID]
 	mu      sync.Mutex
 	blocked map[types.UID]*blockedPod
 }
@@ -43,12 +39,14 @@ type blockedPod struct {
 	namespace string
 	labels    labels.Set
 	node      string
-	delay     time.Duration
 	next      time.Time
 }
 
-func newEvictionBackoff() *evictionBackoff {
-	return &evictionBackoff{blocked: map[types.UID]*blockedPod{}}
+func newEvictionBackoff(minDelay, maxDelay time.Duration) *evictionBackoff {
+	return &evictionBackoff{
+		delays:  workqueue.NewTypedItemExponentialFailureRateLimiter[types.UID](minDelay, maxDelay),
+		blocked: map[types.UID]*blockedPod{},
+	}
 }
 
 // due reports whether p may be evicted at now: never refused, or its delay
@@ -68,12 +66,10 @@ func (b *evictionBackoff) refused(p *corev1.Pod, now time.Time) time.Duration {
 	if e == nil {
 		e = &blockedPod{namespace: p.Namespace, labels: labels.Set(p.Labels), node: p.Spec.NodeName}
 		b.blocked[p.UID] = e
-	} else {
-		e.delay *= 2
 	}
-	e.delay = min(max(e.delay, evictionBackoffMin), evictionBackoffMax)
-	e.next = now.Add(e.delay)
-	return e.delay
+	delay := b.delays.When(p.UID)
+	e.next = now.Add(delay)
+	return delay
 }
 
 // forget drops p once it is evicted or gone.
@@ -81,6 +77,7 @@ func (b *evictionBackoff) forget(uid types.UID) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	delete(b.blocked, uid)
+	b.delays.Forget(uid)
 }
 
 // forgetNode drops every pod of node, once it is drained.
@@ -90,12 +87,14 @@ func (b *evictionBackoff) forgetNode(node string) {
 	for uid, e := range b.blocked {
 		if e.node == node {
 			delete(b.blocked, uid)
+			b.delays.Forget(uid)
 		}
 	}
 }
 
 // release makes the blocked pods of pdb due at once when its status
-// allows a disruption, and returns the nodes they are on.
+// allows a disruption, and returns the nodes they are on. Their delays
+// keep growing: a released pod refused again waits longer.
 func (b *evictionBackoff) release(pdb *policyv1.PodDisruptionBudget) []string {
 	if pdb.Status.DisruptionsAllowed < 1 || pdb.Status.ObservedGeneration != pdb.Generation || pdb.Spec.Selector == nil {
 		return nil
@@ -124,12 +123,12 @@ func (b *evictionBackoff) release(pdb *policyv1.PodDisruptionBudget) []string {
 // drainsReleasedBy maps a PodDisruptionBudget that allows a disruption
 // again to the claims being deleted whose nodes have pods it had blocked,
 // so their drains retry at once.
-func (a *Agent) drainsReleasedBy(ctx context.Context, o client.Object) []reconcile.Request {
+func (t *termination) drainsReleasedBy(ctx context.Context, o client.Object) []reconcile.Request {
 	pdb, ok := o.(*policyv1.PodDisruptionBudget)
 	if !ok {
 		return nil
 	}
-	nodes := a.evictions.release(pdb)
+	nodes := t.evictions.release(pdb)
 	if len(nodes) == 0 {
 		return nil
 	}
@@ -138,8 +137,8 @@ func (a *Agent) drainsReleasedBy(ctx context.Context, o client.Object) []reconci
 		want[n] = true
 	}
 	var claims v1.NodeClaimList
-	if err := a.client.List(ctx, &claims); err != nil {
-		a.log.Error(err, "mapping a PodDisruptionBudget to the drains it blocked", "pdb", pdb.Namespace+"/"+pdb.Name)
+	if err := t.client.List(ctx, &claims); err != nil {
+		t.log.Error(err, "mapping a PodDisruptionBudget to the drains it blocked", "pdb", pdb.Namespace+"/"+pdb.Name)
 		return nil
 	}
 	var out []reconcile.Request

@@ -41,7 +41,7 @@ func budget(namespace string, allowed int32, observed bool) *policyv1.PodDisrupt
 // TestEvictionBackoff: each refusal doubles a pod's wait from 1 s to at
 // most 10 s; an eviction that goes through, or the node drained, forgets it.
 func TestEvictionBackoff(t *testing.T) {
-	b := newEvictionBackoff()
+	b := newEvictionBackoff(time.Second, 10*time.Second)
 	p := budgetPod("web-1", "n1")
 	now := time.Date(2026, 3, 4, 12, 0, 0, 0, time.UTC)
 	if !b.due(p, now) {
@@ -91,7 +91,7 @@ func TestEvictionBackoffRelease(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			b := newEvictionBackoff()
+			b := newEvictionBackoff(time.Second, 10*time.Second)
 			now := time.Now()
 			p := budgetPod("web-1", "n1")
 			b.refused(p, now)
@@ -116,33 +116,36 @@ func TestDrainRetriesRefusedEvictions(t *testing.T) {
 	claim.Status.NodeName = "n1"
 	node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n1"}}
 	pods := []client.Object{budgetPod("web-1", "n1"), budgetPod("web-2", "n1"), budgetPod("web-3", "n1")}
-	a, c, _ := testAgent(t, append([]client.Object{claim, node}, pods...)...)
+	var mu sync.Mutex
+	allowed, asked, deleted := 0, 0, 0
+	intercept := func(c client.WithWatch) client.Client {
+		return interceptor.NewClient(c, interceptor.Funcs{
+			SubResourceCreate: func(ctx context.Context, cl client.Client, sub string, obj client.Object, _ client.Object, _ ...client.SubResourceCreateOption) error {
+				if sub != "eviction" {
+					t.Fatalf("unexpected subresource %s", sub)
+				}
+				mu.Lock()
+				defer mu.Unlock()
+				asked++
+				if allowed == 0 {
+					return apierrors.NewTooManyRequests("Cannot evict pod as it would violate the pod's disruption budget.", 0)
+				}
+				allowed--
+				return cl.Delete(ctx, obj)
+			},
+			Delete: func(ctx context.Context, cl client.WithWatch, obj client.Object, opts ...client.DeleteOption) error {
+				if _, ok := obj.(*corev1.Pod); ok {
+					deleted++
+				}
+				return cl.Delete(ctx, obj, opts...)
+			},
+		})
+	}
+	ctrls, c, _, _ := testAgentWith(t, intercept, append([]client.Object{claim, node}, pods...)...)
+	a := ctrls.termination
 	if err := c.Delete(context.Background(), claim); err != nil {
 		t.Fatal(err)
 	}
-	var mu sync.Mutex
-	allowed, asked, deleted := 0, 0, 0
-	a.client = interceptor.NewClient(c.(client.WithWatch), interceptor.Funcs{
-		SubResourceCreate: func(ctx context.Context, cl client.Client, sub string, obj client.Object, _ client.Object, _ ...client.SubResourceCreateOption) error {
-			if sub != "eviction" {
-				t.Fatalf("unexpected subresource %s", sub)
-			}
-			mu.Lock()
-			defer mu.Unlock()
-			asked++
-			if allowed == 0 {
-				return apierrors.NewTooManyRequests("Cannot evict pod as it would violate the pod's disruption budget.", 0)
-			}
-			allowed--
-			return cl.Delete(ctx, obj)
-		},
-		Delete: func(ctx context.Context, cl client.WithWatch, obj client.Object, opts ...client.DeleteOption) error {
-			if _, ok := obj.(*corev1.Pod); ok {
-				deleted++
-			}
-			return cl.Delete(ctx, obj, opts...)
-		},
-	})
 	ctx := context.Background()
 	drain := func() bool {
 		t.Helper()

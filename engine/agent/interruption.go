@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/client-go/tools/events"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 
@@ -23,13 +25,25 @@ type interruptible interface {
 	InterruptionSource() cloud.InterruptionSource
 }
 
-// setupInterruption consumes the provider's interruption events on the
-// leader: a spot interruption, scheduled change or state change deletes the
-// node's claim at once — termination taints and drains the node, and the
-// evicted pods are provisioned for again — while a rebalance
-// recommendation is only recorded as an event.
-func (a *Agent) setupInterruption(mgr manager.Manager) error {
-	p, ok := a.cloud.(interruptible)
+// interruption consumes the cloud's interruption events on the leader: a
+// spot interruption, scheduled change or state change deletes the node's
+// claim at once — termination taints and drains the node, and the evicted
+// pods are provisioned for again — while a rebalance recommendation is
+// only recorded as an event.
+type interruption struct {
+	client    client.Client
+	cloud     cloud.CloudProvider
+	disrupter *disrupter
+	recorder  events.EventRecorder
+	metrics   *metrics
+	log       logr.Logger
+	clock     agentClock
+	timings   Timings
+}
+
+// Register adds the event loop when the cloud has an event source.
+func (in *interruption) Register(mgr manager.Manager) error {
+	p, ok := in.cloud.(interruptible)
 	if !ok {
 		return nil
 	}
@@ -37,38 +51,44 @@ func (a *Agent) setupInterruption(mgr manager.Manager) error {
 	if src == nil {
 		return nil
 	}
-	return mgr.Add(manager.RunnableFunc(func(ctx context.Context) error {
-		for ctx.Err() == nil {
-			events, err := src.Receive(ctx)
-			if err != nil {
-				if ctx.Err() == nil {
-					a.log.Error(err, "receiving interruption events")
-					time.Sleep(time.Second)
-				}
-				continue
-			}
-			for _, ev := range events {
-				if err := a.handleInterruption(ctx, ev); err != nil {
-					a.log.Error(err, "handling an interruption; it will be delivered again", "providerID", ev.ProviderID, "kind", ev.Kind)
-					continue
-				}
-				if err := src.Done(ctx, ev); err != nil {
-					a.log.Error(err, "acknowledging an interruption", "providerID", ev.ProviderID)
-				}
-			}
-		}
-		return nil
-	}))
+	if err := mgr.Add(manager.RunnableFunc(func(ctx context.Context) error { in.run(ctx, src); return nil })); err != nil {
+		return fmt.Errorf("adding interruption handling: %w", err)
+	}
+	return nil
 }
 
-func (a *Agent) handleInterruption(ctx context.Context, ev cloud.Interruption) error {
-	a.metrics.interruptionReceived.WithLabelValues(string(ev.Kind)).Inc()
+// run receives and handles events until ctx ends. After a failed receive
+// it waits InterruptionRetry, or less if ctx ends first.
+func (in *interruption) run(ctx context.Context, src cloud.InterruptionSource) {
+	for ctx.Err() == nil {
+		evs, err := src.Receive(ctx)
+		if err != nil {
+			if ctx.Err() == nil {
+				in.log.Error(err, "receiving interruption events")
+				sleep(ctx, in.clock, in.timings.InterruptionRetry)
+			}
+			continue
+		}
+		for _, ev := range evs {
+			if err := in.handle(ctx, ev); err != nil {
+				in.log.Error(err, "handling an interruption; it will be delivered again", "providerID", ev.ProviderID, "kind", ev.Kind)
+				continue
+			}
+			if err := src.Done(ctx, ev); err != nil {
+				in.log.Error(err, "acknowledging an interruption", "providerID", ev.ProviderID)
+			}
+		}
+	}
+}
+
+func (in *interruption) handle(ctx context.Context, ev cloud.Interruption) error {
+	in.metrics.interruptionReceived.WithLabelValues(string(ev.Kind)).Inc()
 	var claims v1.NodeClaimList
-	if err := a.client.List(ctx, &claims, client.MatchingFields{indexClaimProviderID: ev.ProviderID}); err != nil {
+	if err := in.client.List(ctx, &claims, client.MatchingFields{indexClaimProviderID: ev.ProviderID}); err != nil {
 		return fmt.Errorf("finding the nodeclaim of %s: %w", ev.ProviderID, err)
 	}
 	if len(claims.Items) == 0 {
-		a.log.Info("interruption for an instance no nodeclaim tracks", "providerID", ev.ProviderID, "kind", ev.Kind)
+		in.log.Info("interruption for an instance no nodeclaim tracks", "providerID", ev.ProviderID, "kind", ev.Kind)
 		return nil
 	}
 	claim := &claims.Items[0]
@@ -80,11 +100,11 @@ func (a *Agent) handleInterruption(ctx context.Context, ev cloud.Interruption) e
 		detail += ": " + ev.Detail
 	}
 	if ev.Kind == cloud.RebalanceRecommendation {
-		a.recorder.Eventf(claim, nil, corev1.EventTypeNormal, string(ev.Kind), "Interruption", "%s", detail)
+		in.recorder.Eventf(claim, nil, corev1.EventTypeNormal, string(ev.Kind), "Interruption", "%s", detail)
 		return nil
 	}
 	if claim.DeletionTimestamp != nil {
 		return nil
 	}
-	return a.disrupt(ctx, claim, DisruptionInterrupted, detail)
+	return in.disrupter.disrupt(ctx, claim, DisruptionInterrupted, detail)
 }

@@ -4,14 +4,12 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"time"
 
+	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/tools/events"
 	ctrl "sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
@@ -24,15 +22,29 @@ import (
 	"github.com/tenonhq/terraform-provider-tenon/engine/cloud"
 )
 
-// setupLifecycle reconciles NodeClaims (and the Nodes they register as):
-// launch, register, initialize, time out, terminate. A PodDisruptionBudget
-// that allows a disruption again wakes the drains it blocked.
-func (a *Agent) setupLifecycle(mgr manager.Manager) error {
+// lifecycle is the NodeClaim controller: it launches claims through the
+// cloud, registers the Node that appears for each, initializes it, gives up
+// after the timeouts, and hands deleted claims to termination.
+type lifecycle struct {
+	client      client.Client
+	cloud       cloud.CloudProvider
+	termination *termination
+	recorder    events.EventRecorder
+	metrics     *metrics
+	log         logr.Logger
+	clock       agentClock
+	timings     Timings
+}
+
+// Register reconciles NodeClaims (and the Nodes they register as). A
+// PodDisruptionBudget that allows a disruption again wakes the drains it
+// blocked.
+func (l *lifecycle) Register(mgr manager.Manager) error {
 	err := ctrl.ControllerManagedBy(mgr).Named("nodeclaim").For(&v1.NodeClaim{}).
-		Watches(&corev1.Node{}, handler.EnqueueRequestsFromMapFunc(a.claimsOfNode)).
-		Watches(&policyv1.PodDisruptionBudget{}, handler.EnqueueRequestsFromMapFunc(a.drainsReleasedBy)).
+		Watches(&corev1.Node{}, handler.EnqueueRequestsFromMapFunc(l.claimsOfNode)).
+		Watches(&policyv1.PodDisruptionBudget{}, handler.EnqueueRequestsFromMapFunc(l.termination.drainsReleasedBy)).
 		WithOptions(controller.Options{MaxConcurrentReconciles: 10}).
-		Complete(reconcile.Func(a.reconcileClaim))
+		Complete(reconcile.Func(l.reconcileClaim))
 	if err != nil {
 		return fmt.Errorf("setting up the nodeclaim controller: %w", err)
 	}
@@ -40,51 +52,42 @@ func (a *Agent) setupLifecycle(mgr manager.Manager) error {
 }
 
 // claimsOfNode maps a Node to the claim it registered for.
-func (a *Agent) claimsOfNode(ctx context.Context, o client.Object) []reconcile.Request {
-	node := o.(*corev1.Node)
-	if node.Spec.ProviderID == "" {
-		return nil
+func (l *lifecycle) claimsOfNode(ctx context.Context, o client.Object) []reconcile.Request {
+	reqs, err := claimsOfNode(ctx, l.client, o.(*corev1.Node))
+	if err != nil {
+		l.log.Error(err, "mapping a node to its nodeclaim")
 	}
-	var claims v1.NodeClaimList
-	if err := a.client.List(ctx, &claims, client.MatchingFields{indexClaimProviderID: node.Spec.ProviderID}); err != nil {
-		a.log.Error(err, "mapping a node to its nodeclaim", "node", node.Name)
-		return nil
-	}
-	out := make([]reconcile.Request, 0, len(claims.Items))
-	for _, c := range claims.Items {
-		out = append(out, reconcile.Request{NamespacedName: types.NamespacedName{Name: c.Name}})
-	}
-	return out
+	return reqs
 }
 
-func (a *Agent) reconcileClaim(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
+func (l *lifecycle) reconcileClaim(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
 	claim := &v1.NodeClaim{}
-	if err := a.client.Get(ctx, req.NamespacedName, claim); err != nil {
+	if err := l.client.Get(ctx, req.NamespacedName, claim); err != nil {
 		return reconcile.Result{}, client.IgnoreNotFound(err)
 	}
 	if claim.DeletionTimestamp != nil {
-		return a.terminate(ctx, claim)
+		return l.termination.terminate(ctx, claim)
 	}
 	if !controllerutil.ContainsFinalizer(claim, v1.TerminationFinalizer) {
 		controllerutil.AddFinalizer(claim, v1.TerminationFinalizer)
-		if err := a.client.Update(ctx, claim); err != nil {
+		if err := l.client.Update(ctx, claim); err != nil {
 			return reconcile.Result{}, ignoreConflict(err)
 		}
 	}
 	if !isTrue(claim, v1.ConditionLaunched) {
-		return a.launch(ctx, claim)
+		return l.launch(ctx, claim)
 	}
-	node, err := a.nodeOf(ctx, claim)
+	node, err := nodeOf(ctx, l.client, claim)
 	if err != nil {
 		return reconcile.Result{}, err
 	}
 	if node != nil && node.DeletionTimestamp != nil {
 		// Someone deleted the node: terminate the claim, which drains it.
-		a.log.Info("node deleted; terminating its nodeclaim", "node", node.Name, "nodeclaim", claim.Name)
-		return reconcile.Result{}, client.IgnoreNotFound(a.client.Delete(ctx, claim))
+		l.log.Info("node deleted; terminating its nodeclaim", "node", node.Name, "nodeclaim", claim.Name)
+		return reconcile.Result{}, client.IgnoreNotFound(l.client.Delete(ctx, claim))
 	}
 	if !isTrue(claim, v1.ConditionRegistered) {
-		return a.register(ctx, claim, node)
+		return l.register(ctx, claim, node)
 	}
 	if node == nil {
 		// Registered, and the node is gone: the instance died under us.
@@ -92,7 +95,7 @@ func (a *Agent) reconcileClaim(ctx context.Context, req reconcile.Request) (reco
 		return reconcile.Result{}, nil
 	}
 	if !isTrue(claim, v1.ConditionInitialized) {
-		return a.initialize(ctx, claim, node)
+		return l.initialize(ctx, claim, node)
 	}
 	return reconcile.Result{}, nil
 }
@@ -101,29 +104,44 @@ func (a *Agent) reconcileClaim(ctx context.Context, req reconcile.Request) (reco
 // the claim's options in order; when none has capacity the claim is deleted
 // so the next batch chooses again without the offerings the cloud marked
 // unavailable.
-func (a *Agent) launch(ctx context.Context, claim *v1.NodeClaim) (reconcile.Result, error) {
-	if age := time.Since(claim.CreationTimestamp.Time); age > a.opts.LaunchTimeout {
-		return a.giveUp(ctx, claim, ReasonTimedOut, fmt.Sprintf("not launched within %s", a.opts.LaunchTimeout))
+func (l *lifecycle) launch(ctx context.Context, claim *v1.NodeClaim) (reconcile.Result, error) {
+	if age := l.clock.Since(claim.CreationTimestamp.Time); age > l.timings.LaunchTimeout {
+		return l.giveUp(ctx, claim, ReasonTimedOut, fmt.Sprintf("not launched within %s", l.timings.LaunchTimeout))
 	}
-	launched, err := a.cloud.Create(ctx, claim)
+	launched, err := l.cloud.Create(ctx, claim)
 	switch {
 	case cloud.IsInsufficientCapacity(err):
-		a.metrics.launchFailures.WithLabelValues("InsufficientCapacity").Inc()
-		return a.giveUp(ctx, claim, ReasonInsufficientCapacy, err.Error())
+		l.metrics.launchFailures.WithLabelValues("InsufficientCapacity").Inc()
+		return l.giveUp(ctx, claim, ReasonInsufficientCapacy, err.Error())
 	case cloud.IsNodeClassNotReady(err):
-		a.metrics.launchFailures.WithLabelValues("NodeClassNotReady").Inc()
-		a.recorder.Eventf(claim, nil, corev1.EventTypeWarning, ReasonNodeClassNotReady, "Launch", "%v", err)
-		setCondition(claim, v1.ConditionLaunched, metav1.ConditionFalse, ReasonNodeClassNotReady, err.Error())
-		if uerr := a.client.Status().Update(ctx, claim); uerr != nil {
+		l.metrics.launchFailures.WithLabelValues("NodeClassNotReady").Inc()
+		l.recorder.Eventf(claim, nil, corev1.EventTypeWarning, ReasonNodeClassNotReady, "Launch", "%v", err)
+		setCondition(claim, v1.ConditionLaunched, metav1.ConditionFalse, ReasonNodeClassNotReady, err.Error(), l.clock.Now())
+		if uerr := l.client.Status().Update(ctx, claim); uerr != nil {
 			return reconcile.Result{}, ignoreConflict(uerr)
 		}
-		return reconcile.Result{RequeueAfter: 10 * time.Second}, nil
+		return reconcile.Result{RequeueAfter: l.timings.NodeClassRetry}, nil
 	case err != nil:
-		a.metrics.launchFailures.WithLabelValues("Error").Inc()
-		a.recorder.Eventf(claim, nil, corev1.EventTypeWarning, ReasonLaunchFailed, "Launch", "launching: %v", err)
+		l.metrics.launchFailures.WithLabelValues("Error").Inc()
+		l.recorder.Eventf(claim, nil, corev1.EventTypeWarning, ReasonLaunchFailed, "Launch", "launching: %v", err)
 		// controller-runtime retries with exponential backoff.
 		return reconcile.Result{}, fmt.Errorf("launching nodeclaim %s: %w", claim.Name, err)
 	}
+	recordLaunch(claim, launched)
+	setCondition(claim, v1.ConditionLaunched, metav1.ConditionTrue, ReasonLaunched, "", l.clock.Now())
+	if err := l.client.Status().Update(ctx, claim); err != nil {
+		// The cloud call is idempotent per claim: a retry finds the same
+		// instance.
+		return reconcile.Result{}, fmt.Errorf("recording the launch of nodeclaim %s: %w", claim.Name, err)
+	}
+	l.recorder.Eventf(claim, nil, corev1.EventTypeNormal, ReasonLaunched, "Launch", "Launched %s (%s, %s) as %s",
+		claim.Status.InstanceType, claim.Status.Zone, claim.Status.CapacityType, claim.Status.ProviderID)
+	l.log.Info("launched nodeclaim", "nodeclaim", claim.Name, "providerID", claim.Status.ProviderID, "instanceType", claim.Status.InstanceType)
+	return reconcile.Result{RequeueAfter: l.timings.RegistrationTimeout}, nil
+}
+
+// recordLaunch copies what the cloud launched into claim's status.
+func recordLaunch(claim, launched *v1.NodeClaim) {
 	claim.Status.ProviderID = launched.Status.ProviderID
 	claim.Status.ImageID = launched.Status.ImageID
 	claim.Status.InstanceType = launched.Status.InstanceType
@@ -131,51 +149,26 @@ func (a *Agent) launch(ctx context.Context, claim *v1.NodeClaim) (reconcile.Resu
 	claim.Status.CapacityType = launched.Status.CapacityType
 	claim.Status.Capacity = launched.Status.Capacity
 	claim.Status.Allocatable = launched.Status.Allocatable
-	setCondition(claim, v1.ConditionLaunched, metav1.ConditionTrue, ReasonLaunched, "")
-	if err := a.client.Status().Update(ctx, claim); err != nil {
-		// The cloud call is idempotent per claim: a retry finds the same
-		// instance.
-		return reconcile.Result{}, fmt.Errorf("recording the launch of nodeclaim %s: %w", claim.Name, err)
-	}
-	a.recorder.Eventf(claim, nil, corev1.EventTypeNormal, ReasonLaunched, "Launch", "Launched %s (%s, %s) as %s",
-		claim.Status.InstanceType, claim.Status.Zone, claim.Status.CapacityType, claim.Status.ProviderID)
-	a.log.Info("launched nodeclaim", "nodeclaim", claim.Name, "providerID", claim.Status.ProviderID, "instanceType", claim.Status.InstanceType)
-	return reconcile.Result{RequeueAfter: a.opts.RegistrationTimeout}, nil
 }
 
 // giveUp deletes a claim that cannot become a node, saying why.
-func (a *Agent) giveUp(ctx context.Context, claim *v1.NodeClaim, reason, why string) (reconcile.Result, error) {
-	a.log.Info("deleting nodeclaim", "nodeclaim", claim.Name, "reason", reason, "detail", why)
-	a.recorder.Eventf(claim, nil, corev1.EventTypeWarning, reason, "Delete", "Deleting the nodeclaim: %s", why)
-	a.metrics.nodesTerminated.WithLabelValues(claim.Labels[v1.LabelNodePool], reason).Inc()
-	return reconcile.Result{}, client.IgnoreNotFound(a.client.Delete(ctx, claim))
-}
-
-// nodeOf returns the Node with the claim's provider ID, or nil.
-func (a *Agent) nodeOf(ctx context.Context, claim *v1.NodeClaim) (*corev1.Node, error) {
-	if claim.Status.ProviderID == "" {
-		return nil, nil
-	}
-	var nodes corev1.NodeList
-	if err := a.client.List(ctx, &nodes, client.MatchingFields{indexNodeProviderID: claim.Status.ProviderID}); err != nil {
-		return nil, fmt.Errorf("finding the node of nodeclaim %s: %w", claim.Name, err)
-	}
-	if len(nodes.Items) == 0 {
-		return nil, nil
-	}
-	return &nodes.Items[0], nil
+func (l *lifecycle) giveUp(ctx context.Context, claim *v1.NodeClaim, reason, why string) (reconcile.Result, error) {
+	l.log.Info("deleting nodeclaim", "nodeclaim", claim.Name, "reason", reason, "detail", why)
+	l.recorder.Eventf(claim, nil, corev1.EventTypeWarning, reason, "Delete", "Deleting the nodeclaim: %s", why)
+	l.metrics.nodesTerminated.WithLabelValues(claim.Labels[v1.LabelNodePool], reason).Inc()
+	return reconcile.Result{}, client.IgnoreNotFound(l.client.Delete(ctx, claim))
 }
 
 // register links the Node that appeared for claim: labels it (pool labels,
 // registered), puts the termination finalizer on it and records its name.
-func (a *Agent) register(ctx context.Context, claim *v1.NodeClaim, node *corev1.Node) (reconcile.Result, error) {
+func (l *lifecycle) register(ctx context.Context, claim *v1.NodeClaim, node *corev1.Node) (reconcile.Result, error) {
 	if node == nil {
-		launchedAt := conditionTime(claim, v1.ConditionLaunched)
-		if waited := time.Since(launchedAt); waited > a.opts.RegistrationTimeout {
-			return a.giveUp(ctx, claim, ReasonTimedOut, fmt.Sprintf("its node did not register within %s", a.opts.RegistrationTimeout))
+		waited := l.clock.Since(conditionTime(claim, v1.ConditionLaunched))
+		if waited > l.timings.RegistrationTimeout {
+			return l.giveUp(ctx, claim, ReasonTimedOut, fmt.Sprintf("its node did not register within %s", l.timings.RegistrationTimeout))
 		}
 		// The Node watch wakes us when it appears.
-		return reconcile.Result{RequeueAfter: a.opts.RegistrationTimeout - time.Since(launchedAt)}, nil
+		return reconcile.Result{RequeueAfter: l.timings.RegistrationTimeout - waited}, nil
 	}
 	patch := client.MergeFrom(node.DeepCopy())
 	if node.Labels == nil {
@@ -188,22 +181,22 @@ func (a *Agent) register(ctx context.Context, claim *v1.NodeClaim, node *corev1.
 	}
 	node.Labels[v1.LabelNodeRegistered] = "true"
 	controllerutil.AddFinalizer(node, v1.TerminationFinalizer)
-	if err := a.client.Patch(ctx, node, patch); err != nil {
+	if err := l.client.Patch(ctx, node, patch); err != nil {
 		return reconcile.Result{}, fmt.Errorf("labelling node %s of nodeclaim %s: %w", node.Name, claim.Name, err)
 	}
 	claim.Status.NodeName = node.Name
-	setCondition(claim, v1.ConditionRegistered, metav1.ConditionTrue, ReasonRegistered, "")
-	if err := a.client.Status().Update(ctx, claim); err != nil {
+	setCondition(claim, v1.ConditionRegistered, metav1.ConditionTrue, ReasonRegistered, "", l.clock.Now())
+	if err := l.client.Status().Update(ctx, claim); err != nil {
 		return reconcile.Result{}, ignoreConflict(err)
 	}
-	a.metrics.nodesCreated.WithLabelValues(claim.Labels[v1.LabelNodePool]).Inc()
-	a.recorder.Eventf(claim, nil, corev1.EventTypeNormal, ReasonRegistered, "Register", "Node %s registered", node.Name)
+	l.metrics.nodesCreated.WithLabelValues(claim.Labels[v1.LabelNodePool]).Inc()
+	l.recorder.Eventf(claim, nil, corev1.EventTypeNormal, ReasonRegistered, "Register", "Node %s registered", node.Name)
 	return reconcile.Result{}, nil
 }
 
 // initialize marks the claim and node initialized once the node is Ready
 // and none of the claim's startup taints is left.
-func (a *Agent) initialize(ctx context.Context, claim *v1.NodeClaim, node *corev1.Node) (reconcile.Result, error) {
+func (l *lifecycle) initialize(ctx context.Context, claim *v1.NodeClaim, node *corev1.Node) (reconcile.Result, error) {
 	if !nodeReady(node) {
 		return reconcile.Result{}, nil
 	}
@@ -215,53 +208,21 @@ func (a *Agent) initialize(ctx context.Context, claim *v1.NodeClaim, node *corev
 	if node.Labels[v1.LabelNodeInitialized] != "true" {
 		patch := client.MergeFrom(node.DeepCopy())
 		node.Labels[v1.LabelNodeInitialized] = "true"
-		if err := a.client.Patch(ctx, node, patch); err != nil {
+		if err := l.client.Patch(ctx, node, patch); err != nil {
 			return reconcile.Result{}, fmt.Errorf("labelling node %s initialized: %w", node.Name, err)
 		}
 	}
-	setCondition(claim, v1.ConditionInitialized, metav1.ConditionTrue, ReasonInitialized, "")
+	now := l.clock.Now()
+	setCondition(claim, v1.ConditionInitialized, metav1.ConditionTrue, ReasonInitialized, "", now)
 	if claim.Status.LastPodEventTime.IsZero() {
-		claim.Status.LastPodEventTime = metav1.Now()
+		// Disruption's consolidateAfter counts from here until a pod comes
+		// or goes (claimConditions keeps it current).
+		claim.Status.LastPodEventTime = metav1.NewTime(now)
 	}
-	setCondition(claim, v1.ConditionReady, metav1.ConditionTrue, ReasonInitialized, "")
-	if err := a.client.Status().Update(ctx, claim); err != nil {
+	setCondition(claim, v1.ConditionReady, metav1.ConditionTrue, ReasonInitialized, "", now)
+	if err := l.client.Status().Update(ctx, claim); err != nil {
 		return reconcile.Result{}, ignoreConflict(err)
 	}
-	a.recorder.Eventf(claim, nil, corev1.EventTypeNormal, ReasonInitialized, "Initialize", "Node %s is ready", node.Name)
+	l.recorder.Eventf(claim, nil, corev1.EventTypeNormal, ReasonInitialized, "Initialize", "Node %s is ready", node.Name)
 	return reconcile.Result{}, nil
-}
-
-func nodeReady(node *corev1.Node) bool {
-	for _, c := range node.Status.Conditions {
-		if c.Type == corev1.NodeReady {
-			return c.Status == corev1.ConditionTrue
-		}
-	}
-	return false
-}
-
-func isTrue(claim *v1.NodeClaim, condition string) bool {
-	return meta.IsStatusConditionTrue(claim.Status.Conditions, condition)
-}
-
-func conditionTime(claim *v1.NodeClaim, condition string) time.Time {
-	if c := meta.FindStatusCondition(claim.Status.Conditions, condition); c != nil {
-		return c.LastTransitionTime.Time
-	}
-	return claim.CreationTimestamp.Time
-}
-
-func setCondition(claim *v1.NodeClaim, condition string, status metav1.ConditionStatus, reason, message string) {
-	meta.SetStatusCondition(&claim.Status.Conditions, metav1.Condition{
-		Type: condition, Status: status, Reason: reason, Message: message, ObservedGeneration: claim.Generation,
-	})
-}
-
-// ignoreConflict turns a write conflict into a quiet requeue: the watch
-// brings the newer object.
-func ignoreConflict(err error) error {
-	if apierrors.IsConflict(err) {
-		return nil
-	}
-	return err
 }

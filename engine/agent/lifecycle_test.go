@@ -12,6 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/events"
+	clocktesting "k8s.io/utils/clock/testing"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	crfake "sigs.k8s.io/controller-runtime/pkg/client/fake"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
@@ -22,8 +23,16 @@ import (
 	"github.com/tenonhq/terraform-provider-tenon/engine/scheduling"
 )
 
-// testAgent is an Agent on a fake API server and the fake cloud.
-func testAgent(t *testing.T, objs ...client.Object) (*Agent, client.Client, *fake.Provider) {
+// testAgent is the agent's controllers on a fake API server and the fake
+// cloud, reading a fake clock set to the wall clock's now.
+func testAgent(t *testing.T, objs ...client.Object) (*controllers, client.WithWatch, *fake.Provider, *clocktesting.FakeClock) {
+	t.Helper()
+	return testAgentWith(t, nil, objs...)
+}
+
+// testAgentWith is testAgent with the controllers' client wrapped (for an
+// interceptor).
+func testAgentWith(t *testing.T, wrap func(client.WithWatch) client.Client, objs ...client.Object) (*controllers, client.WithWatch, *fake.Provider, *clocktesting.FakeClock) {
 	t.Helper()
 	scheme, err := NewScheme()
 	if err != nil {
@@ -35,6 +44,19 @@ func testAgent(t *testing.T, objs ...client.Object) (*Agent, client.Client, *fak
 		WithIndex(&v1.NodeClaim{}, indexClaimProviderID, func(o client.Object) []string { return []string{o.(*v1.NodeClaim).Status.ProviderID} }).
 		WithIndex(&corev1.Pod{}, indexPodNodeName, func(o client.Object) []string { return []string{o.(*corev1.Pod).Spec.NodeName} }).
 		Build()
+	var used client.Client = c
+	if wrap != nil {
+		used = wrap(c)
+	}
+	clk := clocktesting.NewFakeClock(time.Now())
+	a, provider := testAgentOn(t, used, clk)
+	return a, c, provider, clk
+}
+
+// testAgentOn is a fresh set of controllers (nothing in memory, as after a
+// restart) on an existing fake API server and clock, with a new fake cloud.
+func testAgentOn(t *testing.T, c client.Client, clk *clocktesting.FakeClock) (*controllers, *fake.Provider) {
+	t.Helper()
 	provider, err := fake.New(nil)
 	if err != nil {
 		t.Fatal(err)
@@ -45,8 +67,7 @@ func testAgent(t *testing.T, objs ...client.Object) (*Agent, client.Client, *fak
 	}
 	opts := DefaultOptions()
 	opts.ClusterName = "test"
-	return &Agent{opts: opts, client: c, cloud: provider, recorder: events.NewFakeRecorder(100), metrics: m,
-		log: logr.Discard(), nominated: newNominations(), podCounts: map[string]int{}, evictions: newEvictionBackoff()}, c, provider
+	return newControllers(c, provider, events.NewFakeRecorder(100), m, opts, clk, logr.Discard()), provider
 }
 
 func testClaim(name string, types ...string) *v1.NodeClaim {
@@ -64,9 +85,9 @@ func testClaim(name string, types ...string) *v1.NodeClaim {
 	}
 }
 
-func reconcileOnce(t *testing.T, a *Agent, name string) reconcile.Result {
+func reconcileOnce(t *testing.T, a *controllers, name string) reconcile.Result {
 	t.Helper()
-	res, err := a.reconcileClaim(context.Background(), reconcile.Request{NamespacedName: types.NamespacedName{Name: name}})
+	res, err := a.lifecycle.reconcileClaim(context.Background(), reconcile.Request{NamespacedName: types.NamespacedName{Name: name}})
 	if err != nil {
 		t.Fatalf("reconcile: %v", err)
 	}
@@ -86,7 +107,7 @@ func getClaim(t *testing.T, c client.Client, name string) *v1.NodeClaim {
 // the next; the Node with the claim's provider ID registers the claim and,
 // once Ready, initializes it.
 func TestLaunchFallsBackAndRegisters(t *testing.T) {
-	a, c, provider := testAgent(t, testClaim("p-abc", "m5.xlarge", "m5.large"))
+	a, c, provider, _ := testAgent(t, testClaim("p-abc", "m5.xlarge", "m5.large"))
 	provider.SetShortage(cloud.Offering{InstanceType: "m5.xlarge", Zone: "us-east-1a", CapacityType: "on-demand"}, true)
 	reconcileOnce(t, a, "p-abc")
 	claim := getClaim(t, c, "p-abc")
@@ -122,7 +143,7 @@ func TestLaunchFallsBackAndRegisters(t *testing.T) {
 // batch chooses again); a launch older than the launch timeout is given up.
 func TestLaunchFailures(t *testing.T) {
 	t.Run("insufficient capacity", func(t *testing.T) {
-		a, c, provider := testAgent(t, testClaim("p-ice", "m5.large"))
+		a, c, provider, _ := testAgent(t, testClaim("p-ice", "m5.large"))
 		provider.SetShortage(cloud.Offering{InstanceType: "m5.large", Zone: "us-east-1a", CapacityType: "on-demand"}, true)
 		reconcileOnce(t, a, "p-ice")
 		if claim := getClaim(t, c, "p-ice"); claim.DeletionTimestamp == nil {
@@ -132,7 +153,7 @@ func TestLaunchFailures(t *testing.T) {
 	t.Run("launch timeout", func(t *testing.T) {
 		old := testClaim("p-old", "m5.large")
 		old.CreationTimestamp = metav1.NewTime(time.Now().Add(-10 * time.Minute))
-		a, c, provider := testAgent(t, old)
+		a, c, provider, _ := testAgent(t, old)
 		reconcileOnce(t, a, "p-old")
 		if claim := getClaim(t, c, "p-old"); claim.DeletionTimestamp == nil {
 			t.Error("a claim past the launch timeout was not deleted")
@@ -146,7 +167,7 @@ func TestLaunchFailures(t *testing.T) {
 // TestTerminateDeletesInstanceAndReleases: a deleted, launched claim with
 // no node deletes its instance and drops its finalizer.
 func TestTerminateDeletesInstanceAndReleases(t *testing.T) {
-	a, c, provider := testAgent(t, testClaim("p-del", "m5.large"))
+	a, c, provider, _ := testAgent(t, testClaim("p-del", "m5.large"))
 	reconcileOnce(t, a, "p-del")
 	if list, _ := provider.List(context.Background()); len(list) != 1 {
 		t.Fatalf("instances after launch: %d", len(list))

@@ -5,66 +5,53 @@ import (
 	"fmt"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
+	"github.com/go-logr/logr"
+	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 )
 
-// Intervals of the periodic loops.
-const (
-	gcInterval      = 10 * time.Second
-	statusInterval  = 5 * time.Second
-	requeueInterval = 10 * time.Second
-)
+// agentClock is what the controllers read time from and wait on:
+// clock.RealClock in production (created in Run, the one place the agent
+// takes the wall clock), a fake clock in tests.
+type agentClock = clock.WithTickerAndDelayedExecution
 
-// setupLoops adds the periodic work, which runs only on the leader:
-// disruption, garbage collection, pool status, and a retry of pods still
-// unschedulable (a limit may have freed up without any pod changing).
-func (a *Agent) setupLoops(mgr manager.Manager) error {
-	loops := []struct {
-		name     string
-		interval time.Duration
-		run      func(context.Context, time.Time) error
-	}{
-		{"disruption", a.opts.DisruptionInterval, a.disruptEmpty},
-		{"consolidation", consolidationInterval, a.consolidate},
-		{"garbage-collection", gcInterval, a.collectGarbage},
-		{"pool-status", statusInterval, a.updateStatus},
-		{"unschedulable-retry", requeueInterval, a.retryUnschedulable},
-	}
-	for _, l := range loops {
-		log := a.log.WithName(l.name)
-		err := mgr.Add(manager.RunnableFunc(func(ctx context.Context) error {
-			t := time.NewTicker(l.interval)
-			defer t.Stop()
-			for {
-				select {
-				case <-ctx.Done():
-					return nil
-				case now := <-t.C:
-					if err := l.run(ctx, now); err != nil && ctx.Err() == nil {
-						log.Error(err, "loop failed; retrying on the next tick")
-					}
+// every returns a runnable that calls run every interval of clk until ctx
+// ends, with the tick's time; a failure is logged and retried on the next
+// tick. Like every runnable that does not say otherwise, it runs only on
+// the leader.
+func every(clk agentClock, interval time.Duration, log logr.Logger, run func(context.Context, time.Time) error) manager.Runnable {
+	return manager.RunnableFunc(func(ctx context.Context) error {
+		t := clk.NewTicker(interval)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return nil
+			case now := <-t.C():
+				if err := run(ctx, now); err != nil && ctx.Err() == nil {
+					log.Error(err, "loop failed; retrying on the next tick")
 				}
 			}
-		}))
-		if err != nil {
-			return fmt.Errorf("adding the %s loop: %w", l.name, err)
 		}
+	})
+}
+
+// addEvery adds every's runnable to mgr as the loop called name.
+func addEvery(mgr manager.Manager, name string, clk agentClock, interval time.Duration, log logr.Logger, run func(context.Context, time.Time) error) error {
+	if err := mgr.Add(every(clk, interval, log, run)); err != nil {
+		return fmt.Errorf("adding the %s loop: %w", name, err)
 	}
 	return nil
 }
 
-// retryUnschedulable starts a batch when pods are still unschedulable.
-func (a *Agent) retryUnschedulable(ctx context.Context, _ time.Time) error {
-	var pods corev1.PodList
-	if err := a.client.List(ctx, &pods); err != nil {
-		return fmt.Errorf("listing pods: %w", err)
+// sleep waits d on clk, or until ctx ends (false).
+func sleep(ctx context.Context, clk agentClock, d time.Duration) bool {
+	t := clk.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C():
+		return true
 	}
-	for i := range pods.Items {
-		if isUnschedulable(&pods.Items[i]) {
-			a.batcher.Trigger()
-			return nil
-		}
-	}
-	return nil
 }

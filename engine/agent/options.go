@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"slices"
 	"strings"
 	"time"
 )
@@ -59,14 +60,128 @@ type Options struct {
 	// 10.100.0.0/16 (EKS's default unless the VPC is in 10.0.0.0/8).
 	ClusterCIDR string
 
-	// Timing knobs with production defaults; tests shorten them.
-	LaunchTimeout       time.Duration
-	RegistrationTimeout time.Duration
-	OrphanGracePeriod   time.Duration
-	DisruptionInterval  time.Duration
+	// Timings pace the controllers (no flags: they are the agent's own
+	// pacing, with production defaults; tests shorten them).
+	Timings Timings
 
 	// PolicyGit is the pull mode (--policy-git-*); off without a URL.
 	PolicyGit PolicyGitOptions
+}
+
+// Timings are every duration the agent waits, polls or gives up after,
+// each read by the controller it names.
+type Timings struct {
+	// LaunchTimeout: the lifecycle deletes a claim not launched within it.
+	LaunchTimeout time.Duration
+	// RegistrationTimeout: the lifecycle deletes a launched claim whose
+	// node has not registered within it.
+	RegistrationTimeout time.Duration
+	// NodeClassRetry is how soon the lifecycle retries a launch its
+	// NodeClass was not ready for.
+	NodeClassRetry time.Duration
+	// OrphanGracePeriod: garbage collection terminates an instance no claim
+	// tracks once it is this old.
+	OrphanGracePeriod time.Duration
+	// GCInterval is how often garbage collection compares the cloud with
+	// the claims.
+	GCInterval time.Duration
+	// SolveTimeout bounds one packing solve or consolidation plan.
+	SolveTimeout time.Duration
+	// CacheWaitTimeout and CachePollInterval bound the provisioner's wait
+	// for the informer cache to hold the claims it just created.
+	CacheWaitTimeout  time.Duration
+	CachePollInterval time.Duration
+	// UnschedulableRetry is how often the provisioner starts a batch while
+	// pods are still unschedulable (a limit may have freed up).
+	UnschedulableRetry time.Duration
+	// NominationWindow is how long a node that just received nominated
+	// pods is kept from disruption while the scheduler binds them.
+	NominationWindow time.Duration
+	// DisruptionInterval is how often disruption plans empty nodes
+	// (consolidation's emptiness method alone), so an empty node goes
+	// within a tick of its consolidateAfter.
+	DisruptionInterval time.Duration
+	// ConsolidationInterval is how often disruption makes the whole plan
+	// (expiration, drift, consolidation) and runs its first command.
+	ConsolidationInterval time.Duration
+	// ReplacementTimeout bounds the wait for a command's replacements to
+	// be initialized; ReplacementPollInterval paces it.
+	ReplacementTimeout      time.Duration
+	ReplacementPollInterval time.Duration
+	// DrainRetry is how soon termination looks at a drain again while pods
+	// leave.
+	DrainRetry time.Duration
+	// EvictionBackoffMin and EvictionBackoffMax pace the retries of an
+	// eviction a PodDisruptionBudget refused: the minimum, doubling per
+	// refusal of the same pod up to the maximum.
+	EvictionBackoffMin time.Duration
+	EvictionBackoffMax time.Duration
+	// InterruptionRetry is how long interruption waits after its event
+	// source failed before it asks again.
+	InterruptionRetry time.Duration
+	// StatusInterval is how often pool and NodeClass status is written.
+	StatusInterval time.Duration
+	// LeaseDuration, RenewDeadline and RetryPeriod time leader election: a
+	// killed leader's lease expires after LeaseDuration and another
+	// replica takes over within RetryPeriod of that.
+	LeaseDuration time.Duration
+	RenewDeadline time.Duration
+	RetryPeriod   time.Duration
+}
+
+// DefaultTimings are the production timings.
+func DefaultTimings() Timings {
+	return Timings{
+		LaunchTimeout:           5 * time.Minute,
+		RegistrationTimeout:     15 * time.Minute,
+		NodeClassRetry:          10 * time.Second,
+		OrphanGracePeriod:       2 * time.Minute,
+		GCInterval:              10 * time.Second,
+		SolveTimeout:            30 * time.Second,
+		CacheWaitTimeout:        10 * time.Second,
+		CachePollInterval:       20 * time.Millisecond,
+		UnschedulableRetry:      10 * time.Second,
+		NominationWindow:        30 * time.Second,
+		DisruptionInterval:      time.Second,
+		ConsolidationInterval:   10 * time.Second,
+		ReplacementTimeout:      5 * time.Minute,
+		ReplacementPollInterval: time.Second,
+		DrainRetry:              time.Second,
+		EvictionBackoffMin:      time.Second,
+		EvictionBackoffMax:      10 * time.Second,
+		InterruptionRetry:       time.Second,
+		StatusInterval:          5 * time.Second,
+		LeaseDuration:           10 * time.Second,
+		RenewDeadline:           7 * time.Second,
+		RetryPeriod:             2 * time.Second,
+	}
+}
+
+// validate checks that every timing is positive and that the pairs that
+// bound each other are in order.
+func (t Timings) validate() error {
+	var errs []error
+	for name, d := range map[string]time.Duration{
+		"LaunchTimeout": t.LaunchTimeout, "RegistrationTimeout": t.RegistrationTimeout, "NodeClassRetry": t.NodeClassRetry,
+		"OrphanGracePeriod": t.OrphanGracePeriod, "GCInterval": t.GCInterval, "SolveTimeout": t.SolveTimeout,
+		"CacheWaitTimeout": t.CacheWaitTimeout, "CachePollInterval": t.CachePollInterval, "UnschedulableRetry": t.UnschedulableRetry,
+		"NominationWindow": t.NominationWindow, "DisruptionInterval": t.DisruptionInterval, "ConsolidationInterval": t.ConsolidationInterval,
+		"ReplacementTimeout": t.ReplacementTimeout, "ReplacementPollInterval": t.ReplacementPollInterval, "DrainRetry": t.DrainRetry,
+		"EvictionBackoffMin": t.EvictionBackoffMin, "EvictionBackoffMax": t.EvictionBackoffMax, "InterruptionRetry": t.InterruptionRetry,
+		"StatusInterval": t.StatusInterval, "LeaseDuration": t.LeaseDuration, "RenewDeadline": t.RenewDeadline, "RetryPeriod": t.RetryPeriod,
+	} {
+		if d <= 0 {
+			errs = append(errs, fmt.Errorf("timing %s is %s: it must be positive (DefaultTimings has the production value)", name, d))
+		}
+	}
+	if t.EvictionBackoffMax < t.EvictionBackoffMin {
+		errs = append(errs, fmt.Errorf("timing EvictionBackoffMax %s is below EvictionBackoffMin %s", t.EvictionBackoffMax, t.EvictionBackoffMin))
+	}
+	if t.RenewDeadline >= t.LeaseDuration || t.RetryPeriod >= t.RenewDeadline {
+		errs = append(errs, fmt.Errorf("leader election timings must satisfy RetryPeriod (%s) < RenewDeadline (%s) < LeaseDuration (%s)", t.RetryPeriod, t.RenewDeadline, t.LeaseDuration))
+	}
+	slices.SortFunc(errs, func(a, b error) int { return strings.Compare(a.Error(), b.Error()) })
+	return errors.Join(errs...)
 }
 
 // LeaseName is the name of the leader-election Lease.
@@ -87,10 +202,7 @@ func DefaultOptions() Options {
 		BatchMax:             10 * time.Second,
 		LogLevel:             "info",
 		LogFormat:            "json",
-		LaunchTimeout:        5 * time.Minute,
-		RegistrationTimeout:  15 * time.Minute,
-		OrphanGracePeriod:    2 * time.Minute,
-		DisruptionInterval:   time.Second,
+		Timings:              DefaultTimings(),
 		PolicyGit:            defaultPolicyGitOptions(),
 	}
 }
@@ -185,6 +297,9 @@ func (o Options) Validate() error {
 	}
 	if o.LeaderElect && o.LeaderElectNamespace == "" {
 		errs = append(errs, errors.New("--leader-elect-namespace is empty: name the namespace of the Lease"))
+	}
+	if err := o.Timings.validate(); err != nil {
+		errs = append(errs, err)
 	}
 	return errors.Join(errs...)
 }

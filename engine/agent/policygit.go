@@ -61,7 +61,7 @@ func (p PolicyGitOptions) validate() error {
 
 // addPolicySync adds the pull-mode Syncer to mgr when --policy-git-url is set. It runs on the
 // leader only, with an uncached client: it reads one Secret and lists only what it labelled.
-func addPolicySync(mgr manager.Manager, cfg *rest.Config, scheme *runtime.Scheme, opts Options, log logr.Logger) error {
+func addPolicySync(mgr manager.Manager, cfg *rest.Config, scheme *runtime.Scheme, opts Options, log logr.Logger, clk agentClock) error {
 	p := opts.PolicyGit
 	if p.URL == "" {
 		return nil
@@ -75,6 +75,7 @@ func addPolicySync(mgr manager.Manager, cfg *rest.Config, scheme *runtime.Scheme
 		Interval:  p.Interval,
 		Namespace: opts.LeaderElectNamespace,
 		Logger:    log.WithName("policy-sync"),
+		Now:       clk.Now,
 	}
 	if p.Secret != "" {
 		so.AuthSecret = &types.NamespacedName{Namespace: opts.LeaderElectNamespace, Name: p.Secret}

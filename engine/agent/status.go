@@ -5,16 +5,20 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/tools/events"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
 
 	v1 "github.com/tenonhq/terraform-provider-tenon/engine/api/v1"
 	"github.com/tenonhq/terraform-provider-tenon/engine/api/v1alpha5"
+	"github.com/tenonhq/terraform-provider-tenon/engine/cloud"
 )
 
 // poolUsage is what a pool's claims hold.
@@ -23,14 +27,50 @@ type poolUsage struct {
 	resources corev1.ResourceList
 }
 
-// updateStatus writes status.resources, node counts and conditions on
-// NodePools and Provisioners, Ready on NodeClasses, and the pool and cost
-// metrics.
-func (a *Agent) updateStatus(ctx context.Context, _ time.Time) error {
-	v, err := a.view(ctx)
+// poolStatus writes status on the policy objects: resources, node counts
+// and conditions on NodePools and Provisioners, what the cloud resolved and
+// Ready on NodeClasses, and the pool and cost metrics.
+type poolStatus struct {
+	client   client.Client
+	cloud    cloud.CloudProvider
+	views    *viewBuilder
+	recorder events.EventRecorder
+	metrics  *metrics
+	log      logr.Logger
+	clock    agentClock
+	timings  Timings
+}
+
+// update writes every status from a fresh view.
+func (s *poolStatus) update(ctx context.Context, _ time.Time) error {
+	v, err := s.views.view(ctx)
 	if err != nil {
 		return err
 	}
+	usage := claimUsage(v)
+	cost := 0.0
+	for _, n := range v.snap.Nodes {
+		if n.Pool != "" {
+			cost += n.PricePerHour
+		}
+	}
+	s.metrics.clusterCostPerHour.Set(cost)
+	if err := s.updateClasses(ctx, v); err != nil {
+		return err
+	}
+	if err := s.updateNodePools(ctx, v, usage); err != nil {
+		return err
+	}
+	return s.updateProvisioners(ctx, v, usage)
+}
+
+// Register adds the status loop, every StatusInterval on the leader.
+func (s *poolStatus) Register(mgr manager.Manager) error {
+	return addEvery(mgr, "pool-status", s.clock, s.timings.StatusInterval, s.log, s.update)
+}
+
+// claimUsage sums the capacity and counts the claims of each pool.
+func claimUsage(v *clusterView) map[string]*poolUsage {
 	usage := map[string]*poolUsage{}
 	for _, c := range v.claims {
 		pool := c.Labels[v1.LabelNodePool]
@@ -46,54 +86,61 @@ func (a *Agent) updateStatus(ctx context.Context, _ time.Time) error {
 			u.resources[name] = sum
 		}
 	}
-	cost := 0.0
-	for _, n := range v.snap.Nodes {
-		if n.Pool != "" {
-			cost += n.PricePerHour
-		}
-	}
-	a.metrics.clusterCostPerHour.Set(cost)
+	return usage
+}
 
+// updateClasses writes what the cloud resolved and Ready on NodeClasses.
+func (s *poolStatus) updateClasses(ctx context.Context, v *clusterView) error {
 	var classes v1.NodeClassList
-	if err := a.client.List(ctx, &classes); err != nil {
+	if err := s.client.List(ctx, &classes); err != nil {
 		return fmt.Errorf("listing nodeclasses: %w", err)
 	}
 	for i := range classes.Items {
 		nc := &classes.Items[i]
 		before := nc.Status.DeepCopy()
-		a.resolveClassStatus(ctx, nc)
+		s.resolveClassStatus(ctx, nc)
 		setReady(&nc.Status.Conditions, v.classReady[nc.Name], nc.Generation)
 		if !equality.Semantic.DeepEqual(before, &nc.Status) {
-			if err := a.client.Status().Update(ctx, nc); err != nil {
+			if err := s.client.Status().Update(ctx, nc); err != nil {
 				return ignoreConflict(fmt.Errorf("updating the status of nodeclass %s: %w", nc.Name, err))
 			}
 			if reason := v.classReady[nc.Name]; reason != nil {
-				a.recorder.Eventf(nc, nil, corev1.EventTypeWarning, ReasonNodeClassNotReady, "Status", "%v", reason)
+				s.recorder.Eventf(nc, nil, corev1.EventTypeWarning, ReasonNodeClassNotReady, "Status", "%v", reason)
 			}
 		}
 	}
+	return nil
+}
 
+// updateNodePools writes resources, node counts and conditions on
+// NodePools.
+func (s *poolStatus) updateNodePools(ctx context.Context, v *clusterView, usage map[string]*poolUsage) error {
 	var pools v1.NodePoolList
-	if err := a.client.List(ctx, &pools); err != nil {
+	if err := s.client.List(ctx, &pools); err != nil {
 		return fmt.Errorf("listing nodepools: %w", err)
 	}
 	for i := range pools.Items {
 		np := &pools.Items[i]
 		u := usageOf(usage, np.Name)
-		a.poolMetrics(np.Name, u, np.Spec.Limits)
+		s.poolMetrics(np.Name, u, np.Spec.Limits)
 		before := np.Status.DeepCopy()
 		np.Status.Nodes = u.nodes
 		np.Status.Resources = u.resources
-		a.setPoolConditions(&np.Status.Conditions, v, v1.NodePoolKind, np.Name, np.Generation)
+		s.setPoolConditions(&np.Status.Conditions, v, v1.NodePoolKind, np.Name, np.Generation)
 		if !equality.Semantic.DeepEqual(before, &np.Status) {
-			if err := a.client.Status().Update(ctx, np); err != nil {
+			if err := s.client.Status().Update(ctx, np); err != nil {
 				return ignoreConflict(client.IgnoreNotFound(fmt.Errorf("updating the status of nodepool %s: %w", np.Name, err)))
 			}
-			a.announceReadiness(np, before.Conditions, np.Status.Conditions)
+			s.announceReadiness(np, before.Conditions, np.Status.Conditions)
 		}
 	}
+	return nil
+}
+
+// updateProvisioners writes resources and conditions on Provisioners.
+func (s *poolStatus) updateProvisioners(ctx context.Context, v *clusterView, usage map[string]*poolUsage) error {
 	var provisioners v1alpha5.ProvisionerList
-	if err := a.client.List(ctx, &provisioners); err != nil {
+	if err := s.client.List(ctx, &provisioners); err != nil {
 		return fmt.Errorf("listing provisioners: %w", err)
 	}
 	for i := range provisioners.Items {
@@ -103,15 +150,15 @@ func (a *Agent) updateStatus(ctx context.Context, _ time.Time) error {
 		if p.Spec.Limits != nil {
 			limits = p.Spec.Limits.Resources
 		}
-		a.poolMetrics(p.Name, u, limits)
+		s.poolMetrics(p.Name, u, limits)
 		before := p.Status.DeepCopy()
 		p.Status.Resources = u.resources
-		a.setPoolConditions(&p.Status.Conditions, v, v1alpha5.ProvisionerKind, p.Name, p.Generation)
+		s.setPoolConditions(&p.Status.Conditions, v, v1alpha5.ProvisionerKind, p.Name, p.Generation)
 		if !equality.Semantic.DeepEqual(before, &p.Status) {
-			if err := a.client.Status().Update(ctx, p); err != nil {
+			if err := s.client.Status().Update(ctx, p); err != nil {
 				return ignoreConflict(client.IgnoreNotFound(fmt.Errorf("updating the status of provisioner %s: %w", p.Name, err)))
 			}
-			a.announceReadiness(p, before.Conditions, p.Status.Conditions)
+			s.announceReadiness(p, before.Conditions, p.Status.Conditions)
 		}
 	}
 	return nil
@@ -120,17 +167,17 @@ func (a *Agent) updateStatus(ctx context.Context, _ time.Time) error {
 // announceReadiness emits an event on a pool whose Ready condition changed:
 // Warning with the reason when it stopped launching, Normal when it can
 // launch again.
-func (a *Agent) announceReadiness(pool runtime.Object, before, after []metav1.Condition) {
+func (s *poolStatus) announceReadiness(pool runtime.Object, before, after []metav1.Condition) {
 	was := meta.FindStatusCondition(before, v1.ConditionReady)
 	now := meta.FindStatusCondition(after, v1.ConditionReady)
 	if now == nil || (was != nil && was.Status == now.Status) {
 		return
 	}
 	if now.Status == metav1.ConditionTrue {
-		a.recorder.Eventf(pool, nil, corev1.EventTypeNormal, "Ready", "Status", "The pool can launch nodes")
+		s.recorder.Eventf(pool, nil, corev1.EventTypeNormal, "Ready", "Status", "The pool can launch nodes")
 		return
 	}
-	a.recorder.Eventf(pool, nil, corev1.EventTypeWarning, now.Reason, "Status", "The pool cannot launch nodes: %s", now.Message)
+	s.recorder.Eventf(pool, nil, corev1.EventTypeWarning, now.Reason, "Status", "The pool cannot launch nodes: %s", now.Message)
 }
 
 func usageOf(usage map[string]*poolUsage, pool string) *poolUsage {
@@ -140,19 +187,19 @@ func usageOf(usage map[string]*poolUsage, pool string) *poolUsage {
 	return &poolUsage{resources: corev1.ResourceList{}}
 }
 
-func (a *Agent) poolMetrics(pool string, u *poolUsage, limits corev1.ResourceList) {
-	a.metrics.poolNodes.WithLabelValues(pool).Set(float64(u.nodes))
+func (s *poolStatus) poolMetrics(pool string, u *poolUsage, limits corev1.ResourceList) {
+	s.metrics.poolNodes.WithLabelValues(pool).Set(float64(u.nodes))
 	for name, q := range u.resources {
-		a.metrics.poolUsage.WithLabelValues(pool, string(name)).Set(q.AsApproximateFloat64())
+		s.metrics.poolUsage.WithLabelValues(pool, string(name)).Set(q.AsApproximateFloat64())
 	}
 	for name, q := range limits {
-		a.metrics.poolLimit.WithLabelValues(pool, string(name)).Set(q.AsApproximateFloat64())
+		s.metrics.poolLimit.WithLabelValues(pool, string(name)).Set(q.AsApproximateFloat64())
 	}
 }
 
 // setPoolConditions sets ValidationSucceeded, NodeClassReady and Ready on a
 // pool from what the view left out and why.
-func (a *Agent) setPoolConditions(conds *[]metav1.Condition, v *clusterView, kind, name string, generation int64) {
+func (s *poolStatus) setPoolConditions(conds *[]metav1.Condition, v *clusterView, kind, name string, generation int64) {
 	var validation, class error
 	if why, bad := v.invalid[kind+"/"+name]; bad {
 		validation = fmt.Errorf("%s", why)
@@ -216,14 +263,14 @@ type classStatuser interface {
 // so `kubectl get nodeclass -o yaml` shows the subnets, security groups,
 // AMIs and instance profile nodes launch with. A cloud that cannot resolve
 // the class leaves the last resolved values; Ready says why.
-func (a *Agent) resolveClassStatus(ctx context.Context, nc *v1.NodeClass) {
-	r, ok := a.cloud.(classStatuser)
+func (s *poolStatus) resolveClassStatus(ctx context.Context, nc *v1.NodeClass) {
+	r, ok := s.cloud.(classStatuser)
 	if !ok {
 		return
 	}
 	resolved, err := r.NodeClassStatus(ctx, nc.Name)
 	if err != nil {
-		a.log.V(1).Info("nodeclass not resolved", "nodeclass", nc.Name, "err", err.Error())
+		s.log.V(1).Info("nodeclass not resolved", "nodeclass", nc.Name, "err", err.Error())
 		return
 	}
 	mergeResolvedStatus(&nc.Status, resolved, nc.Generation)

@@ -3,12 +3,13 @@ package agent
 import (
 	"context"
 	"fmt"
-	"time"
 
+	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/tools/events"
 	ctrl "sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
@@ -19,39 +20,50 @@ import (
 	"github.com/tenonhq/terraform-provider-tenon/engine/cloud"
 )
 
-// drainRetry is how soon a drain is looked at again while pods leave or a
-// PDB blocks an eviction.
-const drainRetry = time.Second
-
 // disruptedTaint keeps the scheduler off a node being terminated.
 var disruptedTaint = corev1.Taint{Key: v1.TaintKeyDisrupted, Effect: corev1.TaintEffectNoSchedule}
 
+// termination drains the nodes of deleted claims: taint, evict in order
+// through the Eviction API honouring PDBs (with a per-pod backoff after a
+// refusal), then delete the instance and the Node and drop the finalizers.
+// It also releases deleted Nodes whose claim is gone.
+type termination struct {
+	client    client.Client
+	cloud     cloud.CloudProvider
+	evictions *evictionBackoff
+	recorder  events.EventRecorder
+	metrics   *metrics
+	log       logr.Logger
+	clock     agentClock
+	timings   Timings
+}
+
 // terminate drains a deleted claim's node, deletes the instance and the
 // Node, and drops the finalizers.
-func (a *Agent) terminate(ctx context.Context, claim *v1.NodeClaim) (reconcile.Result, error) {
+func (t *termination) terminate(ctx context.Context, claim *v1.NodeClaim) (reconcile.Result, error) {
 	if !controllerutil.ContainsFinalizer(claim, v1.TerminationFinalizer) {
 		return reconcile.Result{}, nil
 	}
-	node, err := a.nodeOf(ctx, claim)
+	node, err := nodeOf(ctx, t.client, claim)
 	if err != nil {
 		return reconcile.Result{}, err
 	}
 	if node != nil {
-		done, err := a.drain(ctx, claim, node)
+		done, err := t.drain(ctx, claim, node)
 		if err != nil {
 			return reconcile.Result{}, err
 		}
 		if !done {
-			return reconcile.Result{RequeueAfter: drainRetry}, nil
+			return reconcile.Result{RequeueAfter: t.timings.DrainRetry}, nil
 		}
 	}
 	if claim.Status.ProviderID != "" {
-		if err := a.cloud.Delete(ctx, claim); err != nil && !cloud.IsNotFound(err) {
+		if err := t.cloud.Delete(ctx, claim); err != nil && !cloud.IsNotFound(err) {
 			return reconcile.Result{}, fmt.Errorf("deleting the instance of nodeclaim %s: %w", claim.Name, err)
 		}
 	}
 	if node != nil {
-		if err := a.releaseNode(ctx, node); err != nil {
+		if err := t.releaseNode(ctx, node); err != nil {
 			return reconcile.Result{}, err
 		}
 	}
@@ -63,30 +75,26 @@ func (a *Agent) terminate(ctx context.Context, claim *v1.NodeClaim) (reconcile.R
 	// already gone) fail instead of counting the termination twice.
 	patch := client.MergeFromWithOptions(claim.DeepCopy(), client.MergeFromWithOptimisticLock{})
 	controllerutil.RemoveFinalizer(claim, v1.TerminationFinalizer)
-	if err := a.client.Patch(ctx, claim, patch); err != nil {
+	if err := t.client.Patch(ctx, claim, patch); err != nil {
 		return reconcile.Result{}, ignoreConflict(client.IgnoreNotFound(err))
 	}
-	a.metrics.nodesTerminated.WithLabelValues(claim.Labels[v1.LabelNodePool], reason).Inc()
-	a.recorder.Eventf(claim, nil, corev1.EventTypeNormal, ReasonTerminated, "Terminate", "Terminated the instance %s (%s)", claim.Status.ProviderID, reason)
-	a.log.Info("terminated nodeclaim", "nodeclaim", claim.Name, "node", claim.Status.NodeName, "reason", reason)
+	t.metrics.nodesTerminated.WithLabelValues(claim.Labels[v1.LabelNodePool], reason).Inc()
+	t.recorder.Eventf(claim, nil, corev1.EventTypeNormal, ReasonTerminated, "Terminate", "Terminated the instance %s (%s)", claim.Status.ProviderID, reason)
+	t.log.Info("terminated nodeclaim", "nodeclaim", claim.Name, "node", claim.Status.NodeName, "reason", reason)
 	return reconcile.Result{}, nil
 }
 
-// annotationDisruptionReason records on a claim why the agent deleted it
-// (Empty, Expired, Interrupted, ...), for events and metrics.
-const annotationDisruptionReason = v1.Group + "/disruption-reason"
-
 // releaseNode drops the termination finalizer from node and deletes it.
-func (a *Agent) releaseNode(ctx context.Context, node *corev1.Node) error {
+func (t *termination) releaseNode(ctx context.Context, node *corev1.Node) error {
 	if controllerutil.ContainsFinalizer(node, v1.TerminationFinalizer) {
 		patch := client.MergeFrom(node.DeepCopy())
 		controllerutil.RemoveFinalizer(node, v1.TerminationFinalizer)
-		if err := a.client.Patch(ctx, node, patch); err != nil && !apierrors.IsNotFound(err) {
+		if err := t.client.Patch(ctx, node, patch); err != nil && !apierrors.IsNotFound(err) {
 			return fmt.Errorf("removing the finalizer of node %s: %w", node.Name, err)
 		}
 	}
 	if node.DeletionTimestamp == nil {
-		if err := a.client.Delete(ctx, node); err != nil && !apierrors.IsNotFound(err) {
+		if err := t.client.Delete(ctx, node); err != nil && !apierrors.IsNotFound(err) {
 			return fmt.Errorf("deleting node %s: %w", node.Name, err)
 		}
 	}
@@ -100,17 +108,17 @@ func (a *Agent) releaseNode(ctx context.Context, node *corev1.Node) error {
 // (evictionBackoff), or at once when the budget allows a disruption again;
 // the pods of a group are all asked, so under maxUnavailable: 1 the API
 // lets one through at a time. It reports whether the node is empty.
-func (a *Agent) drain(ctx context.Context, claim *v1.NodeClaim, node *corev1.Node) (bool, error) {
+func (t *termination) drain(ctx context.Context, claim *v1.NodeClaim, node *corev1.Node) (bool, error) {
 	if !hasTaint(node, disruptedTaint) {
 		patch := client.MergeFrom(node.DeepCopy())
 		node.Spec.Taints = append(node.Spec.Taints, disruptedTaint)
-		if err := a.client.Patch(ctx, node, patch); err != nil {
+		if err := t.client.Patch(ctx, node, patch); err != nil {
 			return false, fmt.Errorf("tainting node %s: %w", node.Name, err)
 		}
-		a.recorder.Eventf(node, nil, corev1.EventTypeNormal, ReasonDisrupting, "Drain", "Draining the node: nodeclaim %s is being deleted", claim.Name)
+		t.recorder.Eventf(node, nil, corev1.EventTypeNormal, ReasonDisrupting, "Drain", "Draining the node: nodeclaim %s is being deleted", claim.Name)
 	}
 	var pods corev1.PodList
-	if err := a.client.List(ctx, &pods, client.MatchingFields{indexPodNodeName: node.Name}); err != nil {
+	if err := t.client.List(ctx, &pods, client.MatchingFields{indexPodNodeName: node.Name}); err != nil {
 		return false, fmt.Errorf("listing the pods of node %s: %w", node.Name, err)
 	}
 	groups := make([][]*corev1.Pod, 3)
@@ -121,13 +129,8 @@ func (a *Agent) drain(ctx context.Context, claim *v1.NodeClaim, node *corev1.Nod
 		}
 		groups[evictionGroup(p)] = append(groups[evictionGroup(p)], p)
 	}
-	force := false
-	if claim.Spec.TerminationGracePeriod != nil && claim.DeletionTimestamp != nil {
-		if d, ok := claim.Spec.TerminationGracePeriod.Duration(); ok && time.Since(claim.DeletionTimestamp.Time) > d {
-			force = true
-		}
-	}
-	now := time.Now()
+	force := t.graceOver(claim)
+	now := t.clock.Now()
 	for _, group := range groups {
 		if len(group) == 0 {
 			continue
@@ -136,17 +139,27 @@ func (a *Agent) drain(ctx context.Context, claim *v1.NodeClaim, node *corev1.Nod
 			if p.DeletionTimestamp != nil && !force {
 				continue // leaving already
 			}
-			if !force && !a.evictions.due(p, now) {
+			if !force && !t.evictions.due(p, now) {
 				continue // a PDB refused it recently
 			}
-			if err := a.evict(ctx, p, force); err != nil {
+			if err := t.evict(ctx, p, force); err != nil {
 				return false, err
 			}
 		}
 		return false, nil
 	}
-	a.evictions.forgetNode(node.Name)
+	t.evictions.forgetNode(node.Name)
 	return true, nil
+}
+
+// graceOver reports whether a deleted claim's terminationGracePeriod has
+// passed: its remaining pods are then deleted, PDBs or not.
+func (t *termination) graceOver(claim *v1.NodeClaim) bool {
+	if claim.Spec.TerminationGracePeriod == nil || claim.DeletionTimestamp == nil {
+		return false
+	}
+	d, ok := claim.Spec.TerminationGracePeriod.Duration()
+	return ok && t.clock.Since(claim.DeletionTimestamp.Time) > d
 }
 
 // needsEviction reports whether a pod on a draining node must leave first:
@@ -187,30 +200,30 @@ func evictionGroup(p *corev1.Pod) int {
 // evict asks the Eviction API to remove p (or deletes it when force is
 // set, the grace period being over). A 429 (a PDB forbids it now) is not
 // an error: it is recorded in the backoff and the drain retries.
-func (a *Agent) evict(ctx context.Context, p *corev1.Pod, force bool) error {
+func (t *termination) evict(ctx context.Context, p *corev1.Pod, force bool) error {
 	if force {
-		err := a.client.Delete(ctx, p)
+		err := t.client.Delete(ctx, p)
 		if err != nil && !apierrors.IsNotFound(err) {
 			return fmt.Errorf("deleting pod %s/%s after the termination grace period: %w", p.Namespace, p.Name, err)
 		}
-		a.metrics.evictions.WithLabelValues("forced").Inc()
+		t.metrics.evictions.WithLabelValues("forced").Inc()
 		return nil
 	}
 	eviction := &policyv1.Eviction{ObjectMeta: metav1.ObjectMeta{Name: p.Name, Namespace: p.Namespace}}
-	err := a.client.SubResource("eviction").Create(ctx, p, eviction)
+	err := t.client.SubResource("eviction").Create(ctx, p, eviction)
 	switch {
 	case err == nil:
-		a.evictions.forget(p.UID)
-		a.metrics.evictions.WithLabelValues("evicted").Inc()
-		a.recorder.Eventf(p, nil, corev1.EventTypeNormal, ReasonEvicted, "Evict", "Evicted: node %s is being terminated", p.Spec.NodeName)
+		t.evictions.forget(p.UID)
+		t.metrics.evictions.WithLabelValues("evicted").Inc()
+		t.recorder.Eventf(p, nil, corev1.EventTypeNormal, ReasonEvicted, "Evict", "Evicted: node %s is being terminated", p.Spec.NodeName)
 		return nil
 	case apierrors.IsNotFound(err):
-		a.evictions.forget(p.UID)
+		t.evictions.forget(p.UID)
 		return nil
 	case apierrors.IsTooManyRequests(err):
-		wait := a.evictions.refused(p, time.Now())
-		a.metrics.evictions.WithLabelValues("blocked").Inc()
-		a.recorder.Eventf(p, nil, corev1.EventTypeWarning, ReasonEvictionBlocked, "Evict", "Eviction blocked by a PodDisruptionBudget; retrying in %s, or as soon as the budget allows one: %v", wait, err)
+		wait := t.evictions.refused(p, t.clock.Now())
+		t.metrics.evictions.WithLabelValues("blocked").Inc()
+		t.recorder.Eventf(p, nil, corev1.EventTypeWarning, ReasonEvictionBlocked, "Evict", "Eviction blocked by a PodDisruptionBudget; retrying in %s, or as soon as the budget allows one: %v", wait, err)
 		return nil
 	}
 	return fmt.Errorf("evicting pod %s/%s: %w", p.Namespace, p.Name, err)
@@ -225,37 +238,40 @@ func hasTaint(node *corev1.Node, taint corev1.Taint) bool {
 	return false
 }
 
-// setupNodes handles Nodes being deleted that carry the termination
-// finalizer: their claim is deleted (which drains them); a node whose claim
-// is gone is released.
-func (a *Agent) setupNodes(mgr manager.Manager) error {
+// Register adds the controller of Nodes being deleted that carry the
+// termination finalizer: their claim is deleted (which drains them); a
+// node whose claim is gone is released.
+func (t *termination) Register(mgr manager.Manager) error {
 	err := ctrl.ControllerManagedBy(mgr).Named("node-termination").For(&corev1.Node{}).
-		Complete(reconcile.Func(a.reconcileNode))
+		Complete(reconcile.Func(t.reconcileNode))
 	if err != nil {
 		return fmt.Errorf("setting up the node termination controller: %w", err)
 	}
 	return nil
 }
 
-func (a *Agent) reconcileNode(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
+func (t *termination) reconcileNode(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
 	node := &corev1.Node{}
-	if err := a.client.Get(ctx, req.NamespacedName, node); err != nil {
+	if err := t.client.Get(ctx, req.NamespacedName, node); err != nil {
 		return reconcile.Result{}, client.IgnoreNotFound(err)
 	}
 	if node.DeletionTimestamp == nil || !controllerutil.ContainsFinalizer(node, v1.TerminationFinalizer) {
 		return reconcile.Result{}, nil
 	}
-	claims := a.claimsOfNode(ctx, node)
+	claims, err := claimsOfNode(ctx, t.client, node)
+	if err != nil {
+		return reconcile.Result{}, err
+	}
 	if len(claims) == 0 {
-		return reconcile.Result{}, a.releaseNode(ctx, node)
+		return reconcile.Result{}, t.releaseNode(ctx, node)
 	}
 	for _, r := range claims {
 		claim := &v1.NodeClaim{}
-		if err := a.client.Get(ctx, r.NamespacedName, claim); err != nil {
+		if err := t.client.Get(ctx, r.NamespacedName, claim); err != nil {
 			continue
 		}
 		if claim.DeletionTimestamp == nil {
-			if err := a.client.Delete(ctx, claim); client.IgnoreNotFound(err) != nil {
+			if err := t.client.Delete(ctx, claim); client.IgnoreNotFound(err) != nil {
 				return reconcile.Result{}, fmt.Errorf("deleting nodeclaim %s of deleted node %s: %w", claim.Name, node.Name, err)
 			}
 		}

@@ -55,9 +55,12 @@
 // voluntary disruption unless the NodePool is annotated
 // tenon.dev/disrupt-bare-pods: "true";
 // commands evicting higher-priority pods come last; budgets allow a count
-// or a percentage (rounded up) of the pool's nodes, only inside their cron
-// window (UTC) and for their reasons, the most restrictive active budget
-// winning, and nodes already being deleted count against them; a spot node
+// or a whole percentage (rounded up) of the pool's nodes, only inside their
+// cron window (UTC) and for their reasons, the most restrictive active
+// budget winning (state.Disruption.ActiveBudget, the one evaluation of
+// budgets), and nodes already being deleted count against them; a node
+// pending pods are expected on (state.Node.Nominated, set by the agent) is
+// left alone; a spot node
 // is replaced by spot only when at least MinSpotTypes (15) cheaper spot
 // types are allowed. Every reason a node is kept is worded for a person:
 // "do-not-disrupt pod default/web-7", "PDB default/api allows 0
@@ -66,7 +69,11 @@
 // 8h)", "no cheaper placement: ...", "saving $0.004/h below threshold ...".
 //
 // Apply turns a plan into the cluster after it (for `tenon simulate
-// --until-stable`), and Validate checks it with packing.Check.
+// --until-stable`), and Validate checks it with packing.Check. The agent
+// runs the same Plan: emptiness alone every second (Options.Reasons), so
+// an empty node goes promptly, and the whole plan every ten seconds; the
+// rules that held back a node emptiness chose are named in Kept.Held for
+// its metrics.
 //
 // # Figures
 //

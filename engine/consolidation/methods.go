@@ -23,7 +23,10 @@ func (emptiness) run(p *planner) error {
 		if len(n.pods) > 0 {
 			continue
 		}
-		if why := managed(n); why != "" {
+		if why := managed(n); why == awaitsPods {
+			p.hold(n.node.Name, "empty, but "+why, ReasonEmpty, HeldByPendingPods)
+			continue
+		} else if why != "" {
 			p.keep(n.node.Name, why)
 			continue
 		}
@@ -31,8 +34,9 @@ func (emptiness) run(p *planner) error {
 			p.keep(n.node.Name, "empty, but "+why)
 			continue
 		}
+		// With no workload pods, only the node's annotation blocks.
 		if why := voluntaryBlocker(n, p.now); why != "" {
-			p.keep(n.node.Name, "empty, but "+why)
+			p.hold(n.node.Name, "empty, but "+why, ReasonEmpty, HeldByDoNotDisrupt)
 			continue
 		}
 		empty = append(empty, n)
@@ -49,7 +53,7 @@ func (emptiness) run(p *planner) error {
 			return err
 		}
 		if why != "" {
-			p.keep(n.node.Name, "empty, but "+why)
+			p.hold(n.node.Name, "empty, but "+why, ReasonEmpty, HeldByBudget)
 			continue
 		}
 		c := byPool[n.pool.Name]

@@ -40,6 +40,9 @@ func Plan(ctx context.Context, snap *state.Snapshot, now time.Time, opts Options
 	}
 	p := newPlanner(ctx, snap, now, opts)
 	for _, m := range methods() {
+		if opts.Reasons != nil && !slices.Contains(opts.Reasons, m.reason()) {
+			continue
+		}
 		if err := ctx.Err(); err != nil {
 			return nil, fmt.Errorf("planning consolidation: %w", err)
 		}
@@ -68,9 +71,11 @@ type planner struct {
 	// the budget or PDB that refused it a place in the search, which a
 	// later admission clears and any kept reason overrides.
 	kept, soft map[string]string
-	removed    map[string]bool
-	fresh      map[string]bool
-	commands   []*command
+	// held classifies the kept reasons a method's rule gave (Kept.Held).
+	held     map[string]Kept
+	removed  map[string]bool
+	fresh    map[string]bool
+	commands []*command
 	// flat is every command as one packing result against orig less the
 	// removed nodes.
 	flat        packing.Result
@@ -93,7 +98,7 @@ type command struct {
 func newPlanner(ctx context.Context, snap *state.Snapshot, now time.Time, opts Options) *planner {
 	p := &planner{
 		ctx: ctx, now: now, opts: opts, orig: snap, work: snap,
-		pools: map[string]*state.Pool{}, kept: map[string]string{}, soft: map[string]string{}, removed: map[string]bool{}, fresh: map[string]bool{},
+		pools: map[string]*state.Pool{}, kept: map[string]string{}, soft: map[string]string{}, held: map[string]Kept{}, removed: map[string]bool{}, fresh: map[string]bool{},
 		budgets: newBudgets(snap, now), pdbs: newPDBs(snap),
 	}
 	for _, pool := range snap.Pools {
@@ -112,7 +117,7 @@ func (p *planner) index() {
 	}
 	for _, pod := range p.work.Pods {
 		ni := p.info[pod.NodeName]
-		if ni == nil || pod.NodeName == "" || pod.DaemonSet {
+		if ni == nil || !pod.Workload() {
 			continue
 		}
 		if len(ni.pods) == 0 || pod.Priority > ni.maxPriority {
@@ -142,6 +147,14 @@ func (p *planner) nodes() []*nodeInfo {
 func (p *planner) keep(name, reason string) {
 	if _, ok := p.kept[name]; !ok {
 		p.kept[name] = reason
+	}
+}
+
+// hold is keep for a node method chose and rule held back.
+func (p *planner) hold(name, reason string, method Reason, rule Hold) {
+	if _, ok := p.kept[name]; !ok {
+		p.kept[name] = reason
+		p.held[name] = Kept{Held: rule, Method: method}
 	}
 }
 
@@ -403,7 +416,7 @@ func (p *planner) finish() *Result {
 		if !ok {
 			reason = "no cheaper placement"
 		}
-		res.Kept = append(res.Kept, Kept{Node: n.Name, Reason: reason})
+		res.Kept = append(res.Kept, Kept{Node: n.Name, Reason: reason, Held: p.held[n.Name].Held, Method: p.held[n.Name].Method})
 	}
 	res.CostAfterPerHour = res.CostBeforePerHour
 	for i := range res.Commands {

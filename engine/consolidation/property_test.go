@@ -239,7 +239,7 @@ func checkBudgets(t *testing.T, i int, snap *state.Snapshot, res *Result, now ti
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !ab.unlimited && used[pool.Name]+b.disrupting[pool.Name] > ab.allowed {
+		if !ab.Unlimited && used[pool.Name]+b.disrupting[pool.Name] > ab.Allowed {
 			// Every node disrupted counts, so the budget must cover them all
 			// unless expired nodes (not limited) pushed it over.
 			expired := 0
@@ -248,8 +248,8 @@ func checkBudgets(t *testing.T, i int, snap *state.Snapshot, res *Result, now ti
 					expired += len(c2.Nodes)
 				}
 			}
-			if used[pool.Name]-expired > ab.allowed {
-				t.Errorf("scenario %d: pool %s disrupts %d nodes (%d expired), budget for %s allows %d", i, pool.Name, used[pool.Name], expired, c.Reason, ab.allowed)
+			if used[pool.Name]-expired > ab.Allowed {
+				t.Errorf("scenario %d: pool %s disrupts %d nodes (%d expired), budget for %s allows %d", i, pool.Name, used[pool.Name], expired, c.Reason, ab.Allowed)
 			}
 		}
 	}

@@ -31,6 +31,9 @@ type nodeInfo struct {
 	fresh bool
 }
 
+// awaitsPods is why a nominated node stays (state.Node.Nominated).
+const awaitsPods = "pending pods are expected on it (nominated to it, or placed on it by a solve of the pending pods)"
+
 // managed says why a node is outside consolidation's reach, or "".
 func managed(n *nodeInfo) string {
 	switch {
@@ -44,6 +47,8 @@ func managed(n *nodeInfo) string {
 		return "already being deleted"
 	case !n.node.Initialized:
 		return "not initialized yet"
+	case n.node.Nominated:
+		return awaitsPods
 	case n.fresh:
 		return "receives pods or was launched in this plan"
 	}

@@ -93,7 +93,26 @@ type Move struct {
 type Kept struct {
 	Node   string `json:"node"`
 	Reason string `json:"reason"`
+	// Held is set when a rule held back a node that Method would have
+	// disrupted, naming the rule; both are zero otherwise. They classify
+	// Reason for the agent's metrics and are not part of the report.
+	Held   Hold   `json:"-"`
+	Method Reason `json:"-"`
 }
+
+// Hold is a rule that held back a node a method chose.
+type Hold string
+
+// Rules that hold back a node a method chose.
+const (
+	// HeldByBudget: the pool's disruption budget allows no more now.
+	HeldByBudget Hold = "budget"
+	// HeldByDoNotDisrupt: the node is annotated tenon.dev/do-not-disrupt.
+	HeldByDoNotDisrupt Hold = "do-not-disrupt"
+	// HeldByPendingPods: pods not bound yet are expected on the node
+	// (state.Node.Nominated).
+	HeldByPendingPods Hold = "pending-pods"
+)
 
 // Options tune Plan. Start from DefaultOptions.
 type Options struct {
@@ -123,6 +142,11 @@ type Options struct {
 	MaxWork        int
 	// Packing are the options every simulation passes to packing.Solve.
 	Packing []packing.Option
+	// Reasons limits Plan to the methods of these reasons, still in their
+	// fixed order; nil runs them all. The agent plans ReasonEmpty alone on
+	// its fast tick, so an empty node goes within a second of its
+	// consolidateAfter by the same rule the full plan applies.
+	Reasons []Reason
 }
 
 // DefaultOptions are the options to start from: save at

@@ -81,7 +81,7 @@ func ConvertNode(n *corev1.Node, claim *v1.NodeClaim, types map[string]*catalog.
 		Allocatable:       n.Status.Allocatable.DeepCopy(),
 		Initialized:       nodeInitialized(n),
 		Unschedulable:     n.Spec.Unschedulable,
-		MarkedForDeletion: n.DeletionTimestamp != nil || hasTaint(n.Spec.Taints, v1.TaintKeyDisrupted),
+		MarkedForDeletion: n.DeletionTimestamp != nil || hasTaint(n.Spec.Taints, v1.TaintKeyDisrupted) || (claim != nil && claim.DeletionTimestamp != nil),
 		CreatedAt:         n.CreationTimestamp.Time,
 	}
 	it := types[node.InstanceType]

@@ -141,8 +141,15 @@ type Node struct {
 	// TemplateHash is the pool template hash the node was launched with.
 	TemplateHash string
 	// LastPodEventTime is when a pod was last bound to or removed from the
-	// node, from its NodeClaim's status; zero when unknown.
+	// node, from its NodeClaim's status; zero when unknown. The agent keeps
+	// it current on the claim (so the clock survives restarts) and in the
+	// Snapshot it plans on.
 	LastPodEventTime time.Time
+	// Nominated is set when pods not bound yet are expected on the node:
+	// the agent nominated them to it, or a solve of the pending pods places
+	// them there. Disruption leaves such a node alone, since removing it
+	// would only launch another for the same pods. Files never set it.
+	Nominated bool
 }
 
 // Pod is a pod reduced to what scheduling needs.
@@ -177,6 +184,12 @@ type Pod struct {
 
 // Key returns "namespace/name".
 func (p *Pod) Key() string { return p.Namespace + "/" + p.Name }
+
+// Workload reports whether the pod is workload of the node it is bound to:
+// bound, and not a daemonset pod (those go with the node). A node with no
+// workload pods is empty, for consolidation's emptiness and the agent's
+// Empty condition alike.
+func (p *Pod) Workload() bool { return p.NodeName != "" && !p.DaemonSet }
 
 // Owner is a pod's controlling owner.
 type Owner struct {

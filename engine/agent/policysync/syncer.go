@@ -14,6 +14,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/util/workqueue"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	v1 "github.com/tenonhq/terraform-provider-tenon/engine/api/v1"
@@ -44,7 +45,14 @@ type Syncer struct {
 	synced []string
 	// events counts the events recorded, to name them uniquely.
 	events int
+	// retries paces the syncs after failures: client-go's per-item
+	// exponential rate limiter, RetryBase doubling per consecutive failure
+	// up to MaxBackoff, forgotten after a success.
+	retries workqueue.TypedRateLimiter[string]
 }
+
+// retryItem is the one item retries counts the failures of: the sync.
+const retryItem = "sync"
 
 const maxHistory = 50
 
@@ -62,7 +70,7 @@ func New(c client.Client, opts Options) (*Syncer, error) {
 			return nil, err
 		}
 	}
-	return &Syncer{opts: opts, client: c}, nil
+	return &Syncer{opts: opts, client: c, retries: workqueue.NewTypedItemExponentialFailureRateLimiter[string](opts.RetryBase, opts.MaxBackoff)}, nil
 }
 
 // NeedLeaderElection makes a manager run the Syncer on the leader only.
@@ -83,7 +91,7 @@ func (s *Syncer) Run(ctx context.Context) error {
 		if ctx.Err() != nil {
 			return nil
 		}
-		delay := s.nextDelay(st, err)
+		delay := s.nextDelay(err)
 		if err != nil {
 			log.Error(err, "policy sync failed", "failures", st.Failures, "retryIn", delay)
 		}
@@ -95,17 +103,21 @@ func (s *Syncer) Run(ctx context.Context) error {
 	}
 }
 
-// nextDelay is the wait before the next sync.
-func (s *Syncer) nextDelay(st Status, err error) time.Duration {
-	var ce *gitops.CommitError
-	if err == nil || errors.As(err, &ce) || st.Failures == 0 {
+// nextDelay is the wait before the next sync after one that ended with
+// err: the interval after a success (which forgets the failures) or a
+// rejected commit (which only a new commit can fix, though it still counts
+// as a failure), else the next retry delay.
+func (s *Syncer) nextDelay(err error) time.Duration {
+	if err == nil {
+		s.retries.Forget(retryItem)
 		return s.opts.Interval
 	}
-	d := s.opts.RetryBase
-	for i := 1; i < st.Failures && d < s.opts.MaxBackoff; i++ {
-		d *= 2
+	delay := s.retries.When(retryItem)
+	var ce *gitops.CommitError
+	if errors.As(err, &ce) {
+		return s.opts.Interval
 	}
-	return min(d, s.opts.MaxBackoff)
+	return delay
 }
 
 // SyncOnce fetches, validates and applies the branch head once, prunes what left Git, and

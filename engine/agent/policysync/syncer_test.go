@@ -216,7 +216,7 @@ func TestBadCommit(t *testing.T) {
 	if got := events(t, f.c, f.ns, ReasonSyncFailed); len(got) != 1 || !strings.Contains(got[0].Note, "bad-new.yaml") || got[0].Type != corev1.EventTypeWarning {
 		t.Errorf("%s events = %v", ReasonSyncFailed, got)
 	}
-	if d := s.nextDelay(st, err); d != s.opts.Interval {
+	if d := s.nextDelay(err); d != s.opts.Interval {
 		t.Errorf("a rejected commit retries after %s, want the interval %s (only a new commit can fix it)", d, s.opts.Interval)
 	}
 
@@ -291,16 +291,32 @@ func waitFor(t *testing.T, what string, ok func() bool) {
 	}
 }
 
+// TestBackoff: after failures the syncs come sooner than the interval,
+// RetryBase doubling per consecutive failure up to MaxBackoff; a rejected
+// commit waits for the interval (only a new commit fixes it) but counts;
+// a success forgets the failures.
 func TestBackoff(t *testing.T) {
-	s := &Syncer{opts: Options{Interval: 30 * time.Second, RetryBase: 5 * time.Second, MaxBackoff: time.Minute}}
+	s, err := New(nil, Options{Namespace: "ns", Git: gitops.Options{URL: "https://example.com/policy.git"},
+		Interval: 30 * time.Second, RetryBase: 5 * time.Second, MaxBackoff: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
 	auth := &gitops.AuthError{URL: "u", Err: errors.New("denied")}
-	for failures, want := range map[int]time.Duration{0: 30 * time.Second, 1: 5 * time.Second, 2: 10 * time.Second, 3: 20 * time.Second, 4: 40 * time.Second, 5: time.Minute, 50: time.Minute} {
-		var err error
-		if failures > 0 {
-			err = auth
-		}
-		if got := s.nextDelay(Status{Failures: failures}, err); got != want {
-			t.Errorf("after %d failures: %s, want %s", failures, got, want)
+	rejected := &gitops.CommitError{Commit: "abc", Errs: []error{errors.New("invalid")}}
+	steps := []struct {
+		err  error
+		want time.Duration
+	}{
+		{nil, 30 * time.Second},
+		{auth, 5 * time.Second}, {auth, 10 * time.Second}, {auth, 20 * time.Second}, {auth, 40 * time.Second},
+		{auth, time.Minute}, {auth, time.Minute},
+		{nil, 30 * time.Second},
+		{rejected, 30 * time.Second}, {auth, 10 * time.Second},
+		{nil, 30 * time.Second}, {auth, 5 * time.Second},
+	}
+	for i, step := range steps {
+		if got := s.nextDelay(step.err); got != step.want {
+			t.Errorf("step %d (%v): %s, want %s", i, step.err, got, step.want)
 		}
 	}
 }

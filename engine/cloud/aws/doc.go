@@ -13,6 +13,7 @@
 //		ClusterEndpoint:   "https://....eks.amazonaws.com",
 //		ClusterCA:         "LS0t...", // base64 PEM, as EKS returns it
 //		KubernetesVersion: "1.33",
+//		Logger:            log, // the agent's logr.Logger: lines follow --log-format and --log-level
 //	})
 //
 // What it does, and where:

@@ -3,12 +3,11 @@ package aws
 import (
 	"context"
 	"errors"
-	"io"
-	"log/slog"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -92,7 +91,7 @@ func newEnv(t *testing.T, mutate ...func(*Options)) *env {
 		ClusterName: testCluster, Region: "us-east-1", InterruptionQueue: "tenon-prod",
 		NodeClass: cs.lookup, ClusterEndpoint: "https://ABC.gr7.us-east-1.eks.amazonaws.com", ClusterCA: "Q0E=",
 		KubernetesVersion: awsfake.KubernetesVersion, EC2: f, SSM: f, Pricing: f, SQS: f, IAM: f,
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Now: clock.Now, RefreshInterval: -1, Catalog: testCatalog(t),
+		Logger: logr.Discard(), Now: clock.Now, RefreshInterval: -1, Catalog: testCatalog(t),
 	}
 	for _, m := range mutate {
 		m(&opts)

@@ -18,6 +18,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/pricing"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/aws/aws-sdk-go-v2/service/ssm"
+	"github.com/go-logr/logr"
 
 	v1 "github.com/tenonhq/terraform-provider-tenon/engine/api/v1"
 	"github.com/tenonhq/terraform-provider-tenon/engine/catalog"
@@ -105,8 +106,11 @@ type Options struct {
 	// (capacity, allocatable, labels) and us-east-1 prices are used.
 	Catalog *catalog.Catalog
 
-	// Logger receives structured logs; nil means slog.Default().
-	Logger *slog.Logger
+	// Logger receives structured logs: the agent passes its own, so the
+	// provider's lines follow --log-format and --log-level (warnings keep
+	// their level when it is backed by a slog handler, as the agent's is).
+	// The zero Logger discards them.
+	Logger logr.Logger
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
 	// RefreshInterval is how often discovery, instance types and prices are
@@ -173,11 +177,11 @@ func New(ctx context.Context, opts Options) (*Provider, error) {
 	}
 	p := &Provider{
 		opts: opts, region: region, ec2: opts.EC2, ssm: opts.SSM, pricing: opts.Pricing, sqs: opts.SQS, iam: opts.IAM,
-		log: opts.Logger, now: opts.Now, specs: specs,
+		log: slog.New(slog.DiscardHandler), now: opts.Now, specs: specs,
 		classes: map[string]*resolved{}, unavailable: map[cloud.Offering]time.Time{}, templates: map[string]time.Time{},
 	}
-	if p.log == nil {
-		p.log = slog.Default()
+	if opts.Logger.GetSink() != nil {
+		p.log = slog.New(logr.ToSlogHandler(opts.Logger))
 	}
 	p.log = p.log.With("cloud", ProviderName, "cluster", opts.ClusterName, "region", region)
 	if p.now == nil {

@@ -2,10 +2,10 @@ package aws
 
 import (
 	"encoding/json"
-	"io"
-	"log/slog"
 	"strconv"
 	"testing"
+
+	"github.com/go-logr/logr"
 
 	"github.com/tenonhq/terraform-provider-tenon/engine/cloud/aws/awsfake"
 )
@@ -26,7 +26,7 @@ func newWireProvider(t *testing.T, w *wireServer, cs *classes, clock *fakeClock)
 	p, err := New(t.Context(), Options{
 		Config: w.Config(), ClusterName: testCluster, InterruptionQueue: "tenon-prod", NodeClass: cs.lookup,
 		ClusterEndpoint: "https://ABC.gr7.us-east-1.eks.amazonaws.com", ClusterCA: "Q0E=", KubernetesVersion: awsfake.KubernetesVersion,
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Now: clock.Now, RefreshInterval: -1, Catalog: testCatalog(t),
+		Logger: logr.Discard(), Now: clock.Now, RefreshInterval: -1, Catalog: testCatalog(t),
 	})
 	if err != nil {
 		t.Fatal(err)

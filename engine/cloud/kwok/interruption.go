@@ -56,6 +56,7 @@ func (s *interruptions) Receive(ctx context.Context) ([]cloud.Interruption, erro
 			if ev.Kind == cloud.SpotInterruption {
 				ev.Deadline = now.Add(spotWarning)
 			}
+			s.p.opts.Logger.Info("simulated interruption", "node", n.Name, "kind", kind)
 			out = append(out, ev)
 		}
 		if len(out) > 0 || i > 0 {

@@ -18,6 +18,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -54,6 +55,10 @@ type Options struct {
 	// LaunchDelay is how long Create waits before making the Node,
 	// simulating the time an instance takes to boot.
 	LaunchDelay time.Duration
+	// Logger receives the provider's logs (the agent passes its own, so
+	// they follow --log-format and --log-level); the zero Logger discards
+	// them.
+	Logger logr.Logger
 }
 
 // Provider makes KWOK nodes through a Kubernetes client.
@@ -83,6 +88,7 @@ func New(c client.Client, opts Options) (*Provider, error) {
 	}
 	opts.Region = cat.Region()
 	opts.Zones = cat.Zones()
+	opts.Logger = opts.Logger.WithValues("cloud", "kwok", "cluster", opts.ClusterName)
 	p := &Provider{client: c, opts: opts}
 	for _, it := range cat.InstanceTypes() {
 		if len(it.Offerings) > 0 {
@@ -134,6 +140,7 @@ func (p *Provider) Create(ctx context.Context, claim *v1.NodeClaim) (*v1.NodeCla
 		}
 		return nil, fmt.Errorf("creating kwok node %s: %w", claim.Name, err)
 	}
+	p.opts.Logger.V(1).Info("created kwok node", "node", node.Name, "instanceType", c.InstanceType, "zone", c.Zone, "capacityType", c.CapacityType)
 	return cloud.Launched(claim, c, node.Spec.ProviderID, ImageID), nil
 }
 
@@ -215,6 +222,7 @@ func (p *Provider) Delete(ctx context.Context, claim *v1.NodeClaim) error {
 		}
 		return fmt.Errorf("deleting kwok node %s: %w", name, err)
 	}
+	p.opts.Logger.V(1).Info("deleted kwok node", "node", name)
 	return nil
 }
 

@@ -132,7 +132,7 @@ func TestConsolidationHonoursPDB(t *testing.T) {
 	// The prediction starts from the cluster as the scale-down left it,
 	// before the agent disrupts anything (consolidateAfter is 5 s since
 	// each node's last pod event, and the agent plans every 10 s).
-	scenario, busy := clusterScenario(t, e, ns, "packed")
+	scenario, busy := clusterScenario(t, e, ns, "packed", consolidationPolicy)
 	if busy != "" {
 		t.Fatalf("the agent was already disrupting when the scale-down settled (%s); the prediction would not start from the scale-down's cluster", busy)
 	}
@@ -478,12 +478,12 @@ func evictedByAPI(p *corev1.Pod) bool {
 }
 
 // clusterScenario writes the pool's cluster as a `tenon simulate` scenario:
-// test 2's policy, the pool's Nodes and the pods of ns bound to them. busy
-// names any claim of the pool being deleted (the agent already disrupting).
-func clusterScenario(t *testing.T, e env, ns, pool string) (string, string) {
+// policy, the pool's Nodes and the pods of ns bound to them. busy names any
+// claim of the pool being deleted (the agent already disrupting).
+func clusterScenario(t *testing.T, e env, ns, pool, policy string) (string, string) {
 	t.Helper()
 	var docs []string
-	docs = append(docs, consolidationPolicy)
+	docs = append(docs, policy)
 	var busy []string
 	for _, c := range poolClaims(t, e, pool) {
 		if c.DeletionTimestamp != nil {
