@@ -16,12 +16,11 @@ import (
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/yaml"
 
-	"github.com/tenonhq/terraform-provider-tenon/engine/api/crds"
 	v1 "github.com/tenonhq/terraform-provider-tenon/engine/api/v1"
 	"github.com/tenonhq/terraform-provider-tenon/engine/api/v1alpha5"
 	"github.com/tenonhq/terraform-provider-tenon/hack/controlplane"
+	"github.com/tenonhq/terraform-provider-tenon/hack/demo/kube"
 )
 
 // suite is etcd and kube-apiserver, started by the first test that needs them.
@@ -66,41 +65,12 @@ func kubeClient(t *testing.T) client.Client {
 	return c
 }
 
+// installCRDs installs the tenon.dev CRDs and waits until NodePools are listed.
 func installCRDs(c client.Client) error {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	var names []string
-	for _, data := range crds.All() {
-		var crd apiextensionsv1.CustomResourceDefinition
-		if err := yaml.UnmarshalStrict(data, &crd); err != nil {
-			return err
-		}
-		if err := c.Create(ctx, &crd); err != nil {
-			return fmt.Errorf("creating %s: %w", crd.Name, err)
-		}
-		names = append(names, crd.Name)
-	}
-	for _, name := range names {
-		for {
-			var crd apiextensionsv1.CustomResourceDefinition
-			if err := c.Get(ctx, client.ObjectKey{Name: name}, &crd); err != nil {
-				return err
-			}
-			established := false
-			for _, cond := range crd.Status.Conditions {
-				if cond.Type == apiextensionsv1.Established && cond.Status == apiextensionsv1.ConditionTrue {
-					established = true
-				}
-			}
-			if established {
-				break
-			}
-			select {
-			case <-ctx.Done():
-				return fmt.Errorf("CRD %s not established", name)
-			case <-time.After(50 * time.Millisecond):
-			}
-		}
+	if err := kube.InstallCRDs(ctx, c); err != nil {
+		return err
 	}
 	// The API server's discovery (and so the client's REST mapper) may lag the CRDs a little.
 	for {
