@@ -66,7 +66,7 @@
 // 8h)", "no cheaper placement: ...", "saving $0.004/h below threshold ...".
 //
 // Apply turns a plan into the cluster after it (for `tenon simulate
-// --until-stable`), and Validate checks it with packing.Check.
+// --until-stable`), and Validate checks it with engine/packing/check.
 //
 // # Figures
 //

@@ -190,7 +190,7 @@ func (s *solver) overhead(p *poolPlan, t *ptype, zone, capacityType, name string
 	if len(s.daemons) == 0 {
 		return v
 	}
-	labels := nodeLabels(p.p, t.it, zone, capacityType, name)
+	labels := p.p.NodeLabels(t.it, zone, capacityType, name)
 	for _, dm := range s.daemons {
 		if dm.runsOnLabels(labels, p.taints) {
 			v = v.add(dm.req)

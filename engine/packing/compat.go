@@ -29,7 +29,7 @@ func (c *class) effectiveTerms() []scheduling.Requirements {
 	for i, t := range c.terms {
 		t = t.Clone()
 		for _, p := range c.preferred {
-			t = t.Intersection(p.reqs)
+			t = t.Intersection(p.Requirements)
 		}
 		out[i] = t
 	}
@@ -258,7 +258,7 @@ func (s *solver) computeNodeOK(c *class, n *node) bool {
 		return false
 	}
 	for _, term := range c.effectiveTerms() {
-		if satisfiedBy(term, n.labels) {
+		if term.SatisfiedBy(n.labels) {
 			return true
 		}
 	}

@@ -1,61 +1,21 @@
 package packing
 
 import (
-	"fmt"
 	"math"
-	"math/rand/v2"
 	"testing"
 
 	"github.com/tenonhq/terraform-provider-tenon/engine/state"
+	"github.com/tenonhq/terraform-provider-tenon/engine/state/statetest"
 )
-
-// TestImproveKeepsRulesAndNeverCostsMore solves random scenarios (with
-// every constraint kind, see randomScenario) with and without the
-// local-improvement pass: the improved result must pass Check, place the
-// same pods and cost no more; and over all scenarios the pass must save
-// something somewhere, or it does nothing.
-func TestImproveKeepsRulesAndNeverCostsMore(t *testing.T) {
-	rng := rand.New(rand.NewPCG(21, 5))
-	helped := 0
-	for i := range 400 {
-		snap, pending, _ := randomScenario(rng)
-		name := fmt.Sprintf("scenario-%d", i)
-		opts := []Option{WithStrategy(i % len(strategies()))}
-		with, err := Solve(t.Context(), snap, pending, opts...)
-		if err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		without, err := Solve(t.Context(), snap, pending, append(opts, func(o *options) { o.noImprove = true })...)
-		if err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		for _, v := range Check(snap, pending, with) {
-			t.Errorf("%s: violation after improving: %s", name, v)
-		}
-		if len(with.Unschedulable) != len(without.Unschedulable) {
-			t.Errorf("%s: improving changed the unschedulable pods: %d -> %d", name, len(without.Unschedulable), len(with.Unschedulable))
-		}
-		if with.CostPerHour > without.CostPerHour+1e-9 {
-			t.Errorf("%s: improving raised the cost %.5f -> %.5f", name, without.CostPerHour, with.CostPerHour)
-		}
-		if with.CostPerHour < without.CostPerHour-1e-9 {
-			helped++
-		}
-	}
-	if helped == 0 {
-		t.Fatal("the improve pass saved nothing in 400 random scenarios")
-	}
-	t.Logf("improving saved money in %d of 400 scenarios", helped)
-}
 
 // TestImproveMergesHalfEmptyClaims builds two claims by hand on the
 // largest type, one with a pod that needs a mid-sized node and one with a
 // tiny pod that fits in the first's spare room, and checks the pass
 // leaves one node, cheaper than the two shrunk apart, named without a gap.
 func TestImproveMergesHalfEmptyClaims(t *testing.T) {
-	p := pool("default")
-	snap := snapshot(poolsOf(p), nil, nil)
-	ps := []*state.Pod{pod("a", "3500m", "1Gi"), pod("b", "100m", "32Mi")}
+	p := statetest.Pool("default")
+	snap := statetest.Snapshot(statetest.Pools(p), nil, nil)
+	ps := []*state.Pod{statetest.Pod("a", "3500m", "1Gi"), statetest.Pod("b", "100m", "32Mi")}
 	s := classifiedSolver(t, snap, ps)
 	pl := s.pools[0]
 	// The largest type for both, so shrinking alone cannot merge them.

@@ -112,34 +112,13 @@ func (s *solver) constrain(c *class, n *node, k int64) int64 {
 		}
 	}
 	if len(c.ports) > 0 {
-		if portsClash(c.ports, n.ports) {
+		if state.HostPortsClash(c.ports, n.ports) {
 			return 0
 		}
 		k = min(k, 1)
 	}
 	return max(k, 0)
 }
-
-// portsClash reports whether two sets of host ports collide.
-func portsClash(a, b []state.HostPort) bool {
-	for _, x := range a {
-		for _, y := range b {
-			if x.Port == y.Port && protocol(x) == protocol(y) && (wildcard(x.IP) || wildcard(y.IP) || x.IP == y.IP) {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-func protocol(p state.HostPort) string {
-	if p.Protocol == "" {
-		return "TCP"
-	}
-	return string(p.Protocol)
-}
-
-func wildcard(ip string) bool { return ip == "" || ip == "0.0.0.0" || ip == "::" }
 
 // place puts the next k pods of b on n.
 func (s *solver) place(b *bucket, n *node, k int64) {

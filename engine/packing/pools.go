@@ -234,7 +234,7 @@ func (s *solver) compilePools() {
 
 func (s *solver) compilePool(i int, sp *state.Pool) *poolPlan {
 	p := &poolPlan{idx: i, p: sp, masks: map[string]bitset{}, offers: make([][]offer, len(s.zones))}
-	for _, t := range scheduling.Taints(sp.Taints).WithoutStartupTaints(sp.StartupTaints) {
+	for _, t := range sp.NewNodeTaints() {
 		switch t.Effect {
 		case corev1.TaintEffectPreferNoSchedule:
 			p.soft = append(p.soft, t)
@@ -322,7 +322,7 @@ func compareOffers(a, b offer) int {
 // the pool cannot launch: no requirement overlap or no allowed price).
 func (s *solver) compileTypes(p *poolPlan, its []*catalog.InstanceType, out []*ptype) {
 	sp := p.p
-	zoneReq, ctReq := sp.Requirements.Get(scheduling.LabelTopologyZone), sp.Requirements.Get(scheduling.LabelCapacityType)
+	offerings := sp.Offerings()
 	// The types and their price tables come from two allocations, not
 	// two per type: there are over a thousand.
 	w := len(s.zones) * numCT
@@ -331,7 +331,7 @@ func (s *solver) compileTypes(p *poolPlan, its []*catalog.InstanceType, out []*p
 	compile := func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			it := its[i]
-			if len(it.Offerings) == 0 || !it.Requirements.Overlaps(sp.Requirements) {
+			if !sp.Launchable(it) {
 				continue
 			}
 			t := &slab[i]
@@ -339,7 +339,7 @@ func (s *solver) compileTypes(p *poolPlan, its []*catalog.InstanceType, out []*p
 			for _, o := range it.Offerings {
 				z, ok := s.zoneIdx[o.Zone]
 				ct := ctIndex(o.CapacityType)
-				if !ok || ct < 0 || !o.Available || o.PricePerHour <= 0 || !zoneReq.Has(o.Zone) || !ctReq.Has(o.CapacityType) {
+				if !ok || ct < 0 || !offerings.Allows(o) {
 					continue
 				}
 				t.price[z*numCT+ct] = o.PricePerHour
@@ -410,24 +410,4 @@ func (p *poolPlan) withinLimits(capacity vec) bool {
 		}
 	}
 	return true
-}
-
-// nodeLabels returns the labels a new node of the pool with this offering
-// carries.
-func nodeLabels(p *state.Pool, t *catalog.InstanceType, zone, capacityType, name string) map[string]string {
-	labels := map[string]string{}
-	for k, v := range t.Requirements.Labels() {
-		labels[k] = v
-	}
-	for k, v := range p.Requirements.Labels() {
-		labels[k] = v
-	}
-	for k, v := range p.Labels {
-		labels[k] = v
-	}
-	labels[scheduling.LabelTopologyZone] = zone
-	labels[scheduling.LabelCapacityType] = capacityType
-	labels[scheduling.LabelNodePool] = p.Name
-	labels[scheduling.LabelHostname] = name
-	return labels
 }

@@ -222,10 +222,10 @@ func largestClique(pods []*state.Pod) int {
 		list, ok := sigs[a]
 		if !ok {
 			for _, t := range a.RequiredDuringSchedulingIgnoredDuringExecution {
-				if topologyKey(t.TopologyKey) != scheduling.LabelHostname {
+				if scheduling.NormalizeLabelKey(t.TopologyKey) != scheduling.LabelHostname {
 					continue
 				}
-				if sel, err := termSelector(t, p.Namespace, p.Labels); err == nil && sel.matches(p.Namespace, p.Labels) {
+				if sel, err := scheduling.AffinityTermSelector(t, p.Namespace, p.Labels); err == nil && sel.Matches(p.Namespace, p.Labels) {
 					list = append(list, sel.String())
 				}
 			}
@@ -571,7 +571,7 @@ func (s *solver) boundInput() boundInput {
 			}
 		}
 		for _, hp := range c.ports {
-			ports[fmt.Sprintf("%s/%d", protocol(hp), hp.Port)] += k
+			ports[fmt.Sprintf("%s/%d", hp.EffectiveProtocol(), hp.Port)] += k
 		}
 	}
 	// Each clique becomes a resource of its own while dimensions are free,

@@ -123,8 +123,6 @@ func (s *solver) compileZones() {
 // domain returns the value of a node for a topology key.
 func (s *solver) domain(n *node, key string) string {
 	switch key {
-	case scheduling.LabelHostname:
-		return n.name
 	case scheduling.LabelTopologyZone:
 		if n.zone >= 0 {
 			return s.zones[n.zone]
@@ -134,7 +132,7 @@ func (s *solver) domain(n *node, key string) string {
 			return ctNames[n.ct]
 		}
 	}
-	return n.labels[key]
+	return scheduling.TopologyDomain(key, n.name, n.labels)
 }
 
 // compileNodes builds the existing nodes and in-flight claims that can take
@@ -153,14 +151,11 @@ func (s *solver) compileNodes(pending map[string]bool) {
 		n.room = s.dims.vec(sn.Allocatable)
 		p := poolByName[sn.Pool]
 		n.pool = p
-		taints := scheduling.Taints(sn.Taints)
-		if !sn.Initialized {
-			taints = taints.WithoutEphemeralTaints()
-			if p != nil {
-				taints = taints.WithoutStartupTaints(p.p.StartupTaints)
-			}
+		var pool *state.Pool
+		if p != nil {
+			pool = p.p
 		}
-		for _, t := range taints {
+		for _, t := range sn.SchedulingTaints(pool) {
 			if t.Effect == corev1.TaintEffectPreferNoSchedule {
 				n.soft = append(n.soft, t)
 			} else {
@@ -222,8 +217,8 @@ func (s *solver) internExistingTerms(pending map[string]bool) {
 			continue
 		}
 		for _, term := range p.Affinity.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution {
-			if sel, err := termSelector(term, p.Namespace, p.Labels); err == nil {
-				s.groups.intern(topologyKey(term.TopologyKey), sel)
+			if sel, err := scheduling.AffinityTermSelector(term, p.Namespace, p.Labels); err == nil {
+				s.groups.intern(scheduling.NormalizeLabelKey(term.TopologyKey), sel)
 			}
 		}
 	}
@@ -232,7 +227,7 @@ func (s *solver) internExistingTerms(pending map[string]bool) {
 // countExisting adds a bound pod to the group counts.
 func (s *solver) countExisting(n *node, p *state.Pod) {
 	for _, g := range s.groups.list {
-		if g.sel.matches(p.Namespace, p.Labels) {
+		if g.sel.Matches(p.Namespace, p.Labels) {
 			s.addCount(n, g, 1)
 		}
 	}
@@ -240,11 +235,11 @@ func (s *solver) countExisting(n *node, p *state.Pod) {
 		return
 	}
 	for _, term := range p.Affinity.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution {
-		sel, err := termSelector(term, p.Namespace, p.Labels)
+		sel, err := scheduling.AffinityTermSelector(term, p.Namespace, p.Labels)
 		if err != nil {
 			continue
 		}
-		if id, ok := s.groups.bySig[topologyKey(term.TopologyKey)+"#"+sel.String()]; ok {
+		if id, ok := s.groups.bySig[scheduling.NormalizeLabelKey(term.TopologyKey)+"#"+sel.String()]; ok {
 			s.addCarry(n, s.groups.list[id], 1)
 		}
 	}
@@ -381,7 +376,7 @@ func (s *solver) matchClasses() {
 	for _, c := range s.classes {
 		c.matches = c.matches[:0]
 		for _, g := range s.groups.list {
-			if g.sel.matches(c.namespace, c.labels) {
+			if g.sel.Matches(c.namespace, c.labels) {
 				c.matches = append(c.matches, g.id)
 			}
 		}

@@ -1,19 +1,29 @@
-package packing
+// Package check validates a packing.Result against the Snapshot it was
+// solved for, independently of the solver: it re-derives every rule from
+// the Snapshot and the pools' catalogs (through the shared rules of
+// engine/scheduling and engine/state, never the solver's compiled state),
+// so a packer bug shows up as a violation rather than as a result that
+// agrees with itself.
+package check
 
 import (
+	"cmp"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/tenonhq/terraform-provider-tenon/engine/catalog"
+	"github.com/tenonhq/terraform-provider-tenon/engine/packing"
 	"github.com/tenonhq/terraform-provider-tenon/engine/scheduling"
 	"github.com/tenonhq/terraform-provider-tenon/engine/state"
 )
 
-// Check validates r against snap and the pending pods, re-deriving every
+// Result validates r against snap and the pending pods, re-deriving every
 // rule from the Snapshot and the pools' catalogs rather than trusting
 // Solve: each pod placed once or listed unschedulable; every node's pods
 // plus daemonset overhead within allocatable (new claims: the chosen
@@ -21,7 +31,7 @@ import (
 // required pod (anti-)affinity and DoNotSchedule topology spread on the
 // final placement; pool limits; and every chosen offering existing at its
 // price. It returns the violations, sorted; none means valid.
-func Check(snap *state.Snapshot, pods []*state.Pod, r *Result) []Violation {
+func Result(snap *state.Snapshot, pods []*state.Pod, r *packing.Result) []Violation {
 	ck := &checker{snap: snap, r: r, nodes: map[string]*checkNode{}, pools: map[string]*state.Pool{}}
 	if snap == nil || r == nil {
 		return []Violation{{Subject: "result", Message: "nil snapshot or result"}}
@@ -38,26 +48,25 @@ func Check(snap *state.Snapshot, pods []*state.Pod, r *Result) []Violation {
 	ck.checkSpread()
 	ck.checkLimits()
 	slices.SortStableFunc(ck.out, func(a, b Violation) int {
-		if a.Subject != b.Subject {
-			if a.Subject < b.Subject {
-				return -1
-			}
-			return 1
-		}
-		if a.Message < b.Message {
-			return -1
-		}
-		if a.Message > b.Message {
-			return 1
-		}
-		return 0
+		return cmp.Or(strings.Compare(a.Subject, b.Subject), strings.Compare(a.Message, b.Message))
 	})
 	return slices.Compact(ck.out)
 }
 
+// Violation is one broken rule Result found.
+type Violation struct {
+	// Subject is the pod key, node, claim or pool the violation concerns.
+	Subject string
+	// Message says which rule is broken and by how much.
+	Message string
+}
+
+// String returns "subject: message".
+func (v Violation) String() string { return v.Subject + ": " + v.Message }
+
 type checker struct {
 	snap  *state.Snapshot
-	r     *Result
+	r     *packing.Result
 	nodes map[string]*checkNode
 	order []*checkNode
 	pools map[string]*state.Pool
@@ -73,7 +82,7 @@ type checkNode struct {
 	taints      scheduling.Taints
 	allocatable corev1.ResourceList
 	capacity    corev1.ResourceList
-	claim       *Claim
+	claim       *packing.Claim
 	inFlight    bool
 	pods        []*checkPod
 }
@@ -92,14 +101,7 @@ func (ck *checker) buildNodes() {
 	for _, sn := range ck.snap.Nodes {
 		n := &checkNode{name: sn.Name, labels: sn.Labels, allocatable: sn.Allocatable, capacity: sn.Allocatable, inFlight: sn.InFlight}
 		n.pool = ck.pools[sn.Pool]
-		taints := scheduling.Taints(sn.Taints)
-		if !sn.Initialized {
-			taints = taints.WithoutEphemeralTaints()
-			if n.pool != nil {
-				taints = taints.WithoutStartupTaints(n.pool.StartupTaints)
-			}
-		}
-		n.taints = taints
+		n.taints = sn.SchedulingTaints(n.pool)
 		if n.pool != nil {
 			if it := findType(n.pool, sn.InstanceType); it != nil {
 				n.capacity = it.Capacity
@@ -154,11 +156,11 @@ func (ck *checker) checkClaims() {
 			ck.add(c.Name, "%s has no available offering in %s %s at $%g/h", o.InstanceType, o.Zone, o.CapacityType, o.PricePerHour)
 		}
 		n.allocatable, n.capacity = it.Allocatable, it.Capacity
-		n.labels = nodeLabels(n.pool, it, o.Zone, o.CapacityType, c.Name)
-		if !satisfiedBy(n.pool.Requirements, n.labels) {
+		n.labels = n.pool.NodeLabels(it, o.Zone, o.CapacityType, c.Name)
+		if !n.pool.Requirements.SatisfiedBy(n.labels) {
 			ck.add(c.Name, "%s in %s %s is not allowed by nodepool %q requirements %s", o.InstanceType, o.Zone, o.CapacityType, c.Pool, n.pool.Requirements)
 		}
-		n.taints = scheduling.Taints(n.pool.Taints).WithoutStartupTaints(n.pool.StartupTaints)
+		n.taints = n.pool.NewNodeTaints()
 		for key, req := range n.pool.Requirements {
 			if req.MinValues == nil {
 				continue
@@ -166,7 +168,7 @@ func (ck *checker) checkClaims() {
 			seen := map[string]bool{}
 			for _, opt := range c.Options {
 				if t := findType(n.pool, opt.InstanceType); t != nil {
-					seen[nodeLabels(n.pool, t, opt.Zone, opt.CapacityType, c.Name)[key]] = true
+					seen[n.pool.NodeLabels(t, opt.Zone, opt.CapacityType, c.Name)[key]] = true
 				}
 			}
 			if len(seen) < *req.MinValues {
@@ -176,7 +178,7 @@ func (ck *checker) checkClaims() {
 	}
 }
 
-func hasOffering(it *catalog.InstanceType, o InstanceOption) bool {
+func hasOffering(it *catalog.InstanceType, o packing.InstanceOption) bool {
 	for _, off := range it.Offerings {
 		if off.Zone == o.Zone && off.CapacityType == o.CapacityType && off.Available && off.PricePerHour > 0 &&
 			math.Abs(off.PricePerHour-o.PricePerHour) <= 1e-9*math.Max(1, off.PricePerHour) {
@@ -282,7 +284,7 @@ func (ck *checker) checkFit() {
 		}
 		if n.claim != nil || (n.inFlight && !hasDaemon) {
 			for _, ds := range ck.snap.DaemonSets {
-				if ds.Pod != nil && daemonRuns(ds.Pod, n) {
+				if ds.RunsOn(n.labels, n.taints) {
 					addList(used, ds.Pod.Requests)
 					addPodSlot(used, ds.Pod.Requests)
 				}
@@ -291,7 +293,7 @@ func (ck *checker) checkFit() {
 		if !anyPending(n) {
 			continue
 		}
-		for _, name := range sortedNames(used) {
+		for _, name := range slices.Sorted(maps.Keys(used)) {
 			q := used[name]
 			alloc, ok := n.allocatable[name]
 			if q.IsZero() {
@@ -331,28 +333,12 @@ func addPodSlot(into, requests corev1.ResourceList) {
 	into[corev1.ResourcePods] = cur
 }
 
-func daemonRuns(p *state.Pod, n *checkNode) bool {
-	return n.taints.ToleratesPod(p.Tolerations) == nil && nodeAffinityOK(p, n.labels)
-}
-
 // nodeAffinityOK checks a pod's nodeSelector and required node affinity
-// against a node's labels.
+// against a node's labels; a pod whose node affinity cannot be parsed fits
+// no node.
 func nodeAffinityOK(p *state.Pod, labels map[string]string) bool {
-	for k, v := range p.NodeSelector {
-		if labels[scheduling.NormalizeLabelKey(k)] != v && labels[k] != v {
-			return false
-		}
-	}
-	if p.Affinity == nil || p.Affinity.NodeAffinity == nil || p.Affinity.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution == nil {
-		return true
-	}
-	for _, term := range p.Affinity.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms {
-		reqs, err := scheduling.RequirementsFromNodeSelector(term.MatchExpressions...)
-		if err == nil && satisfiedBy(reqs, labels) {
-			return true
-		}
-	}
-	return false
+	f, err := p.NodeFilter()
+	return err == nil && f.MatchesLabels(labels)
 }
 
 // checkNodeRules checks node affinity, taints and host ports of placed pods.
@@ -370,7 +356,7 @@ func (ck *checker) checkNodeRules() {
 				ck.add(p.Key(), "node %s: %v", n.name, err)
 			}
 			for j, other := range n.pods {
-				if j != i && (!other.pending || j < i) && portsClash(p.HostPorts, other.pod.HostPorts) {
+				if j != i && (!other.pending || j < i) && state.HostPortsClash(p.HostPorts, other.pod.HostPorts) {
 					ck.add(p.Key(), "host port clashes with %s on %s", other.pod.Key(), n.name)
 				}
 			}

@@ -1,4 +1,4 @@
-package packing
+package check
 
 import (
 	"fmt"
@@ -13,16 +13,13 @@ import (
 
 // domainOf is a node's value for a topology key; "" when it has none.
 func domainOf(n *checkNode, key string) string {
-	if key == scheduling.LabelHostname {
-		return n.name
-	}
-	return n.labels[key]
+	return scheduling.TopologyDomain(key, n.name, n.labels)
 }
 
 // termUse is one pod carrying a pod (anti-)affinity term.
 type termUse struct {
 	pod  *checkPod
-	sel  podSelector
+	sel  scheduling.PodSelector
 	key  string
 	self bool
 }
@@ -40,16 +37,16 @@ func (ck *checker) checkPodTerms() {
 		}
 		collect := func(terms []corev1.PodAffinityTerm, into map[string][]termUse, sigs *[]string) {
 			for _, t := range terms {
-				sel, err := termSelector(t, cp.pod.Namespace, cp.pod.Labels)
+				sel, err := scheduling.AffinityTermSelector(t, cp.pod.Namespace, cp.pod.Labels)
 				if err != nil {
 					continue
 				}
-				key := topologyKey(t.TopologyKey)
+				key := scheduling.NormalizeLabelKey(t.TopologyKey)
 				sig := key + "#" + sel.String()
 				if _, ok := into[sig]; !ok {
 					*sigs = append(*sigs, sig)
 				}
-				into[sig] = append(into[sig], termUse{pod: cp, sel: sel, key: key, self: sel.matches(cp.pod.Namespace, cp.pod.Labels)})
+				into[sig] = append(into[sig], termUse{pod: cp, sel: sel, key: key, self: sel.Matches(cp.pod.Namespace, cp.pod.Labels)})
 			}
 		}
 		if a.PodAntiAffinity != nil {
@@ -72,7 +69,7 @@ func (ck *checker) checkAnti(uses []termUse) {
 	matches := map[string]int{}
 	pending := map[string]int{}
 	for _, cp := range ck.all {
-		if d := domainOf(cp.node, key); d != "" && sel.matches(cp.pod.Namespace, cp.pod.Labels) {
+		if d := domainOf(cp.node, key); d != "" && sel.Matches(cp.pod.Namespace, cp.pod.Labels) {
 			matches[d]++
 			if cp.pending {
 				pending[d]++
@@ -113,7 +110,7 @@ func (ck *checker) checkAffinity(uses []termUse) {
 	}
 	support := map[string]bool{}
 	for _, cp := range ck.all {
-		if !carrier[cp] && sel.matches(cp.pod.Namespace, cp.pod.Labels) {
+		if !carrier[cp] && sel.Matches(cp.pod.Namespace, cp.pod.Labels) {
 			support[domainOf(cp.node, key)] = true
 		}
 	}
@@ -141,7 +138,7 @@ func (ck *checker) checkAffinity(uses []termUse) {
 // min taken as 0 when there are fewer domains than minDomains.
 func (ck *checker) checkSpread() {
 	type spreadUse struct {
-		sel  podSelector
+		sel  scheduling.PodSelector
 		c    corev1.TopologySpreadConstraint
 		pods []*checkPod
 	}
@@ -155,11 +152,11 @@ func (ck *checker) checkSpread() {
 			if c.WhenUnsatisfiable == corev1.ScheduleAnyway {
 				continue
 			}
-			sel, err := spreadSelector(c, cp.pod.Namespace, cp.pod.Labels)
+			sel, err := scheduling.SpreadSelector(c, cp.pod.Namespace, cp.pod.Labels)
 			if err != nil {
 				continue
 			}
-			sig := fmt.Sprintf("%s#%s#%d", topologyKey(c.TopologyKey), sel, c.MaxSkew)
+			sig := fmt.Sprintf("%s#%s#%d", scheduling.NormalizeLabelKey(c.TopologyKey), sel, c.MaxSkew)
 			if uses[sig] == nil {
 				uses[sig] = &spreadUse{sel: sel, c: c}
 				sigs = append(sigs, sig)
@@ -169,7 +166,7 @@ func (ck *checker) checkSpread() {
 	}
 	for _, sig := range sigs {
 		u := uses[sig]
-		key := topologyKey(u.c.TopologyKey)
+		key := scheduling.NormalizeLabelKey(u.c.TopologyKey)
 		domains := ck.domains(key, u.pods[0].pod)
 		counts := map[string]int{}
 		for _, d := range domains {
@@ -177,7 +174,7 @@ func (ck *checker) checkSpread() {
 		}
 		for _, cp := range ck.all {
 			d := domainOf(cp.node, key)
-			if _, ok := counts[d]; ok && u.sel.matches(cp.pod.Namespace, cp.pod.Labels) {
+			if _, ok := counts[d]; ok && u.sel.Matches(cp.pod.Namespace, cp.pod.Labels) {
 				counts[d]++
 			}
 		}
@@ -275,14 +272,14 @@ func allowsValue(p *state.Pod, key, value string) bool {
 // poolValues are the zones (or capacity types) in which a pool has a
 // priced, available offering of a type its requirements allow.
 func poolValues(p *state.Pool, key string) []string {
-	zones, cts := p.Requirements.Get(scheduling.LabelTopologyZone), p.Requirements.Get(scheduling.LabelCapacityType)
+	offerings := p.Offerings()
 	set := map[string]bool{}
 	for _, it := range p.InstanceTypes {
-		if len(it.Offerings) == 0 || !it.Requirements.Overlaps(p.Requirements) {
+		if !p.Launchable(it) {
 			continue
 		}
 		for _, o := range it.Offerings {
-			if o.Available && o.PricePerHour > 0 && zones.Has(o.Zone) && cts.Has(o.CapacityType) {
+			if offerings.Allows(o) {
 				if key == scheduling.LabelTopologyZone {
 					set[o.Zone] = true
 				} else {
@@ -315,7 +312,7 @@ func (ck *checker) checkLimits() {
 		if claims == 0 {
 			continue
 		}
-		for _, name := range sortedNames(p.Limits) {
+		for _, name := range slices.Sorted(maps.Keys(p.Limits)) {
 			limit := p.Limits[name]
 			if q, ok := used[name]; ok && q.Cmp(limit) > 0 {
 				ck.add(p.Name, "limit %s=%s exceeded: nodes and claims have %s", name, limit.String(), q.String())
