@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/tenonhq/terraform-provider-tenon/engine/packing/internal/resources"
 	"github.com/tenonhq/terraform-provider-tenon/engine/scheduling"
 	"github.com/tenonhq/terraform-provider-tenon/engine/state"
 )
@@ -21,7 +22,7 @@ func (s *solver) finalize() (float64, []*state.Pod, map[*state.Pod]string) {
 	reasons := map[*state.Pod]string{}
 	for _, n := range s.claims {
 		if len(n.pods) == 0 {
-			n.pool.usage = n.pool.usage.sub(n.typ.capacity)
+			n.pool.usage = n.pool.usage.Sub(n.typ.capacity)
 			n.dropped = true
 			continue
 		}
@@ -31,7 +32,7 @@ func (s *solver) finalize() (float64, []*state.Pod, map[*state.Pod]string) {
 				reasons[p] = reason
 				delete(s.placed, p)
 			}
-			n.pool.usage = n.pool.usage.sub(n.typ.capacity)
+			n.pool.usage = n.pool.usage.Sub(n.typ.capacity)
 			n.dropped = true
 			continue
 		}
@@ -46,7 +47,7 @@ func (s *solver) finalize() (float64, []*state.Pod, map[*state.Pod]string) {
 // minValues; claimOut lists them all).
 type finalOffers struct {
 	mask   bitset
-	base   vec
+	base   resources.Vector
 	offers []offer
 }
 
@@ -58,7 +59,7 @@ func (s *solver) settleClaim(n *node) string {
 	for _, cp := range s.claimCompats(n) {
 		mask = mask.and(cp.mask)
 	}
-	n.final = &finalOffers{mask: mask, base: p.usage.sub(n.typ.capacity)}
+	n.final = &finalOffers{mask: mask, base: p.usage.Sub(n.typ.capacity)}
 	// Without minValues only the first offering matters here.
 	n.final.offers = s.claimOffers(n, len(p.minValues) == 0)
 	offers := n.final.offers
@@ -70,7 +71,7 @@ func (s *solver) settleClaim(n *node) string {
 		return fmt.Sprintf("nodepool %q requires at least %d distinct values of %s, but only %d instance types fit the pods", p.p.Name, *r.MinValues, r.Key, len(distinctTypes(offers)))
 	}
 	chosen := offers[0]
-	p.usage = n.final.base.add(chosen.t.capacity)
+	p.usage = n.final.base.Add(chosen.t.capacity)
 	n.typ = chosen.t
 	n.ct = chosen.ct
 	return ""
@@ -107,7 +108,7 @@ func (s *solver) claimOffers(n *node, first bool) []offer {
 // allowed capacity type and instance type that holds n's pods within the
 // pool's limits.
 func claimTakes(n *node, cts uint8, o offer) bool {
-	return cts&(1<<o.ct) != 0 && n.final.mask.has(o.t.idx) && n.used.fits(o.t.alloc) && withinLimits(n.pool, n.final.base, o.t.capacity)
+	return cts&(1<<o.ct) != 0 && n.final.mask.has(o.t.idx) && n.used.Fits(o.t.alloc) && withinLimits(n.pool, n.final.base, o.t.capacity)
 }
 
 // claimsOut lists the claims finalize kept (nil when none).
@@ -180,27 +181,27 @@ func (s *solver) claimOut(n *node) *Claim {
 		Requirements: reqs,
 		Options:      opts,
 		Pods:         keys,
-		Requests:     s.dims.list(n.used.add(over)),
+		Requests:     s.dims.list(n.used.Add(over)),
 	}
 }
 
 // overhead is the daemonsets' requests on a new node of this offering.
-func (s *solver) overhead(p *poolPlan, t *ptype, zone, capacityType, name string) vec {
-	var v vec
+func (s *solver) overhead(p *poolPlan, t *ptype, zone, capacityType, name string) resources.Vector {
+	var v resources.Vector
 	if len(s.daemons) == 0 {
 		return v
 	}
 	labels := p.p.NodeLabels(t.it, zone, capacityType, name)
 	for _, dm := range s.daemons {
 		if dm.runsOnLabels(labels, p.taints) {
-			v = v.add(dm.req)
+			v = v.Add(dm.req)
 		}
 	}
 	return v
 }
 
-func withinLimits(p *poolPlan, base, capacity vec) bool {
-	for d := range maxDims {
+func withinLimits(p *poolPlan, base, capacity resources.Vector) bool {
+	for d := range resources.MaxDims {
 		if p.limited[d] && base[d]+capacity[d] > p.limits[d] {
 			return false
 		}

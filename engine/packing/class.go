@@ -9,6 +9,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/tenonhq/terraform-provider-tenon/engine/packing/internal/resources"
 	"github.com/tenonhq/terraform-provider-tenon/engine/scheduling"
 	"github.com/tenonhq/terraform-provider-tenon/engine/state"
 )
@@ -20,7 +21,7 @@ type class struct {
 	namespace string
 	labels    map[string]string
 	pods      []*state.Pod
-	req       vec
+	req       resources.Vector
 	// terms are the alternative node requirements (nodeSelector ∩ one
 	// required node affinity term); a node must satisfy one.
 	terms []scheduling.Requirements
@@ -163,7 +164,7 @@ func newClass(id int, p *state.Pod, d *dims, gs *groups) *class {
 		id:          id,
 		namespace:   p.Namespace,
 		labels:      p.Labels,
-		req:         d.podVec(p.Requests),
+		req:         d.podVector(p.Requests),
 		tolerations: p.Tolerations,
 		ports:       p.HostPorts,
 	}

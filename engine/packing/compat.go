@@ -6,6 +6,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/tenonhq/terraform-provider-tenon/engine/packing/internal/resources"
 	"github.com/tenonhq/terraform-provider-tenon/engine/scheduling"
 )
 
@@ -127,18 +128,18 @@ func (t *ptype) offered(zones uint64, cts uint8) bool {
 // fitReason returns "" when some allowed type fits one pod of c, else what
 // is missing, naming the largest allowed type.
 func (s *solver) fitReason(c *class, p *poolPlan, cp *compat) string {
-	var best [maxDims]*ptype
+	var best [resources.MaxDims]*ptype
 	allowed := false
 	for _, t := range p.types {
 		if !cp.mask.has(t.idx) || !t.offered(cp.zoneMask, cp.ctMask) {
 			continue
 		}
 		allowed = true
-		if c.req.fits(t.alloc) {
+		if c.req.Fits(t.alloc) {
 			return ""
 		}
-		for d := range maxDims {
-			if best[d] == nil || t.alloc[d] > best[d].alloc[d] || (t.alloc[d] == best[d].alloc[d] && t.alloc[dimCPU] > best[d].alloc[dimCPU]) {
+		for d := range resources.MaxDims {
+			if best[d] == nil || t.alloc[d] > best[d].alloc[d] || (t.alloc[d] == best[d].alloc[d] && t.alloc[resources.CPU] > best[d].alloc[resources.CPU]) {
 				best[d] = t
 			}
 		}
@@ -155,10 +156,10 @@ func (s *solver) fitReason(c *class, p *poolPlan, cp *compat) string {
 	return fmt.Sprintf("no instance type allowed by nodepool %q fits the pod's requests %s together (after daemonset overhead)", p.p.Name, s.formatVec(c.req))
 }
 
-func (s *solver) formatVec(v vec) string {
+func (s *solver) formatVec(v resources.Vector) string {
 	var parts []string
 	for d, name := range s.dims.names {
-		if v[d] != 0 && d != dimPods {
+		if v[d] != 0 && d != resources.Pods {
 			parts = append(parts, fmt.Sprintf("%s=%s", name, s.dims.format(d, v[d])))
 		}
 	}

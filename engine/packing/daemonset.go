@@ -1,13 +1,14 @@
 package packing
 
 import (
+	"github.com/tenonhq/terraform-provider-tenon/engine/packing/internal/resources"
 	"github.com/tenonhq/terraform-provider-tenon/engine/scheduling"
 	"github.com/tenonhq/terraform-provider-tenon/engine/state"
 )
 
 // daemon is a daemonset's pod as a candidate node sees it.
 type daemon struct {
-	req    vec
+	req    resources.Vector
 	filter scheduling.NodeFilter
 	// zonal is set when a term constrains zone or capacity type, so
 	// whether it runs depends on the offering, not only the type.
@@ -26,7 +27,7 @@ func compileDaemons(dss []*state.DaemonSet, d *dims) []daemon {
 			// (as state.DaemonSet.RunsOn decides).
 			continue
 		}
-		dm := daemon{req: d.podVec(ds.Pod.Requests), filter: f}
+		dm := daemon{req: d.podVector(ds.Pod.Requests), filter: f}
 		for _, t := range f.Terms {
 			if t.Has(scheduling.LabelTopologyZone) || t.Has(scheduling.LabelCapacityType) {
 				dm.zonal = true

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/tenonhq/terraform-provider-tenon/engine/packing/internal/bound"
+	"github.com/tenonhq/terraform-provider-tenon/engine/packing/internal/resources"
 	"github.com/tenonhq/terraform-provider-tenon/engine/scheduling"
 )
 
@@ -30,11 +32,11 @@ type filler struct {
 	s      *solver
 	p      *poolPlan
 	active []*bucket
-	pr     *pricer
+	pr     *bound.Pricer
 	valAt  float64
 	// cols are the pool's types as LP columns, undominated those no other
 	// type beats on every resource and price.
-	cols, undominated []column
+	cols, undominated []bound.Column
 	cache             map[string]*decision
 	failed            map[*bucket]bool
 	// scratch is reused for each decision's candidates, cands and live
@@ -45,7 +47,7 @@ type filler struct {
 	// minReq is, per resource, the smallest request among the active
 	// buckets when last compacted (a lower bound since): a node with less
 	// room than that in some resource can take nothing more.
-	minReq vec
+	minReq resources.Vector
 	// cliqueNodes sizes a large clique's nodes by their members (see
 	// decideClique) instead of by efficiency.
 	cliqueNodes bool
@@ -54,11 +56,9 @@ type filler struct {
 	// computed.
 	nodeVals []float64
 	allocs   []int32
-	// exact is column generation on the assignment LP for exactValues,
-	// exactRow its row per request, exactLeft the counts per row.
-	exact     *assignState
-	exactRow  map[vec]int
-	exactLeft []int64
+	// exact values the pods by column generation on the assignment LP
+	// (see exactValues).
+	exact *bound.Valuation
 	// dry is the node dry fills simulate on, dryTakes their takes.
 	dry      *node
 	dryTakes []take
@@ -107,11 +107,11 @@ func (s *solver) fillPool(p *poolPlan, buckets []*bucket) error {
 // compact drops empty buckets and refreshes the smallest request left.
 func (f *filler) compact() {
 	f.active = slices.DeleteFunc(f.active, func(b *bucket) bool { return b.left() == 0 })
-	for d := range maxDims {
+	for d := range resources.MaxDims {
 		f.minReq[d] = math.MaxInt64
 	}
 	for _, b := range f.active {
-		for d := range maxDims {
+		for d := range resources.MaxDims {
 			f.minReq[d] = min(f.minReq[d], b.c.req[d])
 		}
 	}
@@ -141,10 +141,10 @@ func (f *filler) refreshDuals() {
 	if f.pr != nil && f.remValue() >= staleFactor*f.valAt {
 		return
 	}
-	var items []demandItem
+	var items []bound.Demand
 	for _, b := range f.active {
 		if b.left() > 0 {
-			items = append(items, demandItem{req: b.c.req, count: b.left()})
+			items = append(items, bound.Demand{Req: b.c.req, Count: b.left()})
 		}
 	}
 	ndims := len(f.s.dims.names)
@@ -152,7 +152,7 @@ func (f *filler) refreshDuals() {
 		f.cols, f.undominated = f.p.lpColumns(ndims)
 	}
 	cols := f.cols
-	f.pr = newPricer(items, cols, f.undominated, ndims)
+	f.pr = bound.NewPricer(items, cols, f.undominated, ndims)
 	if f.nodeVals == nil {
 		n := len(f.p.types)
 		if c := f.p.columns; c != nil {
@@ -169,21 +169,21 @@ func (f *filler) refreshDuals() {
 	// homes a large one lacks. The LP duals seed it.
 	seed := make([]float64, ndims)
 	for d := range ndims {
-		seed[d] = f.pr.pod(unit(d))
+		seed[d] = f.pr.Pod(resources.Unit(d))
 	}
 	var values []float64
 	switch {
 	case f.s.opts.podValues && f.s.opts.valueRounds > 0:
 		values = f.exactValues(items, ndims)
 		if values == nil {
-			_, values = assignmentValues(items, f.undominated, 0, ndims, seed, quickEffort)
+			values = bound.AscentValues(items, f.undominated, ndims, seed)
 		}
 	case f.s.opts.podValues:
-		_, values = assignmentValues(items, f.undominated, 0, ndims, seed, quickEffort)
+		values = bound.AscentValues(items, f.undominated, ndims, seed)
 	}
 	k := 0
 	for _, b := range f.active {
-		b.val = f.pr.pod(b.c.req)
+		b.val = f.pr.Pod(b.c.req)
 		if b.left() > 0 {
 			if values != nil && values[k] > 0 {
 				b.val = values[k]
@@ -196,41 +196,17 @@ func (f *filler) refreshDuals() {
 }
 
 // exactValues values each item by the duals of the assignment LP over the
-// pool's undominated types for the demand left (assignlp.go), as far as
-// valueEffort and the strategy's rounds go: the first call sets up column
-// generation on the merged requests, later ones lower the counts and go on
-// from the last basis and loads, so each costs little. Nil when the LP
-// cannot be set up.
-func (f *filler) exactValues(items []demandItem, ndims int) []float64 {
+// pool's undominated types for the demand left (bound.Valuation), as far
+// as the strategy's rounds go: the first call sets column generation up,
+// later ones go on from the last basis and loads, so each costs little.
+// Nil when the LP cannot be set up.
+func (f *filler) exactValues(items []bound.Demand, ndims int) []float64 {
 	if f.exact == nil {
-		merged := mergeDemand(items)
-		f.exact = newAssignState(merged, f.undominated, 0, ndims)
-		if f.exact == nil {
+		if f.exact = bound.NewValuation(items, f.undominated, ndims); f.exact == nil {
 			return nil
 		}
-		f.exactRow = make(map[vec]int, len(merged))
-		for i, it := range merged {
-			f.exactRow[it.req] = i
-		}
-		f.exactLeft = make([]int64, len(merged))
-	} else {
-		clear(f.exactLeft)
-		for _, it := range items {
-			f.exactLeft[f.exactRow[it.req]] += it.count
-		}
-		f.exact.setDemand(f.exactLeft, valueEffort.pivots)
 	}
-	e := valueEffort
-	e.rounds = f.s.opts.valueRounds
-	_, _, pv := f.exact.run(e)
-	if pv == nil {
-		return nil
-	}
-	values := make([]float64, len(items))
-	for k, it := range items {
-		values[k] = pv[f.exactRow[it.req]]
-	}
-	return values
+	return f.exact.Values(items, f.s.opts.valueRounds)
 }
 
 // open opens claims for seed and fills them; false when no claim can take
@@ -246,7 +222,7 @@ func (f *filler) open(seed *bucket) bool {
 	clique := f.isClique(seed.c)
 	key := fmt.Sprintf("%d|%d|%t|%p", zone, seed.cts&cp.ctMask, clique, cp.mask)
 	dec := f.cache[key]
-	if dec == nil || !seed.c.req.fits(dec.t.alloc) || !p.withinLimits(dec.t.capacity) || !cp.mask.has(dec.t.idx) {
+	if dec == nil || !seed.c.req.Fits(dec.t.alloc) || !p.withinLimits(dec.t.capacity) || !cp.mask.has(dec.t.idx) {
 		dec = f.decide(seed, cp, zone, clique)
 		if dec == nil {
 			return false
@@ -320,7 +296,7 @@ func (f *filler) fill(n *node, seed *bucket, dry bool) []take {
 	// next ones, and one whose bound is no better than the step's best so
 	// far cannot be chosen (a later step looks at it again).
 	shrinking := true
-	for d := range maxDims {
+	for d := range resources.MaxDims {
 		shrinking = shrinking && f.minReq[d] >= 0
 	}
 	// live are the candidates that may still go on n: one leaves for good
@@ -333,7 +309,7 @@ func (f *filler) fill(n *node, seed *bucket, dry bool) []take {
 	}
 	defer func() { f.cands, f.live = cands[:0], live[:0] }()
 	for {
-		if !f.minReq.fits(n.room) {
+		if !f.minReq.Fits(n.room) {
 			return takes
 		}
 		best := -1
@@ -350,11 +326,11 @@ func (f *filler) fill(n *node, seed *bucket, dry bool) []take {
 				kept++
 				continue
 			}
-			if !c.req.fits(n.room) {
+			if !c.req.Fits(n.room) {
 				continue
 			}
 			// roomLeft, for a candidate n admits.
-			k := c.req.times(&n.room, c.left)
+			k := c.req.Times(&n.room, c.left)
 			if k > 0 && !c.free {
 				k = s.constrain(c.b.c, n, k)
 			}
@@ -395,7 +371,7 @@ func (f *filler) fill(n *node, seed *bucket, dry bool) []take {
 // change as with place, and b counts them in taken, which the caller
 // resets.
 func (f *filler) dryPut(n *node, b *bucket, k int64) {
-	n.room.subTimes(&b.c.req, k)
+	n.room.SubTimes(&b.c.req, k)
 	for _, g := range b.c.matches {
 		n.bumpMatch(g, int32(k))
 	}
@@ -417,7 +393,7 @@ func (f *filler) dryPut(n *node, b *bucket, k int64) {
 type fillCand struct {
 	b        *bucket
 	left     int64
-	req      vec
+	req      resources.Vector
 	free     bool
 	affinity bool
 	priced   bool
@@ -431,12 +407,12 @@ type fillCand struct {
 // value over the node's price times its dominant share, capped at 1 so
 // that among pods that pay their way the best fit wins, raised to the
 // strategy's exponent.
-func worth(b *bucket, alloc vec, price, exponent float64) float64 {
+func worth(b *bucket, alloc resources.Vector, price, exponent float64) float64 {
 	if exponent == 0 {
 		return 1
 	}
 	share := 0.0
-	for d := range maxDims {
+	for d := range resources.MaxDims {
 		if alloc[d] > 0 && b.c.req[d] > 0 {
 			share = max(share, float64(b.c.req[d])/float64(alloc[d]))
 		}
@@ -451,14 +427,14 @@ func worth(b *bucket, alloc vec, price, exponent float64) float64 {
 // resource but pods, computed once per fill for align.
 type reqShares struct {
 	n    int
-	dims [maxDims]int8
-	r    [maxDims]float64
+	dims [resources.MaxDims]int8
+	r    [resources.MaxDims]float64
 }
 
-func shares(req, alloc vec) reqShares {
+func shares(req, alloc resources.Vector) reqShares {
 	var sh reqShares
-	for d := range maxDims {
-		if alloc[d] > 0 && req[d] > 0 && d != dimPods {
+	for d := range resources.MaxDims {
+		if alloc[d] > 0 && req[d] > 0 && d != resources.Pods {
 			sh.dims[sh.n], sh.r[sh.n] = int8(d), float64(req[d])/float64(alloc[d])
 			sh.n++
 		}
@@ -469,7 +445,7 @@ func shares(req, alloc vec) reqShares {
 // align scores how well a request uses the room a node has left: the dot
 // product of both, each relative to the node's allocatable
 // (req/alloc * room/alloc summed over the resources, in order).
-func (sh *reqShares) align(room, alloc vec) float64 {
+func (sh *reqShares) align(room, alloc resources.Vector) float64 {
 	var sum float64
 	for i := range sh.n {
 		d := sh.dims[i]
@@ -617,7 +593,7 @@ func (f *filler) decide(seed *bucket, cp *compat, zone int, clique bool) *decisi
 	cands := f.scratch[:0]
 	cts := seed.cts & cp.ctMask
 	for _, t := range p.types {
-		if !cp.mask.has(t.idx) || !seed.c.req.fits(t.alloc) || !p.withinLimits(t.capacity) {
+		if !cp.mask.has(t.idx) || !seed.c.req.Fits(t.alloc) || !p.withinLimits(t.capacity) {
 			continue
 		}
 		ct, price := cheapestCT(t, zone, cts)
@@ -692,7 +668,7 @@ func (f *filler) nodeValue(t *ptype) float64 {
 	if v := f.nodeVals[i]; !math.IsNaN(v) {
 		return v
 	}
-	v := f.pr.node(t.alloc)
+	v := f.pr.Node(t.alloc)
 	f.nodeVals[i] = v
 	return v
 }
@@ -781,7 +757,7 @@ func (s *solver) newClaim(p *poolPlan, t *ptype, zone, ct int) *node {
 		room:       t.alloc,
 		claimState: &claimState{typ: t, cts: p.ctMask},
 	}
-	p.usage = p.usage.add(t.capacity)
+	p.usage = p.usage.Add(t.capacity)
 	s.claims = append(s.claims, n)
 	return n
 }
@@ -790,7 +766,7 @@ func (s *solver) newClaim(p *poolPlan, t *ptype, zone, ct int) *node {
 func (s *solver) dropClaim(n *node) {
 	if len(s.claims) > 0 && s.claims[len(s.claims)-1] == n && len(n.pods) == 0 {
 		s.claims = s.claims[:len(s.claims)-1]
-		n.pool.usage = n.pool.usage.sub(n.typ.capacity)
+		n.pool.usage = n.pool.usage.Sub(n.typ.capacity)
 		n.pool.next--
 	}
 }

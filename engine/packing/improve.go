@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/tenonhq/terraform-provider-tenon/engine/packing/internal/resources"
 	"github.com/tenonhq/terraform-provider-tenon/engine/scheduling"
 	"github.com/tenonhq/terraform-provider-tenon/engine/state"
 )
@@ -44,7 +45,7 @@ func (s *solver) improve() bool {
 	if len(s.claims) < 2 || s.hostMinDomains() {
 		return false
 	}
-	im := &improver{s: s, budget: improveBudget, movable: map[*class]bool{}, masks: map[*node]bitset{}, maxAlloc: map[*poolPlan]vec{}}
+	im := &improver{s: s, budget: improveBudget, movable: map[*class]bool{}, masks: map[*node]bitset{}, maxAlloc: map[*poolPlan]resources.Vector{}}
 	type groupKey struct{ pool, zone int }
 	groups := map[groupKey][]*node{}
 	var keys []groupKey
@@ -87,7 +88,7 @@ type improver struct {
 	movable map[*class]bool
 	// masks caches, per claim, the types its classes allow.
 	masks    map[*node]bitset
-	maxAlloc map[*poolPlan]vec
+	maxAlloc map[*poolPlan]resources.Vector
 	// emptied counts the claims the pass emptied.
 	emptied int
 	// offerBuf and bucketBuf are regroup's scratch, reused across
@@ -111,7 +112,7 @@ func (s *solver) hostMinDomains() bool {
 }
 
 func (p *poolPlan) anyLimit() bool {
-	for d := range maxDims {
+	for d := range resources.MaxDims {
 		if p.limited[d] {
 			return true
 		}
@@ -179,11 +180,11 @@ func (im *improver) mask(n *node) bitset {
 // at least lo and less than hi; ok is false when none does or the budget
 // ran out. mask2 narrows mask further. The offerings are sorted by price, so only those in [lo, hi)
 // are looked at.
-func (im *improver) cheapest(n *node, mask, mask2 bitset, cts uint8, used vec, lo, hi float64) (offer, bool) {
+func (im *improver) cheapest(n *node, mask, mask2 bitset, cts uint8, used resources.Vector, lo, hi float64) (offer, bool) {
 	p := n.pool
 	cts &= p.ctMask
 	im.budget--
-	if !used.fits(im.largest(p)) {
+	if !used.Fits(im.largest(p)) {
 		return offer{}, false
 	}
 	offers := p.offers[n.zone]
@@ -207,7 +208,7 @@ func (im *improver) cheapest(n *node, mask, mask2 bitset, cts uint8, used vec, l
 		if im.budget < 0 {
 			return offer{}, false
 		}
-		if cts&(1<<o.ct) != 0 && mask.has(o.t.idx) && mask2.has(o.t.idx) && used.fits(o.t.alloc) {
+		if cts&(1<<o.ct) != 0 && mask.has(o.t.idx) && mask2.has(o.t.idx) && used.Fits(o.t.alloc) {
 			return o, true
 		}
 	}
@@ -215,13 +216,13 @@ func (im *improver) cheapest(n *node, mask, mask2 bitset, cts uint8, used vec, l
 }
 
 // largest is, per resource, the most any of p's types has.
-func (im *improver) largest(p *poolPlan) vec {
+func (im *improver) largest(p *poolPlan) resources.Vector {
 	if v, ok := im.maxAlloc[p]; ok {
 		return v
 	}
-	var v vec
+	var v resources.Vector
 	for _, t := range p.types {
-		for d := range maxDims {
+		for d := range resources.MaxDims {
 			v[d] = max(v[d], t.alloc[d])
 		}
 	}
@@ -242,9 +243,9 @@ func (im *improver) shrink(n *node) {
 // retype gives n the offering o.
 func (im *improver) retype(n *node, o offer) {
 	p := n.pool
-	p.usage = p.usage.sub(n.typ.capacity).add(o.t.capacity)
+	p.usage = p.usage.Sub(n.typ.capacity).Add(o.t.capacity)
 	n.typ, n.ct = o.t, o.ct
-	n.room = o.t.alloc.sub(n.used)
+	n.room = o.t.alloc.Sub(n.used)
 }
 
 // group improves the claims of one pool and zone.
@@ -279,7 +280,7 @@ func (im *improver) merge(n *node, ns []*node) bool {
 		// offering for both costs less than m; one that saves costs
 		// less than m and n together.
 		cts := m.cts & n.cts
-		used := m.used.add(n.used)
+		used := m.used.Add(n.used)
 		o, ok := im.cheapest(m, mask, im.mask(m), cts, used, price(m), price(m)+price(n)-bestGain)
 		if !ok {
 			continue
@@ -311,7 +312,7 @@ func (im *improver) evacuate(n *node, ns []*node) bool {
 	})
 	// Tentative room per target: its current type's room, which it pays
 	// for already.
-	room := map[*node]vec{}
+	room := map[*node]resources.Vector{}
 	dest := make([]*node, len(pods))
 	for i, p := range pods {
 		req := s.podClass[p].req
@@ -329,10 +330,10 @@ func (im *improver) evacuate(n *node, ns []*node) bool {
 			if !ok {
 				r = m.room
 			}
-			if !req.fits(r) || m.cts&n.cts == 0 || !s.compat(s.podClass[p], m.pool).mask.has(m.typ.idx) {
+			if !req.Fits(r) || m.cts&n.cts == 0 || !s.compat(s.podClass[p], m.pool).mask.has(m.typ.idx) {
 				continue
 			}
-			if left := s.size(r.sub(req)); best == nil || left < bestLeft {
+			if left := s.size(r.Sub(req)); best == nil || left < bestLeft {
 				best, bestLeft = m, left
 			}
 		}
@@ -343,7 +344,7 @@ func (im *improver) evacuate(n *node, ns []*node) bool {
 		if !ok {
 			r = best.room
 		}
-		room[best] = r.sub(req)
+		room[best] = r.Sub(req)
 		dest[i] = best
 	}
 	// The targets keep their offerings, so emptying n saves its price.
@@ -357,8 +358,8 @@ func (im *improver) evacuate(n *node, ns []*node) bool {
 func (im *improver) move(p *state.Pod, from, to *node) {
 	s := im.s
 	c := s.podClass[p]
-	from.used = from.used.sub(c.req)
-	from.room = from.room.add(c.req)
+	from.used = from.used.Sub(c.req)
+	from.room = from.room.Add(c.req)
 	from.pods = slices.DeleteFunc(from.pods, func(q *state.Pod) bool { return q == p })
 	for _, gid := range c.matches {
 		from.bumpMatch(gid, -1)
@@ -368,8 +369,8 @@ func (im *improver) move(p *state.Pod, from, to *node) {
 		from.bumpCarry(t.g, -1)
 		to.bumpCarry(t.g, 1)
 	}
-	to.used = to.used.add(c.req)
-	to.room = to.room.sub(c.req)
+	to.used = to.used.Add(c.req)
+	to.room = to.room.Sub(c.req)
 	to.pods = append(to.pods, p)
 	if !slices.Contains(to.classes, c) {
 		to.classes = append(to.classes, c)

@@ -4,6 +4,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/tenonhq/terraform-provider-tenon/engine/packing/internal/resources"
 	"github.com/tenonhq/terraform-provider-tenon/engine/state"
 	"github.com/tenonhq/terraform-provider-tenon/engine/state/statetest"
 )
@@ -90,7 +91,7 @@ func classifiedSolver(t *testing.T, snap *state.Snapshot, ps []*state.Pod) *solv
 
 // newImprover is an improve pass's state for s, as improve builds it.
 func newImprover(s *solver) *improver {
-	return &improver{s: s, budget: improveBudget, movable: map[*class]bool{}, masks: map[*node]bitset{}, maxAlloc: map[*poolPlan]vec{}}
+	return &improver{s: s, budget: improveBudget, movable: map[*class]bool{}, masks: map[*node]bitset{}, maxAlloc: map[*poolPlan]resources.Vector{}}
 }
 
 // typeNamed is the pool's type called name, failing the test if it has none.
@@ -119,7 +120,7 @@ func claimsLeft(t *testing.T, s *solver, ps []*state.Pod) ([]*node, float64) {
 		}
 		left = append(left, n)
 		cost += price(n)
-		if !n.used.fits(n.typ.alloc) {
+		if !n.used.Fits(n.typ.alloc) {
 			t.Errorf("%s (%s) holds %v, more than its allocatable %v", n.name, n.typ.it.Name, n.used, n.typ.alloc)
 		}
 		for _, pd := range n.pods {

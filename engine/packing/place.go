@@ -40,7 +40,7 @@ func (s *solver) admits(b *bucket, n *node) bool {
 func (s *solver) roomLeft(b *bucket, n *node, limit int64) int64 {
 	c := b.c
 	limit = min(limit, b.left())
-	k := c.req.times(&n.room, limit)
+	k := c.req.Times(&n.room, limit)
 	if k == 0 {
 		return 0
 	}
@@ -125,7 +125,7 @@ func (s *solver) place(b *bucket, n *node, k int64) {
 	c := b.c
 	pods := b.pods[b.next : b.next+int(k)]
 	b.next += int(k)
-	n.room.subTimes(&c.req, k)
+	n.room.SubTimes(&c.req, k)
 	for _, gid := range c.matches {
 		s.addCount(n, s.groups.list[gid], int32(k))
 	}
@@ -141,7 +141,7 @@ func (s *solver) place(b *bucket, n *node, k int64) {
 	}
 	if n.claimState != nil {
 		n.cts &= b.cts
-		n.used.addTimes(&c.req, k)
+		n.used.AddTimes(&c.req, k)
 		n.pods = append(n.pods, pods...)
 		if len(n.classes) == 0 || n.classes[len(n.classes)-1] != c {
 			n.classes = append(n.classes, c)

@@ -7,6 +7,10 @@ import (
 	"math"
 	"math/bits"
 	"slices"
+
+	"github.com/tenonhq/terraform-provider-tenon/engine/packing/internal/bound"
+	"github.com/tenonhq/terraform-provider-tenon/engine/packing/internal/lp"
+	"github.com/tenonhq/terraform-provider-tenon/engine/packing/internal/resources"
 )
 
 // The configuration LP as a packing plan.
@@ -26,7 +30,7 @@ import (
 // where a configuration c is a type and a whole number a_ic of pods of
 // each request i that fit one node of it together (each clique member
 // taking its clique's one slot per node). Column generation solves it on
-// coverLP: the duals π of the restricted master ask the types for
+// lp.Cover: the duals π of the restricted master ask the types for
 // configurations worth more than their price, a bounded knapsack solved
 // by depth-first branch and bound with surrogate bounds (knapsack); the
 // types whose bound promises most per dollar are searched first, until a
@@ -72,7 +76,7 @@ var planEfforts = [...]planEffort{
 // filler's buckets, and the buckets that hold them, those pinned to fewer
 // zones first.
 type planItem struct {
-	req     vec
+	req     resources.Vector
 	count   int64
 	buckets []*bucket
 }
@@ -82,7 +86,7 @@ type planItem struct {
 // buckets allow.
 type planType struct {
 	t     *ptype
-	alloc vec
+	alloc resources.Vector
 	price float64
 	holds int64
 }
@@ -103,7 +107,7 @@ type planner struct {
 	ndims  int
 	cts    uint8
 	zones  uint64
-	lp     *coverLP
+	master *lp.Cover
 	// cols are the master's configurations, in the order of its
 	// structural columns (after the m artificials and m surpluses).
 	cols []planConfig
@@ -112,7 +116,7 @@ type planner struct {
 	left      []int64
 	stepsLeft int
 	// ws caches weights; order, cur and best are knapsack's scratch.
-	ws    [][maxDims]float64
+	ws    [][resources.MaxDims]float64
 	order []int32
 	cur   []int64
 	best  []int64
@@ -138,7 +142,7 @@ func (f *filler) planFill() {
 // newPlanner sets a plan up for the filler's buckets, or returns nil when
 // they do not suit one: the pool has limits or minValues, the buckets
 // differ in the types or capacity types they allow, or there are more
-// distinct requests than maxAssignItems.
+// distinct requests than bound.MaxAssignItems.
 func (f *filler) newPlanner() *planner {
 	s, p := f.s, f.p
 	if p.anyLimit() || len(p.minValues) > 0 || len(f.active) == 0 {
@@ -163,12 +167,12 @@ func (f *filler) newPlanner() *planner {
 	slices.SortStableFunc(gs, func(a, b int) int { return cmp.Compare(cliques[b], cliques[a]) })
 	slot := map[int]int{}
 	for _, g := range gs {
-		if pl.ndims < maxDims && cliques[g] > 1 {
+		if pl.ndims < resources.MaxDims && cliques[g] > 1 {
 			slot[g] = pl.ndims
 			pl.ndims++
 		}
 	}
-	at := map[vec]int{}
+	at := map[resources.Vector]int{}
 	for _, b := range f.active {
 		req := b.c.req
 		for _, g := range f.cliquesOf(b.c) {
@@ -185,7 +189,7 @@ func (f *filler) newPlanner() *planner {
 		pl.items[i].count += b.left()
 		pl.items[i].buckets = append(pl.items[i].buckets, b)
 	}
-	if len(pl.items) > maxAssignItems {
+	if len(pl.items) > bound.MaxAssignItems {
 		return nil
 	}
 	for i := range pl.items {
@@ -238,7 +242,7 @@ func (pl *planner) compileTypes(p *poolPlan, cp *compat, slot map[int]int) {
 		}
 		var holds int64
 		for _, it := range pl.items {
-			holds = max(holds, it.req.times(&alloc, math.MaxInt64))
+			holds = max(holds, it.req.Times(&alloc, math.MaxInt64))
 		}
 		if holds == 0 {
 			continue
@@ -246,11 +250,11 @@ func (pl *planner) compileTypes(p *poolPlan, cp *compat, slot map[int]int) {
 		all = append(all, planType{t: t, alloc: alloc, price: price, holds: holds})
 	}
 	slices.SortStableFunc(all, func(a, b planType) int {
-		return cmp.Or(cmp.Compare(a.price, b.price), cmp.Compare(b.alloc[dimCPU], a.alloc[dimCPU]),
-			cmp.Compare(b.alloc[dimMemory], a.alloc[dimMemory]), cmp.Compare(a.t.it.Name, b.t.it.Name))
+		return cmp.Or(cmp.Compare(a.price, b.price), cmp.Compare(b.alloc[resources.CPU], a.alloc[resources.CPU]),
+			cmp.Compare(b.alloc[resources.Memory], a.alloc[resources.Memory]), cmp.Compare(a.t.it.Name, b.t.it.Name))
 	})
 	for _, t := range all {
-		if !slices.ContainsFunc(pl.types, func(k planType) bool { return t.alloc.fits(k.alloc) }) {
+		if !slices.ContainsFunc(pl.types, func(k planType) bool { return t.alloc.Fits(k.alloc) }) {
 			pl.types = append(pl.types, t)
 		}
 	}
@@ -266,11 +270,11 @@ func (pl *planner) start() {
 		d[i] = float64(it.count)
 		pl.left[i] = it.count
 	}
-	pl.lp = newCoverLP(d)
+	pl.master = lp.NewCover(d)
 	for i, it := range pl.items {
 		best, bestPer, bestK := -1, math.Inf(1), int64(0)
 		for j, t := range pl.types {
-			k := it.req.times(&t.alloc, it.count)
+			k := it.req.Times(&t.alloc, it.count)
 			if k > 0 && t.price/float64(k) < bestPer {
 				best, bestPer, bestK = j, t.price/float64(k), k
 			}
@@ -300,8 +304,8 @@ func (pl *planner) generate(rounds int) {
 		if pl.ctx.Err() != nil {
 			return
 		}
-		pl.lp.solve(pl.effort.pivots)
-		pl.lp.duals(pi)
+		pl.master.Solve(pl.effort.pivots)
+		pl.master.Duals(pi)
 		cands = cands[:0]
 		// Partial pricing: the types whose surrogate bound promises the
 		// most value per dollar are searched first, until perRound
@@ -334,7 +338,7 @@ func (pl *planner) generate(rounds int) {
 			pl.addConfig(c.c)
 		}
 	}
-	pl.lp.solve(pl.effort.pivots)
+	pl.master.Solve(pl.effort.pivots)
 }
 
 func (pl *planner) addConfig(c planConfig) {
@@ -343,7 +347,7 @@ func (pl *planner) addConfig(c planConfig) {
 		val[k] = float64(n)
 	}
 	pl.cols = append(pl.cols, c)
-	pl.lp.add(pl.types[c.typ].price, c.idx, val, false)
+	pl.master.Add(pl.types[c.typ].price, c.idx, val, false)
 }
 
 // rootBound bounds the value of any configuration of type j at duals pi
@@ -354,7 +358,7 @@ func (pl *planner) rootBound(pi []float64, j int) float64 {
 	for _, w := range pl.weights() {
 		best := 0.0
 		for i, it := range pl.items {
-			if pi[i] <= 1e-12 || !it.req.fits(t.alloc) {
+			if pi[i] <= 1e-12 || !it.req.Fits(t.alloc) {
 				continue
 			}
 			var x float64
@@ -388,7 +392,7 @@ func (pl *planner) knapsack(pi []float64, j int, steps int) (float64, planConfig
 	t := &pl.types[j]
 	order := pl.order[:0]
 	for i, it := range pl.items {
-		if pi[i] > 1e-12 && it.req.fits(t.alloc) {
+		if pi[i] > 1e-12 && it.req.Fits(t.alloc) {
 			order = append(order, int32(i))
 		}
 	}
@@ -434,7 +438,7 @@ func (pl *planner) knapsack(pi []float64, j int, steps int) (float64, planConfig
 			ratio[k*nw+q] = max(ratio[(k+1)*nw+q], r)
 		}
 	}
-	bound := func(k int, room *vec) float64 {
+	bound := func(k int, room *resources.Vector) float64 {
 		ub := math.Inf(1)
 		rk := ratio[k*nw : k*nw+nw]
 		for q, cs := range coef {
@@ -465,8 +469,8 @@ func (pl *planner) knapsack(pi []float64, j int, steps int) (float64, planConfig
 	left := steps
 	defer func() { pl.stepsLeft -= steps - left }()
 
-	var dfs func(k int, room vec, v float64)
-	dfs = func(k int, room vec, v float64) {
+	var dfs func(k int, room resources.Vector, v float64)
+	dfs = func(k int, room resources.Vector, v float64) {
 		left--
 		if v > bestV+1e-12 {
 			bestV = v
@@ -480,10 +484,10 @@ func (pl *planner) knapsack(pi []float64, j int, steps int) (float64, planConfig
 		}
 		i := order[k]
 		it := &pl.items[i]
-		for x := it.req.times(&room, pl.left[i]); x >= 0 && left > 0; x-- {
+		for x := it.req.Times(&room, pl.left[i]); x >= 0 && left > 0; x-- {
 			cur[i] = x
 			r := room
-			r.subTimes(&it.req, x)
+			r.SubTimes(&it.req, x)
 			dfs(k+1, r, v+float64(x)*pi[i])
 		}
 		cur[i] = 0
@@ -504,18 +508,18 @@ func (pl *planner) knapsack(pi []float64, j int, steps int) (float64, planConfig
 
 // weights are the resource weightings of knapsack's surrogate bounds:
 // each resource alone, and cpu and memory mixed.
-func (pl *planner) weights() [][maxDims]float64 {
+func (pl *planner) weights() [][resources.MaxDims]float64 {
 	if pl.ws != nil {
 		return pl.ws
 	}
 	for d := range pl.ndims {
-		var w [maxDims]float64
+		var w [resources.MaxDims]float64
 		w[d] = 1
 		pl.ws = append(pl.ws, w)
 	}
 	for _, l := range []float64{0.25, 0.5, 0.75} {
-		var w [maxDims]float64
-		w[dimCPU], w[dimMemory] = l, 1-l
+		var w [resources.MaxDims]float64
+		w[resources.CPU], w[resources.Memory] = l, 1-l
 		pl.ws = append(pl.ws, w)
 	}
 	return pl.ws
@@ -531,57 +535,13 @@ func (pl *planner) round() []planConfig {
 	m := len(pl.items)
 	d := make([]float64, m)
 	var out []planConfig
-	take := func(c planConfig) bool {
-		t := planConfig{typ: c.typ}
-		for k, i := range c.idx {
-			if n := min(c.cnt[k], pl.left[i]); n > 0 {
-				t.idx = append(t.idx, i)
-				t.cnt = append(t.cnt, n)
-				pl.left[i] -= n
-			}
-		}
-		if len(t.idx) == 0 {
-			return false
-		}
-		out = append(out, t)
-		return true
-	}
-	lp := pl.lp
 	for range pl.effort.passes {
 		if pl.ctx.Err() != nil {
 			break
 		}
-		fixed := false
-		for r := range m {
-			j := lp.basis[r] - 2*m
-			if j < 0 {
-				continue
-			}
-			for range int64(lp.xB[r] + 1e-9) {
-				if !take(pl.cols[j]) {
-					break
-				}
-				fixed = true
-			}
-		}
+		fixed := pl.fixWhole(&out)
 		if !fixed && pl.effort.roundUp > 0 {
-			// No column is whole: round up those at least roundUp,
-			// or else the largest.
-			best, bestX := -1, 0.0
-			for r := range m {
-				j := lp.basis[r] - 2*m
-				if j < 0 || lp.xB[r] <= 1e-9 {
-					continue
-				}
-				if lp.xB[r] >= pl.effort.roundUp {
-					fixed = take(pl.cols[j]) || fixed
-				} else if lp.xB[r] > bestX {
-					best, bestX = j, lp.xB[r]
-				}
-			}
-			if !fixed && best >= 0 {
-				fixed = take(pl.cols[best])
-			}
+			fixed = pl.fixRoundedUp(&out)
 		}
 		done := true
 		for i := range m {
@@ -591,11 +551,71 @@ func (pl *planner) round() []planConfig {
 		if !fixed || done {
 			break
 		}
-		lp.setDemand(d)
-		lp.dualSolve(pl.effort.pivots)
+		pl.master.SetDemand(d)
+		pl.master.DualSolve(pl.effort.pivots)
 		pl.generate(pl.effort.residualRounds)
 	}
 	return out
+}
+
+// fixWhole fixes each basic configuration as many times as its value is
+// whole, and reports whether it fixed any.
+func (pl *planner) fixWhole(out *[]planConfig) bool {
+	fixed := false
+	for r := range pl.master.Rows() {
+		j, x := pl.master.Basic(r)
+		if j < 0 {
+			continue
+		}
+		for range int64(x + 1e-9) {
+			if !pl.take(pl.cols[j], out) {
+				break
+			}
+			fixed = true
+		}
+	}
+	return fixed
+}
+
+// fixRoundedUp fixes, when no configuration is whole, those whose value
+// is at least roundUp, or else the largest; it reports whether it fixed
+// any.
+func (pl *planner) fixRoundedUp(out *[]planConfig) bool {
+	fixed := false
+	best, bestX := -1, 0.0
+	for r := range pl.master.Rows() {
+		j, x := pl.master.Basic(r)
+		if j < 0 || x <= 1e-9 {
+			continue
+		}
+		if x >= pl.effort.roundUp {
+			fixed = pl.take(pl.cols[j], out) || fixed
+		} else if x > bestX {
+			best, bestX = j, x
+		}
+	}
+	if !fixed && best >= 0 {
+		fixed = pl.take(pl.cols[best], out)
+	}
+	return fixed
+}
+
+// take fixes one node of configuration c, capped by the demand left, into
+// out; false when c takes nothing any more.
+func (pl *planner) take(c planConfig, out *[]planConfig) bool {
+	t := planConfig{typ: c.typ}
+	for k, i := range c.idx {
+		if n := min(c.cnt[k], pl.left[i]); n > 0 {
+			t.idx = append(t.idx, i)
+			t.cnt = append(t.cnt, n)
+			pl.left[i] -= n
+		}
+	}
+	if len(t.idx) == 0 {
+		return false
+	}
+	*out = append(*out, t)
+	return true
 }
 
 // realize opens a claim per planned configuration, the dearest first, in
@@ -669,9 +689,9 @@ func (f *filler) fillConfig(pl *planner, c planConfig, n *node, dry bool) float6
 }
 
 // shareOf is the largest share of alloc that req takes in any resource.
-func shareOf(req, alloc vec) float64 {
+func shareOf(req, alloc resources.Vector) float64 {
 	var s float64
-	for d := range maxDims {
+	for d := range resources.MaxDims {
 		if alloc[d] > 0 {
 			s = max(s, float64(req[d])/float64(alloc[d]))
 		}

@@ -5,6 +5,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/tenonhq/terraform-provider-tenon/engine/packing/internal/resources"
 )
 
 // randomPlanner is a planner over a few random requests, some of them
@@ -12,20 +14,20 @@ import (
 func randomPlanner(rng *rand.Rand) *planner {
 	pl := &planner{ctx: context.Background(), effort: planEfforts[0], ndims: 4}
 	for range 2 + rng.IntN(5) {
-		var req vec
-		req[dimCPU] = int64(100 * (1 + rng.IntN(15)))
-		req[dimMemory] = int64(128 * (1 + rng.IntN(32)))
-		req[dimPods] = 1
+		var req resources.Vector
+		req[resources.CPU] = int64(100 * (1 + rng.IntN(15)))
+		req[resources.Memory] = int64(128 * (1 + rng.IntN(32)))
+		req[resources.Pods] = 1
 		if rng.IntN(3) == 0 {
 			req[3] = 1
 		}
 		pl.items = append(pl.items, planItem{req: req, count: int64(1 + rng.IntN(6))})
 	}
 	for range 1 + rng.IntN(4) {
-		var alloc vec
-		alloc[dimCPU] = int64(1000 * (1 + rng.IntN(4)))
-		alloc[dimMemory] = int64(1024 * (1 + rng.IntN(8)))
-		alloc[dimPods] = int64(2 + rng.IntN(10))
+		var alloc resources.Vector
+		alloc[resources.CPU] = int64(1000 * (1 + rng.IntN(4)))
+		alloc[resources.Memory] = int64(1024 * (1 + rng.IntN(8)))
+		alloc[resources.Pods] = int64(2 + rng.IntN(10))
 		alloc[3] = 1
 		pl.types = append(pl.types, planType{alloc: alloc, price: 0.01 * float64(1+rng.IntN(30))})
 	}
@@ -39,7 +41,7 @@ func randomPlanner(rng *rand.Rand) *planner {
 
 // bestConfig is the most a node of alloc can be worth at duals pi, by
 // enumerating every whole number of each item up to what is left.
-func bestConfig(pl *planner, pi []float64, alloc vec, i int) float64 {
+func bestConfig(pl *planner, pi []float64, alloc resources.Vector, i int) float64 {
 	if i == len(pl.items) {
 		return 0
 	}
@@ -47,8 +49,8 @@ func bestConfig(pl *planner, pi []float64, alloc vec, i int) float64 {
 	it := pl.items[i]
 	for x := int64(0); x <= pl.left[i]; x++ {
 		room := alloc
-		room.subTimes(&it.req, x)
-		if !(vec{}).fits(room) && x > 0 {
+		room.SubTimes(&it.req, x)
+		if !(resources.Vector{}).Fits(room) && x > 0 {
 			break
 		}
 		best = max(best, float64(x)*pi[i]+bestConfig(pl, pi, room, i+1))
@@ -80,13 +82,13 @@ func TestPlanKnapsackIsExact(t *testing.T) {
 			if math.Abs(got-want) > 1e-9 {
 				t.Fatalf("case %d type %d: knapsack %.9f, enumeration %.9f", n, j, got, want)
 			}
-			var used vec
+			var used resources.Vector
 			var v float64
 			for k, i := range c.idx {
-				used.addTimes(&pl.items[i].req, c.cnt[k])
+				used.AddTimes(&pl.items[i].req, c.cnt[k])
 				v += float64(c.cnt[k]) * pi[i]
 			}
-			if !used.fits(typ.alloc) || math.Abs(v-got) > 1e-9 {
+			if !used.Fits(typ.alloc) || math.Abs(v-got) > 1e-9 {
 				t.Fatalf("case %d type %d: configuration %v uses %v of %v, worth %.6f (said %.6f)", n, j, c, used, typ.alloc, v, got)
 			}
 		}
@@ -105,15 +107,15 @@ func TestPlanRoundsWithinDemand(t *testing.T) {
 		pl.generate(pl.effort.rounds)
 		planned := make([]int64, len(pl.items))
 		for _, c := range pl.round() {
-			var used vec
+			var used resources.Vector
 			for k, i := range c.idx {
 				if c.cnt[k] <= 0 {
 					t.Fatalf("case %d: configuration %v has an empty count", n, c)
 				}
-				used.addTimes(&pl.items[i].req, c.cnt[k])
+				used.AddTimes(&pl.items[i].req, c.cnt[k])
 				planned[i] += c.cnt[k]
 			}
-			if !used.fits(pl.types[c.typ].alloc) {
+			if !used.Fits(pl.types[c.typ].alloc) {
 				t.Fatalf("case %d: configuration %v uses %v of %v", n, c, used, pl.types[c.typ].alloc)
 			}
 		}

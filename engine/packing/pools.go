@@ -8,6 +8,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/tenonhq/terraform-provider-tenon/engine/catalog"
+	"github.com/tenonhq/terraform-provider-tenon/engine/packing/internal/bound"
+	"github.com/tenonhq/terraform-provider-tenon/engine/packing/internal/resources"
 	"github.com/tenonhq/terraform-provider-tenon/engine/scheduling"
 	"github.com/tenonhq/terraform-provider-tenon/engine/state"
 )
@@ -43,10 +45,10 @@ type poolPlan struct {
 	types    []*ptype
 	// offers are every allowed offering per zone, cheapest first.
 	offers  [][]offer
-	limits  vec
-	limited [maxDims]bool
+	limits  resources.Vector
+	limited [resources.MaxDims]bool
 	// usage is the capacity of the pool's nodes, claims included.
-	usage vec
+	usage resources.Vector
 	// minValues are the requirements with MinValues.
 	minValues []scheduling.Requirement
 	// masks caches the type set per node requirement signature.
@@ -58,16 +60,16 @@ type poolPlan struct {
 }
 
 // poolColumns are a pool's types as LP columns (allocatable, cheapest
-// price), one per distinct allocatable (see distinctColumns), and the
-// undominated ones (see paretoColumns), for ndims resources; ready is
+// price), one per distinct allocatable (see bound.DistinctColumns), and the
+// undominated ones (see bound.ParetoColumns), for ndims resources; ready is
 // closed once they are set.
 type poolColumns struct {
 	ready             chan struct{}
 	ndims             int
-	cols, undominated []column
+	cols, undominated []bound.Column
 	// lb are the columns of the lower bound: allocatable less only the
 	// daemonsets that surely run (at least 0), one per distinct one.
-	lb []column
+	lb []bound.Column
 	// allocs numbers the distinct allocatables of the types (by type
 	// index), which price the same as nodes; distinct is how many.
 	allocs   []int32
@@ -84,17 +86,17 @@ func startColumns(pools []*poolPlan, ndims int, wg *sync.WaitGroup) {
 		for _, p := range pools {
 			c := p.columns
 			c.allocs, c.distinct = distinctAllocs(p.types)
-			c.cols = make([]column, c.distinct)
+			c.cols = make([]bound.Column, c.distinct)
 			for i, t := range p.types {
 				// The ids count up in the order of first occurrence.
-				if col := &c.cols[c.allocs[i]]; col.price == 0 || t.cheapest < col.price {
-					*col = column{alloc: t.alloc, price: t.cheapest}
+				if col := &c.cols[c.allocs[i]]; col.Price == 0 || t.cheapest < col.Price {
+					*col = bound.Column{Alloc: t.alloc, Price: t.cheapest}
 				}
 			}
-			c.undominated = paretoColumns(c.cols, ndims)
+			c.undominated = bound.ParetoColumns(c.cols, ndims)
 			c.lb = c.cols
 			if !lbSameAsAlloc(p.types) {
-				c.lb = distinctColumns(lbColumns(p.types))
+				c.lb = bound.DistinctColumns(lbColumns(p.types))
 			}
 			close(c.ready)
 		}
@@ -104,7 +106,7 @@ func startColumns(pools []*poolPlan, ndims int, wg *sync.WaitGroup) {
 // distinctAllocs numbers the types' distinct allocatables, by type index.
 func distinctAllocs(types []*ptype) ([]int32, int) {
 	ids := make([]int32, len(types))
-	seen := make(map[vec]int32, len(types))
+	seen := make(map[resources.Vector]int32, len(types))
 	for i, t := range types {
 		id, ok := seen[t.alloc]
 		if !ok {
@@ -116,40 +118,16 @@ func distinctAllocs(types []*ptype) ([]int32, int) {
 	return ids, len(seen)
 }
 
-// distinctColumns keeps one column per distinct allocatable, at the lowest
-// price of those with it, in the order of first occurrence. The LP bounds
-// and the pricer read a column list only for the cheapest price per unit
-// of a resource, the sizes at which fewer columns hold a pod, and the
-// columns no other beats (paretoColumns), none of which a dearer column
-// with the same allocatable changes: they are the same over the
-// distinct columns, a quarter as many on the embedded catalog.
-func distinctColumns(cols []column) []column {
-	at := make(map[vec]int32, len(cols))
-	var out []column
-	for _, c := range cols {
-		i, ok := at[c.alloc]
-		if !ok {
-			at[c.alloc] = int32(len(out))
-			out = append(out, c)
-			continue
-		}
-		if c.price < out[i].price {
-			out[i].price = c.price
-		}
-	}
-	return out
-}
-
 // lbColumns are the types as the lower bound's columns: allocatable less
 // the daemonsets that surely run (at least 0) at the cheapest price.
-func lbColumns(types []*ptype) []column {
-	cols := make([]column, len(types))
+func lbColumns(types []*ptype) []bound.Column {
+	cols := make([]bound.Column, len(types))
 	for i, t := range types {
-		var a vec
-		for d := range maxDims {
+		var a resources.Vector
+		for d := range resources.MaxDims {
 			a[d] = max(t.allocLB[d], 0)
 		}
-		cols[i] = column{alloc: a, price: t.cheapest}
+		cols[i] = bound.Column{Alloc: a, Price: t.cheapest}
 	}
 	return cols
 }
@@ -162,7 +140,7 @@ func lbSameAsAlloc(types []*ptype) bool {
 		if t.allocLB != t.alloc {
 			return false
 		}
-		for d := range maxDims {
+		for d := range resources.MaxDims {
 			if t.alloc[d] < 0 {
 				return false
 			}
@@ -172,19 +150,19 @@ func lbSameAsAlloc(types []*ptype) bool {
 }
 
 // lpColumns returns the types as LP columns, all and undominated.
-func lpColumns(types []*ptype, ndims int) ([]column, []column) {
-	cols := make([]column, len(types))
+func lpColumns(types []*ptype, ndims int) ([]bound.Column, []bound.Column) {
+	cols := make([]bound.Column, len(types))
 	for i, t := range types {
-		cols[i] = column{alloc: t.alloc, price: t.cheapest}
+		cols[i] = bound.Column{Alloc: t.alloc, Price: t.cheapest}
 	}
-	return cols, paretoColumns(cols, ndims)
+	return cols, bound.ParetoColumns(cols, ndims)
 }
 
 // lpColumns returns the pool's LP columns for ndims resources: the shared
 // ones once ready, else computed afresh. The shared ones are read by every
 // variant at once: callers must not change them (the pricer and the
 // assignment bound only read their columns).
-func (p *poolPlan) lpColumns(ndims int) ([]column, []column) {
+func (p *poolPlan) lpColumns(ndims int) ([]bound.Column, []bound.Column) {
 	if c := p.columns; c != nil && c.ndims == ndims {
 		<-c.ready
 		return c.cols, c.undominated
@@ -194,7 +172,7 @@ func (p *poolPlan) lpColumns(ndims int) ([]column, []column) {
 
 // lbColumns returns the pool's lower-bound columns: the shared distinct
 // ones once ready, else one per type. Callers must not change them.
-func (p *poolPlan) lbColumns() []column {
+func (p *poolPlan) lbColumns() []bound.Column {
 	if c := p.columns; c != nil {
 		<-c.ready
 		return c.lb
@@ -207,11 +185,11 @@ type ptype struct {
 	idx int
 	it  *catalog.InstanceType
 	// alloc is allocatable less the daemonsets that may run on the node.
-	alloc vec
+	alloc resources.Vector
 	// allocLB is allocatable less the daemonsets that surely run there,
 	// for the lower bound.
-	allocLB  vec
-	capacity vec
+	allocLB  resources.Vector
+	capacity resources.Vector
 	// price per zone*numCT+ct; 0 when not offered.
 	price []float64
 	// cheapest is the lowest allowed price in the pool.
@@ -364,25 +342,25 @@ func (s *solver) compileTypes(p *poolPlan, its []*catalog.InstanceType, out []*p
 
 // compileType sets a type's allocatable after daemonset overhead.
 func (s *solver) compileType(p *poolPlan, t *ptype) {
-	t.capacity = s.dims.vec(t.it.Capacity)
-	alloc := s.dims.vec(t.it.Allocatable)
-	var over, sure vec
+	t.capacity = s.dims.vector(t.it.Capacity)
+	alloc := s.dims.vector(t.it.Allocatable)
+	var over, sure resources.Vector
 	if len(s.daemons) > 0 {
 		reqs := p.p.Requirements.Intersection(t.it.Requirements)
 		for _, dm := range s.daemons {
 			if !dm.runsOnReqs(reqs, p.taints) {
 				continue
 			}
-			over = over.add(dm.req)
+			over = over.Add(dm.req)
 			if dm.zonal {
 				t.zonal = true
 			} else {
-				sure = sure.add(dm.req)
+				sure = sure.Add(dm.req)
 			}
 		}
 	}
-	t.alloc = alloc.sub(over)
-	t.allocLB = alloc.sub(sure)
+	t.alloc = alloc.Sub(over)
+	t.allocLB = alloc.Sub(sure)
 }
 
 // typeMask returns the pool's types a node requirement term allows.
@@ -403,8 +381,8 @@ func (p *poolPlan) typeMask(term scheduling.Requirements) bitset {
 
 // withinLimits reports whether adding capacity keeps the pool within its
 // limits.
-func (p *poolPlan) withinLimits(capacity vec) bool {
-	for d := range maxDims {
+func (p *poolPlan) withinLimits(capacity resources.Vector) bool {
+	for d := range resources.MaxDims {
 		if p.limited[d] && p.usage[d]+capacity[d] > p.limits[d] {
 			return false
 		}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/tenonhq/terraform-provider-tenon/engine/packing/internal/resources"
 	"github.com/tenonhq/terraform-provider-tenon/engine/scheduling"
 )
 
@@ -41,7 +42,7 @@ func (s *solver) poolReason(c *class, p *poolPlan) string {
 func (s *solver) limitReason(c *class, p *poolPlan, cp *compat) string {
 	var blocked *ptype
 	for _, t := range p.types {
-		if !cp.mask.has(t.idx) || !c.req.fits(t.alloc) || !t.offered(cp.zoneMask, cp.ctMask) {
+		if !cp.mask.has(t.idx) || !c.req.Fits(t.alloc) || !t.offered(cp.zoneMask, cp.ctMask) {
 			continue
 		}
 		if p.withinLimits(t.capacity) {
@@ -54,7 +55,7 @@ func (s *solver) limitReason(c *class, p *poolPlan, cp *compat) string {
 	if blocked == nil {
 		return ""
 	}
-	for d := range maxDims {
+	for d := range resources.MaxDims {
 		if p.limited[d] && p.usage[d]+blocked.capacity[d] > p.limits[d] {
 			return fmt.Sprintf("nodepool %q limit %s=%s reached (%s in use)", p.p.Name, s.dims.names[d], s.dims.format(d, p.limits[d]), s.dims.format(d, p.usage[d]))
 		}

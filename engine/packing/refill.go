@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"slices"
 
+	"github.com/tenonhq/terraform-provider-tenon/engine/packing/internal/resources"
 	"github.com/tenonhq/terraform-provider-tenon/engine/state"
 )
 
@@ -81,8 +82,8 @@ func (im *improver) refillGroup(ns []*node, budget *int) bool {
 	}
 	type bin struct {
 		n      *node
-		room   vec
-		used   vec
+		room   resources.Vector
+		used   resources.Vector
 		anchor bool
 		// mask is the types every class that ends on the claim allows.
 		mask bitset
@@ -105,8 +106,8 @@ func (im *improver) refillGroup(ns []*node, budget *int) bool {
 				continue
 			}
 			moving = append(moving, mover{p, n})
-			b.room = b.room.add(c.req)
-			b.used = b.used.sub(c.req)
+			b.room = b.room.Add(c.req)
+			b.used = b.used.Sub(c.req)
 		}
 		bins[i] = b
 		before += price(n)
@@ -127,10 +128,10 @@ func (im *improver) refillGroup(ns []*node, budget *int) bool {
 		var bestLeft int64
 		for _, b := range bins {
 			*budget--
-			if !c.req.fits(b.room) || !cp.mask.has(b.n.typ.idx) {
+			if !c.req.Fits(b.room) || !cp.mask.has(b.n.typ.idx) {
 				continue
 			}
-			left := s.size(b.room.sub(c.req))
+			left := s.size(b.room.Sub(c.req))
 			if best == nil || (b.anchor && !best.anchor) || (b.anchor == best.anchor && left < bestLeft) {
 				best, bestLeft = b, left
 			}
@@ -138,8 +139,8 @@ func (im *improver) refillGroup(ns []*node, budget *int) bool {
 		if *budget < 0 || best == nil {
 			return false
 		}
-		best.room = best.room.sub(c.req)
-		best.used = best.used.add(c.req)
+		best.room = best.room.Sub(c.req)
+		best.used = best.used.Add(c.req)
 		best.mask = best.mask.and(cp.mask)
 		dest[i] = best
 	}
@@ -149,7 +150,7 @@ func (im *improver) refillGroup(ns []*node, budget *int) bool {
 	offers := make([]offer, len(bins))
 	keep := make([]bool, len(bins))
 	for i, b := range bins {
-		if b.used == (vec{}) && !b.anchor {
+		if b.used == (resources.Vector{}) && !b.anchor {
 			continue
 		}
 		o, ok := im.cheapest(b.n, b.mask, b.mask, b.n.cts, b.used, 0, price(b.n)+1e-9)

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"slices"
 
+	"github.com/tenonhq/terraform-provider-tenon/engine/packing/internal/resources"
 	"github.com/tenonhq/terraform-provider-tenon/engine/state"
 )
 
@@ -157,7 +158,7 @@ func (im *improver) repack(set []*node, limit float64, budget *int) ([]regroupNo
 		if n0.cts&(1<<o.ct) == 0 || !mask.has(o.t.idx) {
 			continue
 		}
-		if !slices.ContainsFunc(offers, func(k offer) bool { return o.t.alloc.fits(k.t.alloc) }) {
+		if !slices.ContainsFunc(offers, func(k offer) bool { return o.t.alloc.Fits(k.t.alloc) }) {
 			offers = append(offers, o)
 		}
 	}
@@ -175,7 +176,7 @@ func (im *improver) repack(set []*node, limit float64, budget *int) ([]regroupNo
 			if k < 0 {
 				b := regroupBucket{c: c, value: -1}
 				for _, o := range offers {
-					if c.req.fits(o.t.alloc) {
+					if c.req.Fits(o.t.alloc) {
 						b.value = o.price
 						break
 					}
@@ -202,15 +203,15 @@ func (im *improver) repack(set []*node, limit float64, budget *int) ([]regroupNo
 	take := make([]int, len(bs))
 	// fill is how many pods of each bucket, in order, a node with alloc
 	// takes, and their value.
-	fill := func(alloc vec) float64 {
+	fill := func(alloc resources.Vector) float64 {
 		room := alloc
 		var v float64
 		for i, b := range bs {
 			*budget--
-			k := b.c.req.times(&room, int64(len(b.pods)-b.next))
+			k := b.c.req.Times(&room, int64(len(b.pods)-b.next))
 			take[i] = int(k)
 			if k > 0 {
-				room.subTimes(&b.c.req, k)
+				room.SubTimes(&b.c.req, k)
 				v += float64(k) * b.value
 			}
 		}
@@ -221,7 +222,7 @@ func (im *improver) repack(set []*node, limit float64, budget *int) ([]regroupNo
 	for order := range regroupOrders {
 		slices.SortStableFunc(bs, func(a, b regroupBucket) int {
 			if order == 0 {
-				return cmp.Or(cmp.Compare(b.c.req[dimMemory], a.c.req[dimMemory]), cmp.Compare(b.c.req[dimCPU], a.c.req[dimCPU]))
+				return cmp.Or(cmp.Compare(b.c.req[resources.Memory], a.c.req[resources.Memory]), cmp.Compare(b.c.req[resources.CPU], a.c.req[resources.CPU]))
 			}
 			return cmp.Or(cmp.Compare(b.value, a.value), cmp.Compare(s.size(b.c.req), s.size(a.c.req)))
 		})
@@ -250,7 +251,7 @@ type regroupBucket struct {
 
 // greedyPlan is one re-pack of the buckets in their order (see repack):
 // the plan, its cost, and whether it placed every pod for less than limit.
-func (im *improver) greedyPlan(bs []regroupBucket, offers []offer, take []int, fill func(vec) float64, pods int, limit float64, budget *int) ([]regroupNode, float64, bool) {
+func (im *improver) greedyPlan(bs []regroupBucket, offers []offer, take []int, fill func(resources.Vector) float64, pods int, limit float64, budget *int) ([]regroupNode, float64, bool) {
 	// Each offering's fill is kept until a bucket it takes from has fewer
 	// pods left than it takes: with the same buckets in the same order
 	// before that one, a fill is the same again.

@@ -134,7 +134,7 @@ func (s *solver) repairGroup(g *group, skew int32, domains []string, nodes map[s
 func (s *solver) unplace(p *state.Pod, n *node) {
 	c := s.podClass[p]
 	delete(s.placed, p)
-	n.room = n.room.add(c.req)
+	n.room = n.room.Add(c.req)
 	for _, gid := range c.matches {
 		s.addCount(n, s.groups.list[gid], -1)
 	}
@@ -142,7 +142,7 @@ func (s *solver) unplace(p *state.Pod, n *node) {
 		s.addCarry(n, s.groups.list[t.g], -1)
 	}
 	if n.claimState != nil {
-		n.used = n.used.sub(c.req)
+		n.used = n.used.Sub(c.req)
 		n.pods = slices.DeleteFunc(n.pods, func(q *state.Pod) bool { return q == p })
 	}
 }

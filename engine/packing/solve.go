@@ -12,6 +12,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/tenonhq/terraform-provider-tenon/engine/packing/internal/bound"
+	"github.com/tenonhq/terraform-provider-tenon/engine/packing/internal/resources"
 	"github.com/tenonhq/terraform-provider-tenon/engine/scheduling"
 	"github.com/tenonhq/terraform-provider-tenon/engine/state"
 )
@@ -257,7 +259,7 @@ func (s *solver) share(from *solver) {
 	for i, p := range from.pools {
 		c := *p
 		c.masks = map[string]bitset{}
-		c.usage, c.next = vec{}, 0
+		c.usage, c.next = resources.Vector{}, 0
 		s.pools[i] = &c
 	}
 }
@@ -488,8 +490,8 @@ func (s *solver) spreadsInForce(classes []*class) []spread {
 }
 
 // size orders pods: the larger of cpu and memory, with 4 GiB per core.
-func (s *solver) size(v vec) int64 {
-	return max(v[dimCPU]*(4<<20), v[dimMemory])
+func (s *solver) size(v resources.Vector) int64 {
+	return max(v[resources.CPU]*(4<<20), v[resources.Memory])
 }
 
 // hardness ranks classes so the most constrained are placed first: pods
@@ -520,15 +522,15 @@ func (s *solver) hardness(c *class) int {
 // on new claims (merged by request), the pools' types as columns, the
 // least node count and the number of resources.
 type boundInput struct {
-	items    []demandItem
-	cols     []column
+	items    []bound.Demand
+	cols     []bound.Column
 	minNodes int64
 	ndims    int
 }
 
 // bound is the lower bound of the input.
 func (in boundInput) bound() float64 {
-	return lowerBound(in.items, in.cols, in.minNodes, in.ndims)
+	return bound.LowerBound(in.items, in.cols, in.minNodes, in.ndims)
 }
 
 // equal reports whether two inputs are the same, so their bounds are.
@@ -549,7 +551,7 @@ func (s *solver) boundInput() boundInput {
 	// Pods that pairwise refuse to share a node need a node each.
 	cliques := map[int]int64{}
 	ports := map[string]int64{}
-	var items []demandItem
+	var items []bound.Demand
 	var owners []*class
 	for _, c := range s.classes {
 		if c.derived {
@@ -562,7 +564,7 @@ func (s *solver) boundInput() boundInput {
 			}
 		}
 		if k > 0 {
-			items = append(items, demandItem{req: c.req, count: k})
+			items = append(items, bound.Demand{Req: c.req, Count: k})
 			owners = append(owners, c)
 		}
 		for _, t := range c.anti {
@@ -587,7 +589,7 @@ func (s *solver) boundInput() boundInput {
 	ndims := len(s.dims.names)
 	var slots []int
 	for _, g := range gs {
-		if ndims+len(slots) < maxDims && cliques[g] > 1 {
+		if ndims+len(slots) < resources.MaxDims && cliques[g] > 1 {
 			slots = append(slots, g)
 		}
 	}
@@ -595,7 +597,7 @@ func (s *solver) boundInput() boundInput {
 		for i, c := range owners {
 			for _, t := range c.anti {
 				if t.g == g && !t.soft && c.matchesGroup(t.g) {
-					items[i].req[ndims+j] = 1
+					items[i].Req[ndims+j] = 1
 				}
 			}
 		}
@@ -608,41 +610,24 @@ func (s *solver) boundInput() boundInput {
 		k = max(k, v)
 	}
 	// The pools' lower-bound columns, with the cliques' slots.
-	lbs := make([][]column, len(s.pools))
+	lbs := make([][]bound.Column, len(s.pools))
 	n := 0
 	for i, p := range s.pools {
 		lbs[i] = p.lbColumns()
 		n += len(lbs[i])
 	}
-	var cols []column
+	var cols []bound.Column
 	if n > 0 {
-		cols = make([]column, 0, n)
+		cols = make([]bound.Column, 0, n)
 	}
 	for _, lb := range lbs {
 		for _, c := range lb {
 			for j := range slots {
-				c.alloc[ndims+j] = 1
+				c.Alloc[ndims+j] = 1
 			}
 			cols = append(cols, c)
 		}
 	}
 	ndims += len(slots)
-	return boundInput{items: mergeDemand(items), cols: cols, minNodes: k, ndims: ndims}
-}
-
-// mergeDemand sums the counts of items with the same request, keeping
-// the first one's place: the bounds depend only on how many pods of each
-// request there are, and many classes (one per Deployment) share one.
-func mergeDemand(items []demandItem) []demandItem {
-	at := make(map[vec]int, len(items))
-	var out []demandItem
-	for _, it := range items {
-		if i, ok := at[it.req]; ok {
-			out[i].count += it.count
-			continue
-		}
-		at[it.req] = len(out)
-		out = append(out, it)
-	}
-	return out
+	return boundInput{items: bound.MergeDemand(items), cols: cols, minNodes: k, ndims: ndims}
 }

@@ -7,6 +7,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/tenonhq/terraform-provider-tenon/engine/packing/internal/resources"
 	"github.com/tenonhq/terraform-provider-tenon/engine/scheduling"
 	"github.com/tenonhq/terraform-provider-tenon/engine/state"
 )
@@ -53,7 +54,7 @@ type node struct {
 	labels map[string]string
 	taints scheduling.Taints
 	soft   scheduling.Taints
-	room   vec
+	room   resources.Vector
 	// match and carry count, per group, the pods on the node matching it
 	// and carrying an anti-affinity term on it.
 	match map[int]int32
@@ -69,7 +70,7 @@ type node struct {
 type claimState struct {
 	typ     *ptype
 	cts     uint8
-	used    vec
+	used    resources.Vector
 	pods    []*state.Pod
 	classes []*class
 	// dropped is set when finalize gave the claim's pods back.
@@ -148,7 +149,7 @@ func (s *solver) compileNodes(pending map[string]bool) {
 		if z, ok := s.zoneIdx[sn.Zone]; ok && sn.Zone != "" {
 			n.zone = z
 		}
-		n.room = s.dims.vec(sn.Allocatable)
+		n.room = s.dims.vector(sn.Allocatable)
 		p := poolByName[sn.Pool]
 		n.pool = p
 		var pool *state.Pool
@@ -163,7 +164,7 @@ func (s *solver) compileNodes(pending map[string]bool) {
 			}
 		}
 		if p != nil {
-			p.usage = p.usage.add(s.nodeCapacity(p, sn))
+			p.usage = p.usage.Add(s.nodeCapacity(p, sn))
 		}
 		byName[sn.Name] = n
 		s.nodeNames[sn.Name] = true
@@ -177,7 +178,7 @@ func (s *solver) compileNodes(pending map[string]bool) {
 		if n == nil || pending[p.Key()] {
 			continue
 		}
-		n.room = n.room.sub(s.dims.podVec(p.Requests))
+		n.room = n.room.Sub(s.dims.podVector(p.Requests))
 		n.ports = append(n.ports, p.HostPorts...)
 		if p.DaemonSet {
 			hasDaemon[n.name] = true
@@ -192,7 +193,7 @@ func (s *solver) compileNodes(pending map[string]bool) {
 		}
 		for _, dm := range s.daemons {
 			if dm.runsOnLabels(sn.Labels, n.taints) {
-				n.room = n.room.sub(dm.req)
+				n.room = n.room.Sub(dm.req)
 			}
 		}
 	}
@@ -200,13 +201,13 @@ func (s *solver) compileNodes(pending map[string]bool) {
 
 // nodeCapacity is what a node counts toward its pool's limits: its type's
 // capacity when the pool offers the type, else its allocatable.
-func (s *solver) nodeCapacity(p *poolPlan, sn *state.Node) vec {
+func (s *solver) nodeCapacity(p *poolPlan, sn *state.Node) resources.Vector {
 	for _, it := range p.p.InstanceTypes {
 		if it.Name == sn.InstanceType {
-			return s.dims.vec(it.Capacity)
+			return s.dims.vector(it.Capacity)
 		}
 	}
-	return s.dims.vec(sn.Allocatable)
+	return s.dims.vector(sn.Allocatable)
 }
 
 // internExistingTerms adds the groups of bound pods' required anti-affinity
