@@ -2,7 +2,6 @@ package packing
 
 import (
 	"fmt"
-	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -122,7 +121,7 @@ func classKey(b *strings.Builder, kc *keyCache, p *state.Pod) {
 	b.Reset()
 	b.WriteString(p.Namespace)
 	writeMap(b, p.Labels)
-	for _, name := range slices.Sorted(maps.Keys(p.Requests)) {
+	for _, name := range sortedNames(p.Requests) {
 		q := p.Requests[name]
 		b.WriteString(string(name))
 		b.WriteByte('=')
@@ -143,6 +142,17 @@ func classKey(b *strings.Builder, kc *keyCache, p *state.Pod) {
 	for _, hp := range p.HostPorts {
 		b.WriteString(string(hp.Protocol) + hp.IP + strconv.Itoa(int(hp.Port)) + ",")
 	}
+}
+
+// sortedNames are the names of list, sorted (collected into one
+// allocation: classKey runs once per pod).
+func sortedNames(list corev1.ResourceList) []corev1.ResourceName {
+	names := make([]corev1.ResourceName, 0, len(list))
+	for name := range list {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	return names
 }
 
 func writeMap(b *strings.Builder, m map[string]string) {

@@ -39,11 +39,10 @@ type filler struct {
 	cols, undominated []bound.Column
 	cache             map[string]*decision
 	failed            map[*bucket]bool
-	// scratch is reused for each decision's candidates, cands and live
-	// for each fill's buckets.
+	// scratch is reused for each decision's candidates, run for each
+	// fill's.
 	scratch []cand
-	cands   []fillCand
-	live    []int32
+	run     fillRun
 	// minReq is, per resource, the smallest request among the active
 	// buckets when last compacted (a lower bound since): a node with less
 	// room than that in some resource can take nothing more.
@@ -230,177 +229,13 @@ func (f *filler) open(seed *bucket) bool {
 		f.cache[key] = dec
 	}
 	n := s.newClaim(p, dec.t, zone, dec.ct)
-	pattern := f.fill(n, seed, false)
+	pattern := f.fill(n, seed)
 	if len(pattern) == 0 {
 		s.dropClaim(n)
 		return false
 	}
 	f.replicate(n, pattern)
 	return true
-}
-
-// take is k pods of a bucket on one claim.
-type take struct {
-	b *bucket
-	k int64
-}
-
-// fill packs n from the active buckets, the seed first: each step takes
-// the bucket whose pods best use the resource the node has most of left,
-// half of what fits at a time. With dry set it only simulates.
-func (f *filler) fill(n *node, seed *bucket, dry bool) []take {
-	s := f.s
-	var takes []take
-	// A dry fill counts what it takes in the buckets' taken fields, reset
-	// before it returns. Its takes are read before the next fill, so they
-	// reuse one buffer.
-	if dry {
-		takes = f.dryTakes[:0]
-		defer func() {
-			for _, tk := range takes {
-				tk.b.taken = 0
-			}
-			f.dryTakes = takes[:0]
-		}()
-	}
-	left := func(b *bucket) int64 { return b.left() - b.taken }
-	put := func(b *bucket, k int64) {
-		if dry {
-			f.dryPut(n, b, k)
-		} else {
-			s.place(b, n, k)
-		}
-		if len(takes) > 0 && takes[len(takes)-1].b == b {
-			takes[len(takes)-1].k += k
-		} else {
-			takes = append(takes, take{b, k})
-		}
-	}
-	k := s.room(seed, n, left(seed))
-	if k <= 0 {
-		return nil
-	}
-	put(seed, (k+1)/2)
-	alloc := n.typ.alloc
-	price := n.typ.price[n.zone*numCT+n.ct]
-	// The buckets n admits at all (zone, capacity type, instance type), in
-	// f.active's order, with what a step reads of each kept at hand.
-	cands := f.cands[:0]
-	for _, b := range f.active {
-		if s.admits(b, n) {
-			cands = append(cands, fillCand{b: b, left: left(b), req: b.c.req, free: b.c.unconstrained(), affinity: len(b.c.affinity) > 0, bound: math.Inf(1)})
-		}
-	}
-	// With no negative request, n's room only shrinks, and so does every
-	// score (rounding is monotonic): a candidate's last score bounds its
-	// next ones, and one whose bound is no better than the step's best so
-	// far cannot be chosen (a later step looks at it again).
-	shrinking := true
-	for d := range resources.MaxDims {
-		shrinking = shrinking && f.minReq[d] >= 0
-	}
-	// live are the candidates that may still go on n: one leaves for good
-	// once it is empty, no longer fits n's room (which only shrinks), or n
-	// refuses it, unless it has pod affinity terms, which a pod placed
-	// later may satisfy.
-	live := f.live[:0]
-	for i := range cands {
-		live = append(live, int32(i))
-	}
-	defer func() { f.cands, f.live = cands[:0], live[:0] }()
-	for {
-		if !f.minReq.Fits(n.room) {
-			return takes
-		}
-		best := -1
-		var bestK int64
-		bestScore := -1.0
-		kept := 0
-		for _, i := range live {
-			c := &cands[i]
-			if c.left == 0 {
-				continue
-			}
-			if shrinking && c.bound <= bestScore {
-				live[kept] = i
-				kept++
-				continue
-			}
-			if !c.req.Fits(n.room) {
-				continue
-			}
-			// roomLeft, for a candidate n admits.
-			k := c.req.Times(&n.room, c.left)
-			if k > 0 && !c.free {
-				k = s.constrain(c.b.c, n, k)
-			}
-			if k <= 0 {
-				if c.affinity {
-					live[kept] = i
-					kept++
-				}
-				continue
-			}
-			live[kept] = i
-			kept++
-			// A bucket's worth and shares of n are the same at every
-			// step of the fill.
-			if !c.priced {
-				c.worth, c.shares, c.priced = worth(c.b, alloc, price, s.opts.worth), shares(c.req, alloc), true
-			}
-			score := c.shares.align(n.room, alloc) * c.worth
-			if c.worth >= 0 {
-				c.bound = score
-			}
-			if score > bestScore {
-				best, bestK, bestScore = int(i), k, score
-			}
-		}
-		live = live[:kept]
-		if best < 0 {
-			return takes
-		}
-		c := &cands[best]
-		k := (bestK + 1) / 2
-		c.left -= k
-		put(c.b, k)
-	}
-}
-
-// dryPut simulates placing k pods of b on n: n's room and per-node counts
-// change as with place, and b counts them in taken, which the caller
-// resets.
-func (f *filler) dryPut(n *node, b *bucket, k int64) {
-	n.room.SubTimes(&b.c.req, k)
-	for _, g := range b.c.matches {
-		n.bumpMatch(g, int32(k))
-	}
-	for _, t := range b.c.activeTerms(b.c.anti) {
-		n.bumpCarry(t.g, int32(k))
-	}
-	if len(b.c.ports) > 0 {
-		for range k {
-			n.ports = append(n.ports, b.c.ports...)
-		}
-	}
-	b.taken += k
-}
-
-// fillCand is a bucket during one fill: what is left of it for the node
-// (less what a dry fill took), its requests, whether its class has no
-// constraint for constrain to check or has pod affinity terms, and, once
-// computed, its worth and shares of the node.
-type fillCand struct {
-	b        *bucket
-	left     int64
-	req      resources.Vector
-	free     bool
-	affinity bool
-	priced   bool
-	worth    float64
-	shares   reqShares
-	// bound is the candidate's last score, +Inf before the first.
-	bound float64
 }
 
 // worth is how well a pod pays for the share of the node it takes: its
@@ -622,7 +457,7 @@ func (f *filler) decide(seed *bucket, cp *compat, zone int, clique bool) *decisi
 	bestEff := -1.0
 	for _, c := range cands {
 		n := f.dryNode(zone, c.ct, c.t)
-		takes := f.fill(n, seed, true)
+		takes := f.dryFill(n, seed)
 		var v float64
 		for _, tk := range takes {
 			v += tk.b.val * float64(tk.k)
@@ -716,7 +551,7 @@ func (f *filler) decideClique(seed *bucket, zone int, cands []cand) *decision {
 		t, ct, price := c.t, c.ct, c.price
 		n := f.dryNode(zone, ct, t)
 		var riders float64
-		for _, tk := range f.fill(n, seed, true) {
+		for _, tk := range f.dryFill(n, seed) {
 			riders += tk.b.val * float64(tk.k)
 		}
 		riders -= seed.val

@@ -350,181 +350,6 @@ func (pl *planner) addConfig(c planConfig) {
 	pl.master.Add(pl.types[c.typ].price, c.idx, val, false)
 }
 
-// rootBound bounds the value of any configuration of type j at duals pi
-// by knapsack's surrogate bounds for an empty node.
-func (pl *planner) rootBound(pi []float64, j int) float64 {
-	t := &pl.types[j]
-	ub := math.Inf(1)
-	for _, w := range pl.weights() {
-		best := 0.0
-		for i, it := range pl.items {
-			if pi[i] <= 1e-12 || !it.req.Fits(t.alloc) {
-				continue
-			}
-			var x float64
-			for d, wd := range w {
-				if wd > 0 && t.alloc[d] > 0 {
-					x += wd * float64(it.req[d]) / float64(t.alloc[d])
-				}
-			}
-			if x <= 0 {
-				best = math.Inf(1)
-				break
-			}
-			best = max(best, pi[i]/x)
-		}
-		var c float64
-		for d, wd := range w {
-			if t.alloc[d] > 0 {
-				c += wd
-			}
-		}
-		ub = min(ub, c*best)
-	}
-	return ub
-}
-
-// knapsack returns the configuration of type j worth most at duals pi,
-// and its worth, by depth-first branch and bound over the items in order
-// of worth per share of the node, within steps (the best found so far
-// when they run out).
-func (pl *planner) knapsack(pi []float64, j int, steps int) (float64, planConfig) {
-	t := &pl.types[j]
-	order := pl.order[:0]
-	for i, it := range pl.items {
-		if pi[i] > 1e-12 && it.req.Fits(t.alloc) {
-			order = append(order, int32(i))
-		}
-	}
-	pl.order = order
-	if len(order) == 0 {
-		return 0, planConfig{}
-	}
-	share := func(i int32) float64 { return shareOf(pl.items[i].req, t.alloc) }
-	slices.SortStableFunc(order, func(a, b int32) int { return cmp.Compare(pi[b]/share(b), pi[a]/share(a)) })
-	n := len(order)
-	// Surrogate bounds: for a weighting w of the resources (each amount a
-	// share of the node's), the pods placed from room weigh at most
-	// w·(room/alloc), so the rest of the value is at most that times the
-	// best value per weight among order[k:] (ratio[k*nw+q]).
-	// coef[q] are weighting q's non-zero coefficients per unit of each
-	// resource, the weight divided by the node's amount.
-	type term struct {
-		d int
-		c float64
-	}
-	ws := pl.weights()
-	nw := len(ws)
-	coef := make([][]term, nw)
-	for q, w := range ws {
-		for d, wd := range w {
-			if wd > 0 && t.alloc[d] > 0 {
-				coef[q] = append(coef[q], term{d, wd / float64(t.alloc[d])})
-			}
-		}
-	}
-	ratio := make([]float64, (n+1)*nw)
-	for k := n - 1; k >= 0; k-- {
-		it := &pl.items[order[k]]
-		for q := range nw {
-			var x float64
-			for _, tm := range coef[q] {
-				x += tm.c * float64(it.req[tm.d])
-			}
-			r := math.Inf(1)
-			if x > 0 {
-				r = pi[order[k]] / x
-			}
-			ratio[k*nw+q] = max(ratio[(k+1)*nw+q], r)
-		}
-	}
-	bound := func(k int, room *resources.Vector) float64 {
-		ub := math.Inf(1)
-		rk := ratio[k*nw : k*nw+nw]
-		for q, cs := range coef {
-			if math.IsInf(rk[q], 1) {
-				continue
-			}
-			var c float64
-			for _, tm := range cs {
-				c += tm.c * float64(room[tm.d])
-			}
-			ub = min(ub, c*rk[q])
-		}
-		return ub
-	}
-	if cap(pl.cur) < len(pl.items) {
-		pl.cur = make([]int64, len(pl.items))
-		pl.best = make([]int64, len(pl.items))
-	}
-	cur, best := pl.cur[:len(pl.items)], pl.best[:len(pl.items)]
-	clear(cur)
-	clear(best)
-	// Only configurations worth more than the price matter: the search
-	// prunes every branch that cannot beat it.
-	bestV := t.price
-	if bound(0, &t.alloc) <= bestV*(1+1e-9) {
-		return 0, planConfig{}
-	}
-	left := steps
-	defer func() { pl.stepsLeft -= steps - left }()
-
-	var dfs func(k int, room resources.Vector, v float64)
-	dfs = func(k int, room resources.Vector, v float64) {
-		left--
-		if v > bestV+1e-12 {
-			bestV = v
-			copy(best, cur)
-		}
-		if k == n || left <= 0 {
-			return
-		}
-		if v+bound(k, &room) <= bestV*(1+1e-9) {
-			return
-		}
-		i := order[k]
-		it := &pl.items[i]
-		for x := it.req.Times(&room, pl.left[i]); x >= 0 && left > 0; x-- {
-			cur[i] = x
-			r := room
-			r.SubTimes(&it.req, x)
-			dfs(k+1, r, v+float64(x)*pi[i])
-		}
-		cur[i] = 0
-	}
-	dfs(0, t.alloc, 0)
-	if bestV <= t.price {
-		return 0, planConfig{}
-	}
-	c := planConfig{typ: j}
-	for _, i := range order {
-		if best[i] > 0 {
-			c.idx = append(c.idx, i)
-			c.cnt = append(c.cnt, best[i])
-		}
-	}
-	return bestV, c
-}
-
-// weights are the resource weightings of knapsack's surrogate bounds:
-// each resource alone, and cpu and memory mixed.
-func (pl *planner) weights() [][resources.MaxDims]float64 {
-	if pl.ws != nil {
-		return pl.ws
-	}
-	for d := range pl.ndims {
-		var w [resources.MaxDims]float64
-		w[d] = 1
-		pl.ws = append(pl.ws, w)
-	}
-	for _, l := range []float64{0.25, 0.5, 0.75} {
-		var w [resources.MaxDims]float64
-		w[resources.CPU], w[resources.Memory] = l, 1-l
-		pl.ws = append(pl.ws, w)
-	}
-	return pl.ws
-}
-
 // round turns the master's solution into whole configurations: each
 // column's whole part is fixed (a fixed configuration takes no more of an
 // item than is left), the demand falls by what was fixed, and column
@@ -637,7 +462,7 @@ func (f *filler) realize(pl *planner, configs []planConfig) {
 			if ct < 0 {
 				continue
 			}
-			if v := f.fillConfig(pl, c, f.dryNode(z, ct, t), true); v > bestV {
+			if v := f.dryFillConfig(pl, c, f.dryNode(z, ct, t)); v > bestV {
 				bestZ, bestCT, bestV = z, ct, v
 			}
 		}
@@ -645,7 +470,7 @@ func (f *filler) realize(pl *planner, configs []planConfig) {
 			continue
 		}
 		n := s.newClaim(f.p, t, bestZ, bestCT)
-		if f.fillConfig(pl, c, n, false); len(n.pods) == 0 {
+		if f.fillConfig(pl, c, n); len(n.pods) == 0 {
 			s.dropClaim(n)
 		}
 	}
@@ -653,10 +478,27 @@ func (f *filler) realize(pl *planner, configs []planConfig) {
 
 // fillConfig places on n up to the configuration's count of each item,
 // from the item's buckets in order, and returns the share of n's
-// resources the pods placed take; with dry set it only simulates.
-func (f *filler) fillConfig(pl *planner, c planConfig, n *node, dry bool) float64 {
+// resources the pods placed take.
+func (f *filler) fillConfig(pl *planner, c planConfig, n *node) float64 {
+	return f.packConfig(pl, c, n, f.s.place)
+}
+
+// dryFillConfig is fillConfig simulated on n (a scratch node, see
+// dryNode): the pods stay in their buckets.
+func (f *filler) dryFillConfig(pl *planner, c planConfig, n *node) float64 {
+	v := f.packConfig(pl, c, n, f.dryPut)
+	// The dry puts counted the pods in the buckets' taken fields.
+	for _, i := range c.idx {
+		for _, b := range pl.items[i].buckets {
+			b.taken = 0
+		}
+	}
+	return v
+}
+
+// packConfig is fillConfig with put doing the placing.
+func (f *filler) packConfig(pl *planner, c planConfig, n *node, put func(*bucket, *node, int64)) float64 {
 	s := f.s
-	var taken []*bucket
 	var v float64
 	for k, i := range c.idx {
 		need := c.cnt[k]
@@ -672,18 +514,10 @@ func (f *filler) fillConfig(pl *planner, c planConfig, n *node, dry bool) float6
 			if x <= 0 {
 				continue
 			}
-			if dry {
-				f.dryPut(n, b, x)
-				taken = append(taken, b)
-			} else {
-				s.place(b, n, x)
-			}
+			put(b, n, x)
 			need -= x
 			v += float64(x) * shareOf(b.c.req, n.typ.alloc)
 		}
-	}
-	for _, b := range taken {
-		b.taken = 0
 	}
 	return v
 }

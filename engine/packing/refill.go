@@ -76,91 +76,21 @@ func (im *improver) claimGroups(key func(*node) (claimGroup, bool)) [][]*node {
 
 // refillGroup is refill for the claims of one group.
 func (im *improver) refillGroup(ns []*node, budget *int) bool {
-	s := im.s
 	if len(ns) < 2 {
 		return false
 	}
-	type bin struct {
-		n      *node
-		room   resources.Vector
-		used   resources.Vector
-		anchor bool
-		// mask is the types every class that ends on the claim allows.
-		mask bitset
-	}
-	bins := make([]*bin, len(ns))
-	// moving are the pods that may move, each with the claim it is on.
-	type mover struct {
-		p    *state.Pod
-		from *node
-	}
-	var moving []mover
-	var before float64
-	for i, n := range ns {
-		b := &bin{n: n, room: n.room, used: n.used, mask: n.pool.typeMask(nil)}
-		for _, p := range n.pods {
-			c := s.podClass[p]
-			if !im.isMovable(c, n.pool) {
-				b.mask = b.mask.and(s.compat(c, n.pool).mask)
-				b.anchor = true
-				continue
-			}
-			moving = append(moving, mover{p, n})
-			b.room = b.room.Add(c.req)
-			b.used = b.used.Sub(c.req)
-		}
-		bins[i] = b
-		before += price(n)
-	}
+	bins, moving, before := im.refillBins(ns)
 	// Without a pod that cannot move, the group is regroup's to re-pack,
 	// onto offerings chosen afresh rather than the claims' own.
-	if len(moving) == 0 || !slices.ContainsFunc(bins, func(b *bin) bool { return b.anchor }) {
+	if len(moving) == 0 || !slices.ContainsFunc(bins, func(b *refillBin) bool { return b.anchor }) {
 		return false
 	}
-	slices.SortStableFunc(moving, func(a, b mover) int {
-		return cmp.Compare(s.size(s.podClass[b.p].req), s.size(s.podClass[a.p].req))
-	})
-	dest := make([]*bin, len(moving))
-	for i, m := range moving {
-		c := s.podClass[m.p]
-		cp := s.compat(c, ns[0].pool)
-		var best *bin
-		var bestLeft int64
-		for _, b := range bins {
-			*budget--
-			if !c.req.Fits(b.room) || !cp.mask.has(b.n.typ.idx) {
-				continue
-			}
-			left := s.size(b.room.Sub(c.req))
-			if best == nil || (b.anchor && !best.anchor) || (b.anchor == best.anchor && left < bestLeft) {
-				best, bestLeft = b, left
-			}
-		}
-		if *budget < 0 || best == nil {
-			return false
-		}
-		best.room = best.room.Sub(c.req)
-		best.used = best.used.Add(c.req)
-		best.mask = best.mask.and(cp.mask)
-		dest[i] = best
+	dest, ok := im.refillDestinations(ns[0].pool, bins, moving, budget)
+	if !ok {
+		return false
 	}
-	// What each claim costs now: nothing when empty, else the cheapest
-	// offering that holds it.
-	var after float64
-	offers := make([]offer, len(bins))
-	keep := make([]bool, len(bins))
-	for i, b := range bins {
-		if b.used == (resources.Vector{}) && !b.anchor {
-			continue
-		}
-		o, ok := im.cheapest(b.n, b.mask, b.mask, b.n.cts, b.used, 0, price(b.n)+1e-9)
-		if !ok {
-			return false
-		}
-		offers[i], keep[i] = o, true
-		after += o.price
-	}
-	if after >= before-1e-9 {
+	offers, keep, after, ok := im.refillOffers(bins)
+	if !ok || after >= before-1e-9 {
 		return false
 	}
 	for i, m := range moving {
@@ -176,4 +106,105 @@ func (im *improver) refillGroup(ns []*node, budget *int) bool {
 		}
 	}
 	return true
+}
+
+// refillBin is a claim while refill re-packs its group: its room and use
+// without the pods that may move, whether it keeps a pod that cannot
+// (an anchor), and the types every class that ends on it allows.
+type refillBin struct {
+	n      *node
+	room   resources.Vector
+	used   resources.Vector
+	anchor bool
+	mask   bitset
+}
+
+// refillMover is a pod that may move, with the claim it is on.
+type refillMover struct {
+	p    *state.Pod
+	from *node
+}
+
+// refillBins takes the movable pods out of the claims ns: the claims as
+// bins, the pods, and what the claims cost now.
+func (im *improver) refillBins(ns []*node) ([]*refillBin, []refillMover, float64) {
+	s := im.s
+	bins := make([]*refillBin, len(ns))
+	var moving []refillMover
+	var before float64
+	for i, n := range ns {
+		b := &refillBin{n: n, room: n.room, used: n.used, mask: n.pool.typeMask(nil)}
+		for _, p := range n.pods {
+			c := s.podClass[p]
+			if !im.isMovable(c, n.pool) {
+				b.mask = b.mask.and(s.compat(c, n.pool).mask)
+				b.anchor = true
+				continue
+			}
+			moving = append(moving, refillMover{p, n})
+			b.room = b.room.Add(c.req)
+			b.used = b.used.Sub(c.req)
+		}
+		bins[i] = b
+		before += price(n)
+	}
+	return bins, moving, before
+}
+
+// refillDestinations puts the moving pods back, largest first, each on
+// the bin where it leaves the least room, bins with an anchor first, and
+// returns each pod's bin; false when one fits nowhere or the budget ran
+// out.
+func (im *improver) refillDestinations(p *poolPlan, bins []*refillBin, moving []refillMover, budget *int) ([]*refillBin, bool) {
+	s := im.s
+	slices.SortStableFunc(moving, func(a, b refillMover) int {
+		return cmp.Compare(s.size(s.podClass[b.p].req), s.size(s.podClass[a.p].req))
+	})
+	dest := make([]*refillBin, len(moving))
+	for i, m := range moving {
+		c := s.podClass[m.p]
+		cp := s.compat(c, p)
+		var best *refillBin
+		var bestLeft int64
+		for _, b := range bins {
+			*budget--
+			if !c.req.Fits(b.room) || !cp.mask.has(b.n.typ.idx) {
+				continue
+			}
+			left := s.size(b.room.Sub(c.req))
+			if best == nil || (b.anchor && !best.anchor) || (b.anchor == best.anchor && left < bestLeft) {
+				best, bestLeft = b, left
+			}
+		}
+		if *budget < 0 || best == nil {
+			return nil, false
+		}
+		best.room = best.room.Sub(c.req)
+		best.used = best.used.Add(c.req)
+		best.mask = best.mask.and(cp.mask)
+		dest[i] = best
+	}
+	return dest, true
+}
+
+// refillOffers prices each bin as refilled: nothing when empty (keep is
+// false), else the cheapest offering that holds it. It returns the
+// offerings, which bins stay, what they cost, and false when some bin
+// has no offering.
+func (im *improver) refillOffers(bins []*refillBin) ([]offer, []bool, float64, bool) {
+	var after float64
+	offers := make([]offer, len(bins))
+	keep := make([]bool, len(bins))
+	for i, b := range bins {
+		if b.used == (resources.Vector{}) && !b.anchor {
+			continue
+		}
+		o, ok := im.cheapest(b.n, b.mask, b.mask, b.n.cts, b.used, 0, price(b.n)+1e-9)
+		if !ok {
+			return nil, nil, 0, false
+		}
+		offers[i], keep[i] = o, true
+		after += o.price
+	}
+	return offers, keep, after, true
 }

@@ -13,7 +13,8 @@ func CoveringDuals(a [][]float64, cost []float64) []float64 {
 	if m == 0 || n == 0 {
 		return nil
 	}
-	d := newDualTableau(m, n)
+	var d dualTableau
+	d.init(m, n)
 	for range 20 * (m + 10) {
 		d.duals()
 		r := d.leavingRow()
@@ -42,8 +43,9 @@ type dualTableau struct {
 	rho, w []float64
 }
 
-func newDualTableau(m, n int) *dualTableau {
-	d := &dualTableau{
+// init sets up the all-surplus basis for m rows and n columns.
+func (d *dualTableau) init(m, n int) {
+	*d = dualTableau{
 		m: m, n: n, basis: make([]int, m), basic: make([]bool, n+m), binv: make([][]float64, m),
 		xb: make([]float64, m), cb: make([]float64, m), y: make([]float64, m), rho: make([]float64, m), w: make([]float64, m),
 	}
@@ -54,7 +56,6 @@ func newDualTableau(m, n int) *dualTableau {
 		d.binv[i][i] = -1
 		d.xb[i] = -1
 	}
-	return d
 }
 
 // duals sets y to c_B·B⁻¹.
