@@ -45,7 +45,7 @@ type class struct {
 
 // spread is a topology spread constraint on group g.
 type spread struct {
-	g          int
+	group      int
 	maxSkew    int32
 	minDomains int32
 	soft       bool
@@ -53,7 +53,7 @@ type spread struct {
 
 // podTerm is a pod (anti-)affinity term on group g.
 type podTerm struct {
-	g      int
+	group  int
 	soft   bool
 	weight int32
 }
@@ -202,7 +202,7 @@ func (c *class) compilePod(p *state.Pod, gs *groups) error {
 		if err != nil {
 			return fmt.Errorf("topology spread constraint %d: %w", i, err)
 		}
-		s := spread{g: gs.intern(scheduling.NormalizeLabelKey(ts.TopologyKey), sel), maxSkew: max(ts.MaxSkew, 1), soft: ts.WhenUnsatisfiable == corev1.ScheduleAnyway}
+		s := spread{group: gs.intern(scheduling.NormalizeLabelKey(ts.TopologyKey), sel), maxSkew: max(ts.MaxSkew, 1), soft: ts.WhenUnsatisfiable == corev1.ScheduleAnyway}
 		if ts.MinDomains != nil {
 			s.minDomains = *ts.MinDomains
 		}
@@ -233,14 +233,14 @@ func compileTerms(required []corev1.PodAffinityTerm, preferred []corev1.Weighted
 		if err != nil {
 			return nil, fmt.Errorf("required term %d: %w", i, err)
 		}
-		out = append(out, podTerm{g: gs.intern(scheduling.NormalizeLabelKey(term.TopologyKey), sel)})
+		out = append(out, podTerm{group: gs.intern(scheduling.NormalizeLabelKey(term.TopologyKey), sel)})
 	}
 	for i, wt := range preferred {
 		sel, err := scheduling.AffinityTermSelector(wt.PodAffinityTerm, p.Namespace, p.Labels)
 		if err != nil {
 			return nil, fmt.Errorf("preferred term %d: %w", i, err)
 		}
-		out = append(out, podTerm{g: gs.intern(scheduling.NormalizeLabelKey(wt.PodAffinityTerm.TopologyKey), sel), soft: true, weight: wt.Weight})
+		out = append(out, podTerm{group: gs.intern(scheduling.NormalizeLabelKey(wt.PodAffinityTerm.TopologyKey), sel), soft: true, weight: wt.Weight})
 	}
 	return out, nil
 }

@@ -29,11 +29,11 @@ const staleFactor = 0.8
 
 // filler opens new claims in one pool for the buckets it serves.
 type filler struct {
-	s      *solver
-	p      *poolPlan
-	active []*bucket
-	pr     *bound.Pricer
-	valAt  float64
+	s        *solver
+	p        *poolPlan
+	active   []*bucket
+	pricer   *bound.Pricer
+	valuedAt float64
 	// cols are the pool's types as LP columns, undominated those no other
 	// type beats on every resource and price.
 	cols, undominated []bound.Column
@@ -50,11 +50,11 @@ type filler struct {
 	// cliqueNodes sizes a large clique's nodes by their members (see
 	// decideClique) instead of by efficiency.
 	cliqueNodes bool
-	// nodeVals caches pr.node per distinct allocatable (see
+	// nodeValues caches pricer.Node per distinct allocatable (see
 	// poolColumns.allocs; per type index without them), NaN when not yet
 	// computed.
-	nodeVals []float64
-	allocs   []int32
+	nodeValues []float64
+	allocs     []int32
 	// exact values the pods by column generation on the assignment LP
 	// (see exactValues).
 	exact *bound.Valuation
@@ -66,16 +66,16 @@ type filler struct {
 // decision is the instance type and capacity type chosen for claims seeded
 // by a kind of bucket in a zone.
 type decision struct {
-	t     *ptype
-	ct    int
-	price float64
+	t            *poolType
+	capacityType int
+	price        float64
 }
 
 func (s *solver) fillPool(p *poolPlan, buckets []*bucket) error {
 	f := &filler{s: s, p: p, cache: map[string]*decision{}, failed: map[*bucket]bool{}, cliqueNodes: s.bigClique(buckets)}
 	for _, b := range buckets {
-		cp := s.compat(b.c, p)
-		if b.left() == 0 || cp.reason != "" || b.zones&cp.zoneMask == 0 || b.cts&cp.ctMask == 0 {
+		cp := s.compat(b.class, p)
+		if b.left() == 0 || cp.reason != "" || b.zones&cp.zoneMask == 0 || b.capacityTypes&cp.capacityTypeMask == 0 {
 			continue
 		}
 		f.active = append(f.active, b)
@@ -89,7 +89,7 @@ func (s *solver) fillPool(p *poolPlan, buckets []*bucket) error {
 	for i := 0; ; i++ {
 		if i%32 == 0 {
 			if err := s.ctx.Err(); err != nil {
-				return fmt.Errorf("packing new claims for nodepool %s: %w", p.p.Name, err)
+				return fmt.Errorf("packing new claims for nodepool %s: %w", p.pool.Name, err)
 			}
 			f.compact()
 		}
@@ -111,7 +111,7 @@ func (f *filler) compact() {
 	}
 	for _, b := range f.active {
 		for d := range resources.MaxDims {
-			f.minReq[d] = min(f.minReq[d], b.c.req[d])
+			f.minReq[d] = min(f.minReq[d], b.class.req[d])
 		}
 	}
 }
@@ -129,7 +129,7 @@ func (f *filler) seed() *bucket {
 func (f *filler) remValue() float64 {
 	var sum float64
 	for _, b := range f.active {
-		sum += b.val * float64(b.left())
+		sum += b.value * float64(b.left())
 	}
 	return sum
 }
@@ -137,13 +137,13 @@ func (f *filler) remValue() float64 {
 // refreshDuals recomputes the dual prices of the remaining demand when its
 // value has fallen enough since they were computed.
 func (f *filler) refreshDuals() {
-	if f.pr != nil && f.remValue() >= staleFactor*f.valAt {
+	if f.pricer != nil && f.remValue() >= staleFactor*f.valuedAt {
 		return
 	}
 	var items []bound.Demand
 	for _, b := range f.active {
 		if b.left() > 0 {
-			items = append(items, bound.Demand{Req: b.c.req, Count: b.left()})
+			items = append(items, bound.Demand{Req: b.class.req, Count: b.left()})
 		}
 	}
 	ndims := len(f.s.dims.names)
@@ -151,24 +151,24 @@ func (f *filler) refreshDuals() {
 		f.cols, f.undominated = f.p.lpColumns(ndims)
 	}
 	cols := f.cols
-	f.pr = bound.NewPricer(items, cols, f.undominated, ndims)
-	if f.nodeVals == nil {
+	f.pricer = bound.NewPricer(items, cols, f.undominated, ndims)
+	if f.nodeValues == nil {
 		n := len(f.p.types)
 		if c := f.p.columns; c != nil {
 			<-c.ready
 			f.allocs, n = c.allocs, c.distinct
 		}
-		f.nodeVals = make([]float64, n)
+		f.nodeValues = make([]float64, n)
 	}
-	for i := range f.nodeVals {
-		f.nodeVals[i] = math.NaN()
+	for i := range f.nodeValues {
+		f.nodeValues[i] = math.NaN()
 	}
 	// A pod is worth what it costs at least wherever it goes: the
 	// assignment bound's value, which knows that a small pod has cheap
 	// homes a large one lacks. The LP duals seed it.
 	seed := make([]float64, ndims)
 	for d := range ndims {
-		seed[d] = f.pr.Pod(resources.Unit(d))
+		seed[d] = f.pricer.Pod(resources.Unit(d))
 	}
 	var values []float64
 	switch {
@@ -182,15 +182,15 @@ func (f *filler) refreshDuals() {
 	}
 	k := 0
 	for _, b := range f.active {
-		b.val = f.pr.Pod(b.c.req)
+		b.value = f.pricer.Pod(b.class.req)
 		if b.left() > 0 {
 			if values != nil && values[k] > 0 {
-				b.val = values[k]
+				b.value = values[k]
 			}
 			k++
 		}
 	}
-	f.valAt = f.remValue()
+	f.valuedAt = f.remValue()
 	clear(f.cache)
 }
 
@@ -213,22 +213,22 @@ func (f *filler) exactValues(items []bound.Demand, ndims int) []float64 {
 func (f *filler) open(seed *bucket) bool {
 	s, p := f.s, f.p
 	f.refreshDuals()
-	cp := s.compat(seed.c, p)
+	cp := s.compat(seed.class, p)
 	zone := f.zoneFor(seed, cp)
 	if zone < 0 {
 		return false
 	}
-	clique := f.isClique(seed.c)
-	key := fmt.Sprintf("%d|%d|%t|%p", zone, seed.cts&cp.ctMask, clique, cp.mask)
+	clique := f.isClique(seed.class)
+	key := fmt.Sprintf("%d|%d|%t|%p", zone, seed.capacityTypes&cp.capacityTypeMask, clique, cp.mask)
 	dec := f.cache[key]
-	if dec == nil || !seed.c.req.Fits(dec.t.alloc) || !p.withinLimits(dec.t.capacity) || !cp.mask.has(dec.t.idx) {
+	if dec == nil || !seed.class.req.Fits(dec.t.alloc) || !p.withinLimits(dec.t.capacity) || !cp.mask.has(dec.t.idx) {
 		dec = f.decide(seed, cp, zone, clique)
 		if dec == nil {
 			return false
 		}
 		f.cache[key] = dec
 	}
-	n := s.newClaim(p, dec.t, zone, dec.ct)
+	n := s.newClaim(p, dec.t, zone, dec.capacityType)
 	pattern := f.fill(n, seed)
 	if len(pattern) == 0 {
 		s.dropClaim(n)
@@ -248,14 +248,14 @@ func worth(b *bucket, alloc resources.Vector, price, exponent float64) float64 {
 	}
 	share := 0.0
 	for d := range resources.MaxDims {
-		if alloc[d] > 0 && b.c.req[d] > 0 {
-			share = max(share, float64(b.c.req[d])/float64(alloc[d]))
+		if alloc[d] > 0 && b.class.req[d] > 0 {
+			share = max(share, float64(b.class.req[d])/float64(alloc[d]))
 		}
 	}
 	if share <= 0 || price <= 0 {
 		return 1
 	}
-	return math.Pow(min(1, b.val/(price*share)), exponent)
+	return math.Pow(min(1, b.value/(price*share)), exponent)
 }
 
 // reqShares are a request's shares of a node's allocatable in every
@@ -295,7 +295,7 @@ func (f *filler) replicate(n *node, pattern []take) {
 	merged := map[*bucket]int{}
 	var agg []take
 	for _, tk := range pattern {
-		if len(tk.b.c.activeTerms(tk.b.c.affinity)) > 0 {
+		if len(tk.b.class.activeTerms(tk.b.class.affinity)) > 0 {
 			return
 		}
 		if i, ok := merged[tk.b]; ok {
@@ -315,7 +315,7 @@ func (f *filler) replicate(n *node, pattern []take) {
 		if !p.withinLimits(n.typ.capacity) {
 			return
 		}
-		m := s.newClaim(p, n.typ, n.zone, n.ct)
+		m := s.newClaim(p, n.typ, n.zone, n.capacityType)
 		for _, tk := range pattern {
 			k := s.room(tk.b, m, tk.k)
 			if k < tk.k {
@@ -336,7 +336,7 @@ func (f *filler) replicate(n *node, pattern []take) {
 // needs its own node.
 func (f *filler) isClique(c *class) bool {
 	for _, t := range c.activeTerms(c.anti) {
-		if f.s.groups.list[t.g].key == scheduling.LabelHostname && c.matchesGroup(t.g) {
+		if f.s.groups.list[t.group].key == scheduling.LabelHostname && c.matchesGroup(t.group) {
 			return true
 		}
 	}
@@ -361,10 +361,10 @@ func (s *solver) bigClique(buckets []*bucket) bool {
 	}
 	members := map[int]int64{}
 	for _, b := range buckets {
-		for _, t := range b.c.activeTerms(b.c.anti) {
-			if isHostname(s.groups.list[t.g].key) && b.c.matchesGroup(t.g) {
-				members[t.g] += b.left()
-				if members[t.g] >= least {
+		for _, t := range b.class.activeTerms(b.class.anti) {
+			if isHostname(s.groups.list[t.group].key) && b.class.matchesGroup(t.group) {
+				members[t.group] += b.left()
+				if members[t.group] >= least {
 					return true
 				}
 			}
@@ -414,10 +414,10 @@ func (f *filler) zoneFor(b *bucket, cp *compat) int {
 
 // cand is a type a claim decision considers, at its price in the zone.
 type cand struct {
-	t     *ptype
-	ct    int
-	price float64
-	ratio float64
+	t            *poolType
+	capacityType int
+	price        float64
+	ratio        float64
 }
 
 // decide chooses the claim type for seed in zone: among the types with
@@ -426,16 +426,16 @@ type cand struct {
 func (f *filler) decide(seed *bucket, cp *compat, zone int, clique bool) *decision {
 	p := f.p
 	cands := f.scratch[:0]
-	cts := seed.cts & cp.ctMask
+	capacityTypes := seed.capacityTypes & cp.capacityTypeMask
 	for _, t := range p.types {
-		if !cp.mask.has(t.idx) || !seed.c.req.Fits(t.alloc) || !p.withinLimits(t.capacity) {
+		if !cp.mask.has(t.idx) || !seed.class.req.Fits(t.alloc) || !p.withinLimits(t.capacity) {
 			continue
 		}
-		ct, price := cheapestCT(t, zone, cts)
+		ct, price := cheapestCapacityType(t, zone, capacityTypes)
 		if ct < 0 {
 			continue
 		}
-		cands = append(cands, cand{t: t, ct: ct, price: price, ratio: f.nodeValue(t) / price})
+		cands = append(cands, cand{t: t, capacityType: ct, price: price, ratio: f.nodeValue(t) / price})
 	}
 	f.scratch = cands
 	if len(cands) == 0 {
@@ -456,14 +456,14 @@ func (f *filler) decide(seed *bucket, cp *compat, zone int, clique bool) *decisi
 	var best *decision
 	bestEff := -1.0
 	for _, c := range cands {
-		n := f.dryNode(zone, c.ct, c.t)
+		n := f.dryNode(zone, c.capacityType, c.t)
 		takes := f.dryFill(n, seed)
 		var v float64
 		for _, tk := range takes {
-			v += tk.b.val * float64(tk.k)
+			v += tk.b.value * float64(tk.k)
 		}
 		if eff := v / c.price; eff > bestEff*(1+1e-9) {
-			best, bestEff = &decision{t: c.t, ct: c.ct, price: c.price}, eff
+			best, bestEff = &decision{t: c.t, capacityType: c.capacityType, price: c.price}, eff
 		}
 	}
 	return best
@@ -480,7 +480,7 @@ func byRatio(a, b cand) int {
 	if c := cmp.Compare(a.price, b.price); c != 0 {
 		return c
 	}
-	return cmp.Compare(a.t.it.Name, b.t.it.Name)
+	return cmp.Compare(a.t.instance.Name, b.t.instance.Name)
 }
 
 func byPrice(a, b cand) int {
@@ -490,27 +490,27 @@ func byPrice(a, b cand) int {
 	if c := cmp.Compare(b.ratio, a.ratio); c != 0 {
 		return c
 	}
-	return cmp.Compare(a.t.it.Name, b.t.it.Name)
+	return cmp.Compare(a.t.instance.Name, b.t.instance.Name)
 }
 
 // nodeValue is the pricer's value of a node of type t, computed once per
 // pricer and allocatable (many types share one).
-func (f *filler) nodeValue(t *ptype) float64 {
+func (f *filler) nodeValue(t *poolType) float64 {
 	i := t.idx
 	if f.allocs != nil {
 		i = int(f.allocs[i])
 	}
-	if v := f.nodeVals[i]; !math.IsNaN(v) {
+	if v := f.nodeValues[i]; !math.IsNaN(v) {
 		return v
 	}
-	v := f.pr.Node(t.alloc)
-	f.nodeVals[i] = v
+	v := f.pricer.Node(t.alloc)
+	f.nodeValues[i] = v
 	return v
 }
 
 // dryNode returns the filler's scratch node, emptied, as a claim of type
 // t in zone for a dry fill.
-func (f *filler) dryNode(zone, ct int, t *ptype) *node {
+func (f *filler) dryNode(zone, ct int, t *poolType) *node {
 	n := f.dry
 	if n == nil {
 		n = &node{claimState: &claimState{}}
@@ -518,7 +518,7 @@ func (f *filler) dryNode(zone, ct int, t *ptype) *node {
 	}
 	clear(n.match)
 	clear(n.carry)
-	n.zone, n.ct, n.pool, n.room, n.ports, n.typ = zone, ct, f.p, t.alloc, n.ports[:0], t
+	n.zone, n.capacityType, n.pool, n.room, n.ports, n.typ = zone, ct, f.p, t.alloc, n.ports[:0], t
 	return n
 }
 
@@ -548,28 +548,29 @@ func (f *filler) decideClique(seed *bucket, zone int, cands []cand) *decision {
 	var best *decision
 	bestNet := math.Inf(1)
 	for _, c := range cands {
-		t, ct, price := c.t, c.ct, c.price
+		t, ct, price := c.t, c.capacityType, c.price
 		n := f.dryNode(zone, ct, t)
 		var riders float64
 		for _, tk := range f.dryFill(n, seed) {
-			riders += tk.b.val * float64(tk.k)
+			riders += tk.b.value * float64(tk.k)
 		}
-		riders -= seed.val
+		riders -= seed.value
 		if net := price - riders; net < bestNet-1e-12 {
-			best, bestNet = &decision{t: t, ct: ct, price: price}, net
+			best, bestNet = &decision{t: t, capacityType: ct, price: price}, net
 		}
 	}
 	return best
 }
 
-// cheapestCT returns the cheapest capacity type of t in zone among cts.
-func cheapestCT(t *ptype, zone int, cts uint8) (int, float64) {
+// cheapestCapacityType returns the cheapest capacity type of t in zone among
+// capacityTypes.
+func cheapestCapacityType(t *poolType, zone int, capacityTypes uint8) (int, float64) {
 	best, price := -1, 0.0
-	for ct := range numCT {
-		if cts&(1<<ct) == 0 {
+	for ct := range numCapacityTypes {
+		if capacityTypes&(1<<ct) == 0 {
 			continue
 		}
-		if pr := t.price[zone*numCT+ct]; pr > 0 && (best < 0 || pr < price) {
+		if pr := t.price[zone*numCapacityTypes+ct]; pr > 0 && (best < 0 || pr < price) {
 			best, price = ct, pr
 		}
 	}
@@ -577,20 +578,20 @@ func cheapestCT(t *ptype, zone int, cts uint8) (int, float64) {
 }
 
 // newClaim opens an empty claim.
-func (s *solver) newClaim(p *poolPlan, t *ptype, zone, ct int) *node {
+func (s *solver) newClaim(p *poolPlan, t *poolType, zone, ct int) *node {
 	p.next++
-	name := p.p.Name + "-" + strconv.Itoa(p.next)
+	name := p.pool.Name + "-" + strconv.Itoa(p.next)
 	// Names of existing nodes and claims are skipped, so a claim never
 	// shadows one.
 	for s.nodeNames[name] {
 		p.next++
-		name = p.p.Name + "-" + strconv.Itoa(p.next)
+		name = p.pool.Name + "-" + strconv.Itoa(p.next)
 	}
 	n := &node{
 		name: name,
-		pool: p, zone: zone, ct: ct,
+		pool: p, zone: zone, capacityType: ct,
 		room:       t.alloc,
-		claimState: &claimState{typ: t, cts: p.ctMask},
+		claimState: &claimState{typ: t, capacityTypes: p.capacityTypeMask},
 	}
 	p.usage = p.usage.Add(t.capacity)
 	s.claims = append(s.claims, n)

@@ -87,10 +87,10 @@ type fillRun struct {
 // every fill reuses.
 func (f *filler) startRun(n *node) *fillRun {
 	run := &f.run
-	*run = fillRun{n: n, alloc: n.typ.alloc, price: n.typ.price[n.zone*numCT+n.ct], cands: run.cands[:0], live: run.live[:0], shrinking: true}
+	*run = fillRun{n: n, alloc: n.typ.alloc, price: n.typ.price[n.zone*numCapacityTypes+n.capacityType], cands: run.cands[:0], live: run.live[:0], shrinking: true}
 	for _, b := range f.active {
 		if f.s.admits(b, n) {
-			run.cands = append(run.cands, fillCand{b: b, left: b.left() - b.taken, req: b.c.req, free: b.c.unconstrained(), affinity: len(b.c.affinity) > 0, bound: math.Inf(1)})
+			run.cands = append(run.cands, fillCand{b: b, left: b.left() - b.taken, req: b.class.req, free: b.class.unconstrained(), affinity: len(b.class.affinity) > 0, bound: math.Inf(1)})
 		}
 	}
 	for d := range resources.MaxDims {
@@ -127,7 +127,7 @@ func (f *filler) choose(run *fillRun) (int, int64) {
 		// roomLeft, for a candidate n admits.
 		k := c.req.Times(&n.room, c.left)
 		if k > 0 && !c.free {
-			k = s.constrain(c.b.c, n, k)
+			k = s.constrain(c.b.class, n, k)
 		}
 		if k <= 0 {
 			if c.affinity {
@@ -159,16 +159,16 @@ func (f *filler) choose(run *fillRun) (int, int64) {
 // change as with place, and b counts them in taken, which the caller
 // resets.
 func (f *filler) dryPut(b *bucket, n *node, k int64) {
-	n.room.SubTimes(&b.c.req, k)
-	for _, g := range b.c.matches {
+	n.room.SubTimes(&b.class.req, k)
+	for _, g := range b.class.matches {
 		n.bumpMatch(g, int32(k))
 	}
-	for _, t := range b.c.activeTerms(b.c.anti) {
-		n.bumpCarry(t.g, int32(k))
+	for _, t := range b.class.activeTerms(b.class.anti) {
+		n.bumpCarry(t.group, int32(k))
 	}
-	if len(b.c.ports) > 0 {
+	if len(b.class.ports) > 0 {
 		for range k {
-			n.ports = append(n.ports, b.c.ports...)
+			n.ports = append(n.ports, b.class.ports...)
 		}
 	}
 	b.taken += k

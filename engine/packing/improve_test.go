@@ -18,10 +18,10 @@ func TestImproveMergesHalfEmptyClaims(t *testing.T) {
 	snap := statetest.Snapshot(statetest.Pools(p), nil, nil)
 	ps := []*state.Pod{statetest.Pod("a", "3500m", "1Gi"), statetest.Pod("b", "100m", "32Mi")}
 	s := classifiedSolver(t, snap, ps)
-	pl := s.pools[0]
+	pool := s.pools[0]
 	// The largest type for both, so shrinking alone cannot merge them.
-	var big *ptype
-	for _, ty := range pl.types {
+	var big *poolType
+	for _, ty := range pool.types {
 		if big == nil || ty.price[0] > big.price[0] {
 			big = ty
 		}
@@ -31,15 +31,15 @@ func TestImproveMergesHalfEmptyClaims(t *testing.T) {
 	}
 	var claims [2]*node
 	for i, c := range s.classes {
-		b := &bucket{c: c, zones: s.allZones(), cts: pl.ctMask, pods: c.pods}
-		claims[i] = s.newClaim(pl, big, 0, ctOnDemand)
+		b := &bucket{class: c, zones: s.allZones(), capacityTypes: pool.capacityTypeMask, pods: c.pods}
+		claims[i] = s.newClaim(pool, big, 0, capacityOnDemand)
 		s.place(b, claims[i], 1)
 	}
 	// What the two cost shrunk apart.
-	im := newImprover(s)
+	pass := newImprover(s)
 	var before float64
 	for _, n := range claims {
-		o, ok := im.cheapest(n, im.mask(n), im.mask(n), n.cts, n.used, 0, math.Inf(1))
+		o, ok := pass.cheapest(n, pass.mask(n), pass.mask(n), n.capacityTypes, n.used, 0, math.Inf(1))
 		if !ok {
 			t.Fatal("no offering holds a claim's pod")
 		}
@@ -95,10 +95,10 @@ func newImprover(s *solver) *improver {
 }
 
 // typeNamed is the pool's type called name, failing the test if it has none.
-func typeNamed(t *testing.T, pl *poolPlan, name string) *ptype {
+func typeNamed(t *testing.T, pool *poolPlan, name string) *poolType {
 	t.Helper()
-	for _, ty := range pl.types {
-		if ty.it.Name == name {
+	for _, ty := range pool.types {
+		if ty.instance.Name == name {
 			return ty
 		}
 	}
@@ -121,7 +121,7 @@ func claimsLeft(t *testing.T, s *solver, ps []*state.Pod) ([]*node, float64) {
 		left = append(left, n)
 		cost += price(n)
 		if !n.used.Fits(n.typ.alloc) {
-			t.Errorf("%s (%s) holds %v, more than its allocatable %v", n.name, n.typ.it.Name, n.used, n.typ.alloc)
+			t.Errorf("%s (%s) holds %v, more than its allocatable %v", n.name, n.typ.instance.Name, n.used, n.typ.alloc)
 		}
 		for _, pd := range n.pods {
 			on[pd.Key()]++
@@ -141,14 +141,14 @@ func claimsLeft(t *testing.T, s *solver, ps []*state.Pod) ([]*node, float64) {
 // claimEach puts every pending pod of s on a claim of its own of type ty
 // in the first zone, on demand, and returns the claims by pod name and
 // what they cost together.
-func claimEach(s *solver, ty *ptype) (map[string]*node, float64) {
-	pl := s.pools[0]
+func claimEach(s *solver, ty *poolType) (map[string]*node, float64) {
+	pool := s.pools[0]
 	claimOf := map[string]*node{}
 	var cost float64
 	for _, c := range s.classes {
-		b := &bucket{c: c, zones: s.allZones(), cts: pl.ctMask, pods: c.pods}
+		b := &bucket{class: c, zones: s.allZones(), capacityTypes: pool.capacityTypeMask, pods: c.pods}
 		for _, pd := range c.pods {
-			n := s.newClaim(pl, ty, 0, ctOnDemand)
+			n := s.newClaim(pool, ty, 0, capacityOnDemand)
 			s.place(b, n, 1)
 			claimOf[pd.Name] = n
 			cost += price(n)

@@ -14,12 +14,12 @@ import (
 
 // rootBound bounds the value of any configuration of type j at duals pi
 // by knapsack's surrogate bounds for an empty node.
-func (pl *planner) rootBound(pi []float64, j int) float64 {
-	t := &pl.types[j]
+func (plan *planner) rootBound(pi []float64, j int) float64 {
+	t := &plan.types[j]
 	ub := math.Inf(1)
-	for _, w := range pl.weights() {
+	for _, w := range plan.weights() {
 		best := 0.0
-		for i, it := range pl.items {
+		for i, it := range plan.items {
 			if pi[i] <= 1e-12 || !it.req.Fits(t.alloc) {
 				continue
 			}
@@ -51,27 +51,27 @@ func (pl *planner) rootBound(pi []float64, j int) float64 {
 // of worth per share of the node, within steps (the best found so far
 // when they run out). Only configurations worth more than the type's
 // price count; it returns 0 and no configuration when none is.
-func (pl *planner) knapsack(pi []float64, j int, steps int) (float64, planConfig) {
-	t := &pl.types[j]
-	order := pl.knapsackOrder(pi, t)
+func (plan *planner) knapsack(pi []float64, j int, steps int) (float64, planConfig) {
+	t := &plan.types[j]
+	order := plan.knapsackOrder(pi, t)
 	if len(order) == 0 {
 		return 0, planConfig{}
 	}
-	ks := &knapsackSearch{pl: pl, pi: pi, order: order, surrogate: pl.newSurrogate(pi, t, order), bestV: t.price}
+	ks := &knapsackSearch{pl: plan, pi: pi, order: order, surrogate: plan.newSurrogate(pi, t, order), bestV: t.price}
 	// The search prunes every branch that cannot beat the price.
 	if ks.surrogate.bound(0, &t.alloc) <= ks.bestV*(1+1e-9) {
 		return 0, planConfig{}
 	}
-	if cap(pl.cur) < len(pl.items) {
-		pl.cur = make([]int64, len(pl.items))
-		pl.best = make([]int64, len(pl.items))
+	if cap(plan.cur) < len(plan.items) {
+		plan.cur = make([]int64, len(plan.items))
+		plan.best = make([]int64, len(plan.items))
 	}
-	ks.cur, ks.best = pl.cur[:len(pl.items)], pl.best[:len(pl.items)]
+	ks.cur, ks.best = plan.cur[:len(plan.items)], plan.best[:len(plan.items)]
 	clear(ks.cur)
 	clear(ks.best)
 	ks.left = steps
 	ks.search(0, t.alloc, 0)
-	pl.stepsLeft -= steps - ks.left
+	plan.stepsLeft -= steps - ks.left
 	if ks.bestV <= t.price {
 		return 0, planConfig{}
 	}
@@ -87,15 +87,15 @@ func (pl *planner) knapsack(pi []float64, j int, steps int) (float64, planConfig
 
 // knapsackOrder lists the items worth something at pi that fit type t, by
 // worth per share of the node, best first, in the planner's scratch.
-func (pl *planner) knapsackOrder(pi []float64, t *planType) []int32 {
-	order := pl.order[:0]
-	for i, it := range pl.items {
+func (plan *planner) knapsackOrder(pi []float64, t *planType) []int32 {
+	order := plan.order[:0]
+	for i, it := range plan.items {
 		if pi[i] > 1e-12 && it.req.Fits(t.alloc) {
 			order = append(order, int32(i))
 		}
 	}
-	pl.order = order
-	share := func(i int32) float64 { return shareOf(pl.items[i].req, t.alloc) }
+	plan.order = order
+	share := func(i int32) float64 { return shareOf(plan.items[i].req, t.alloc) }
 	slices.SortStableFunc(order, func(a, b int32) int { return cmp.Compare(pi[b]/share(b), pi[a]/share(a)) })
 	return order
 }
@@ -118,8 +118,8 @@ type surrogateTerm struct {
 	c float64
 }
 
-func (pl *planner) newSurrogate(pi []float64, t *planType, order []int32) surrogate {
-	ws := pl.weights()
+func (plan *planner) newSurrogate(pi []float64, t *planType, order []int32) surrogate {
+	ws := plan.weights()
 	nw, n := len(ws), len(order)
 	sg := surrogate{coef: make([][]surrogateTerm, nw), ratio: make([]float64, (n+1)*nw), nw: nw}
 	for q, w := range ws {
@@ -130,7 +130,7 @@ func (pl *planner) newSurrogate(pi []float64, t *planType, order []int32) surrog
 		}
 	}
 	for k := n - 1; k >= 0; k-- {
-		it := &pl.items[order[k]]
+		it := &plan.items[order[k]]
 		for q := range nw {
 			var x float64
 			for _, tm := range sg.coef[q] {
@@ -204,19 +204,19 @@ func (ks *knapsackSearch) search(k int, room resources.Vector, v float64) {
 
 // weights are the resource weightings of knapsack's surrogate bounds:
 // each resource alone, and cpu and memory mixed.
-func (pl *planner) weights() [][resources.MaxDims]float64 {
-	if pl.ws != nil {
-		return pl.ws
+func (plan *planner) weights() [][resources.MaxDims]float64 {
+	if plan.weightCache != nil {
+		return plan.weightCache
 	}
-	for d := range pl.ndims {
+	for d := range plan.ndims {
 		var w [resources.MaxDims]float64
 		w[d] = 1
-		pl.ws = append(pl.ws, w)
+		plan.weightCache = append(plan.weightCache, w)
 	}
 	for _, l := range []float64{0.25, 0.5, 0.75} {
 		var w [resources.MaxDims]float64
 		w[resources.CPU], w[resources.Memory] = l, 1-l
-		pl.ws = append(pl.ws, w)
+		plan.weightCache = append(plan.weightCache, w)
 	}
-	return pl.ws
+	return plan.weightCache
 }

@@ -12,7 +12,7 @@ import (
 // randomPlanner is a planner over a few random requests, some of them
 // clique members (a slot in dimension 3), and a few random node types.
 func randomPlanner(rng *rand.Rand) *planner {
-	pl := &planner{ctx: context.Background(), effort: planEfforts[0], ndims: 4}
+	plan := &planner{ctx: context.Background(), effort: planEfforts[0], ndims: 4}
 	for range 2 + rng.IntN(5) {
 		var req resources.Vector
 		req[resources.CPU] = int64(100 * (1 + rng.IntN(15)))
@@ -21,7 +21,7 @@ func randomPlanner(rng *rand.Rand) *planner {
 		if rng.IntN(3) == 0 {
 			req[3] = 1
 		}
-		pl.items = append(pl.items, planItem{req: req, count: int64(1 + rng.IntN(6))})
+		plan.items = append(plan.items, planItem{req: req, count: int64(1 + rng.IntN(6))})
 	}
 	for range 1 + rng.IntN(4) {
 		var alloc resources.Vector
@@ -29,31 +29,31 @@ func randomPlanner(rng *rand.Rand) *planner {
 		alloc[resources.Memory] = int64(1024 * (1 + rng.IntN(8)))
 		alloc[resources.Pods] = int64(2 + rng.IntN(10))
 		alloc[3] = 1
-		pl.types = append(pl.types, planType{alloc: alloc, price: 0.01 * float64(1+rng.IntN(30))})
+		plan.types = append(plan.types, planType{alloc: alloc, price: 0.01 * float64(1+rng.IntN(30))})
 	}
-	pl.left = make([]int64, len(pl.items))
-	for i, it := range pl.items {
-		pl.left[i] = it.count
+	plan.left = make([]int64, len(plan.items))
+	for i, it := range plan.items {
+		plan.left[i] = it.count
 	}
-	pl.stepsLeft = math.MaxInt
-	return pl
+	plan.stepsLeft = math.MaxInt
+	return plan
 }
 
 // bestConfig is the most a node of alloc can be worth at duals pi, by
 // enumerating every whole number of each item up to what is left.
-func bestConfig(pl *planner, pi []float64, alloc resources.Vector, i int) float64 {
-	if i == len(pl.items) {
+func bestConfig(plan *planner, pi []float64, alloc resources.Vector, i int) float64 {
+	if i == len(plan.items) {
 		return 0
 	}
 	best := 0.0
-	it := pl.items[i]
-	for x := int64(0); x <= pl.left[i]; x++ {
+	it := plan.items[i]
+	for x := int64(0); x <= plan.left[i]; x++ {
 		room := alloc
 		room.SubTimes(&it.req, x)
 		if !(resources.Vector{}).Fits(room) && x > 0 {
 			break
 		}
-		best = max(best, float64(x)*pi[i]+bestConfig(pl, pi, room, i+1))
+		best = max(best, float64(x)*pi[i]+bestConfig(plan, pi, room, i+1))
 	}
 	return best
 }
@@ -65,14 +65,14 @@ func bestConfig(pl *planner, pi []float64, alloc resources.Vector, i int) float6
 func TestPlanKnapsackIsExact(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 8))
 	for n := range 500 {
-		pl := randomPlanner(rng)
-		pi := make([]float64, len(pl.items))
+		plan := randomPlanner(rng)
+		pi := make([]float64, len(plan.items))
 		for i := range pi {
 			pi[i] = 0.03 * rng.Float64()
 		}
-		for j, typ := range pl.types {
-			want := bestConfig(pl, pi, typ.alloc, 0)
-			got, c := pl.knapsack(pi, j, 1_000_000)
+		for j, typ := range plan.types {
+			want := bestConfig(plan, pi, typ.alloc, 0)
+			got, c := plan.knapsack(pi, j, 1_000_000)
 			if want <= typ.price*(1+1e-9) {
 				if got != 0 {
 					t.Fatalf("case %d type %d: worth %.6f at price %.6f, want nothing", n, j, got, typ.price)
@@ -85,7 +85,7 @@ func TestPlanKnapsackIsExact(t *testing.T) {
 			var used resources.Vector
 			var v float64
 			for k, i := range c.idx {
-				used.AddTimes(&pl.items[i].req, c.cnt[k])
+				used.AddTimes(&plan.items[i].req, c.cnt[k])
 				v += float64(c.cnt[k]) * pi[i]
 			}
 			if !used.Fits(typ.alloc) || math.Abs(v-got) > 1e-9 {
@@ -101,25 +101,25 @@ func TestPlanKnapsackIsExact(t *testing.T) {
 func TestPlanRoundsWithinDemand(t *testing.T) {
 	rng := rand.New(rand.NewPCG(9, 2))
 	for n := range 300 {
-		pl := randomPlanner(rng)
-		pl.effort = planEfforts[n%len(planEfforts)]
-		pl.start()
-		pl.generate(pl.effort.rounds)
-		planned := make([]int64, len(pl.items))
-		for _, c := range pl.round() {
+		plan := randomPlanner(rng)
+		plan.effort = planEfforts[n%len(planEfforts)]
+		plan.start()
+		plan.generate(plan.effort.rounds)
+		planned := make([]int64, len(plan.items))
+		for _, c := range plan.round() {
 			var used resources.Vector
 			for k, i := range c.idx {
 				if c.cnt[k] <= 0 {
 					t.Fatalf("case %d: configuration %v has an empty count", n, c)
 				}
-				used.AddTimes(&pl.items[i].req, c.cnt[k])
+				used.AddTimes(&plan.items[i].req, c.cnt[k])
 				planned[i] += c.cnt[k]
 			}
-			if !used.Fits(pl.types[c.typ].alloc) {
-				t.Fatalf("case %d: configuration %v uses %v of %v", n, c, used, pl.types[c.typ].alloc)
+			if !used.Fits(plan.types[c.typ].alloc) {
+				t.Fatalf("case %d: configuration %v uses %v of %v", n, c, used, plan.types[c.typ].alloc)
 			}
 		}
-		for i, it := range pl.items {
+		for i, it := range plan.items {
 			if planned[i] > it.count {
 				t.Fatalf("case %d: %d pods of item %d planned, %d pending", n, planned[i], i, it.count)
 			}
@@ -133,15 +133,15 @@ func TestPlanRoundsWithinDemand(t *testing.T) {
 func TestPlanStopsWhenCancelled(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 1))
 	for range 20 {
-		pl := randomPlanner(rng)
+		plan := randomPlanner(rng)
 		ctx, cancel := context.WithCancel(t.Context())
 		cancel()
-		pl.ctx = ctx
-		pl.start()
-		start := len(pl.cols)
-		pl.generate(pl.effort.rounds)
-		if len(pl.cols) != start {
-			t.Fatalf("cancelled plan grew from %d to %d configurations", start, len(pl.cols))
+		plan.ctx = ctx
+		plan.start()
+		start := len(plan.cols)
+		plan.generate(plan.effort.rounds)
+		if len(plan.cols) != start {
+			t.Fatalf("cancelled plan grew from %d to %d configurations", start, len(plan.cols))
 		}
 	}
 }

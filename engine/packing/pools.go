@@ -16,19 +16,19 @@ import (
 
 // Capacity type indices.
 const (
-	ctOnDemand = iota
-	ctSpot
-	numCT
+	capacityOnDemand = iota
+	capacitySpot
+	numCapacityTypes
 )
 
-var ctNames = [numCT]string{scheduling.CapacityTypeOnDemand, scheduling.CapacityTypeSpot}
+var capacityTypeNames = [numCapacityTypes]string{scheduling.CapacityTypeOnDemand, scheduling.CapacityTypeSpot}
 
-func ctIndex(name string) int {
+func capacityTypeIndex(name string) int {
 	switch name {
 	case scheduling.CapacityTypeOnDemand:
-		return ctOnDemand
+		return capacityOnDemand
 	case scheduling.CapacityTypeSpot:
-		return ctSpot
+		return capacitySpot
 	}
 	return -1
 }
@@ -36,13 +36,13 @@ func ctIndex(name string) int {
 // poolPlan is a state.Pool compiled for one Solve.
 type poolPlan struct {
 	idx    int
-	p      *state.Pool
+	pool   *state.Pool
 	taints scheduling.Taints
 	// soft are the PreferNoSchedule taints.
-	soft     scheduling.Taints
-	zoneMask uint64
-	ctMask   uint8
-	types    []*ptype
+	soft             scheduling.Taints
+	zoneMask         uint64
+	capacityTypeMask uint8
+	types            []*poolType
 	// offers are every allowed offering per zone, cheapest first.
 	offers  [][]offer
 	limits  resources.Vector
@@ -104,7 +104,7 @@ func startColumns(pools []*poolPlan, ndims int, wg *sync.WaitGroup) {
 }
 
 // distinctAllocs numbers the types' distinct allocatables, by type index.
-func distinctAllocs(types []*ptype) ([]int32, int) {
+func distinctAllocs(types []*poolType) ([]int32, int) {
 	ids := make([]int32, len(types))
 	seen := make(map[resources.Vector]int32, len(types))
 	for i, t := range types {
@@ -120,7 +120,7 @@ func distinctAllocs(types []*ptype) ([]int32, int) {
 
 // lbColumns are the types as the lower bound's columns: allocatable less
 // the daemonsets that surely run (at least 0) at the cheapest price.
-func lbColumns(types []*ptype) []bound.Column {
+func lbColumns(types []*poolType) []bound.Column {
 	cols := make([]bound.Column, len(types))
 	for i, t := range types {
 		var a resources.Vector
@@ -135,7 +135,7 @@ func lbColumns(types []*ptype) []bound.Column {
 // lbSameAsAlloc reports whether every type's lower-bound allocatable is
 // its allocatable, none negative: the lower bound's columns are then the
 // pricer's.
-func lbSameAsAlloc(types []*ptype) bool {
+func lbSameAsAlloc(types []*poolType) bool {
 	for _, t := range types {
 		if t.allocLB != t.alloc {
 			return false
@@ -150,7 +150,7 @@ func lbSameAsAlloc(types []*ptype) bool {
 }
 
 // lpColumns returns the types as LP columns, all and undominated.
-func lpColumns(types []*ptype, ndims int) ([]bound.Column, []bound.Column) {
+func lpColumns(types []*poolType, ndims int) ([]bound.Column, []bound.Column) {
 	cols := make([]bound.Column, len(types))
 	for i, t := range types {
 		cols[i] = bound.Column{Alloc: t.alloc, Price: t.cheapest}
@@ -180,17 +180,17 @@ func (p *poolPlan) lbColumns() []bound.Column {
 	return lbColumns(p.types)
 }
 
-// ptype is an instance type as one pool offers it.
-type ptype struct {
-	idx int
-	it  *catalog.InstanceType
+// poolType is an instance type as one pool offers it.
+type poolType struct {
+	idx      int
+	instance *catalog.InstanceType
 	// alloc is allocatable less the daemonsets that may run on the node.
 	alloc resources.Vector
 	// allocLB is allocatable less the daemonsets that surely run there,
 	// for the lower bound.
 	allocLB  resources.Vector
 	capacity resources.Vector
-	// price per zone*numCT+ct; 0 when not offered.
+	// price per zone*numCapacityTypes+capacityType; 0 when not offered.
 	price []float64
 	// cheapest is the lowest allowed price in the pool.
 	cheapest float64
@@ -198,10 +198,10 @@ type ptype struct {
 }
 
 type offer struct {
-	t     *ptype
-	zone  int
-	ct    int
-	price float64
+	t            *poolType
+	zone         int
+	capacityType int
+	price        float64
 }
 
 func (s *solver) compilePools() {
@@ -211,7 +211,7 @@ func (s *solver) compilePools() {
 }
 
 func (s *solver) compilePool(i int, sp *state.Pool) *poolPlan {
-	p := &poolPlan{idx: i, p: sp, masks: map[string]bitset{}, offers: make([][]offer, len(s.zones))}
+	p := &poolPlan{idx: i, pool: sp, masks: map[string]bitset{}, offers: make([][]offer, len(s.zones))}
 	for _, t := range sp.NewNodeTaints() {
 		switch t.Effect {
 		case corev1.TaintEffectPreferNoSchedule:
@@ -220,7 +220,7 @@ func (s *solver) compilePool(i int, sp *state.Pool) *poolPlan {
 			p.taints = append(p.taints, t)
 		}
 	}
-	compiled := make([]*ptype, len(sp.InstanceTypes))
+	compiled := make([]*poolType, len(sp.InstanceTypes))
 	s.compileTypes(p, sp.InstanceTypes, compiled)
 	// Each zone's offerings are counted first, so each list is allocated
 	// once.
@@ -232,14 +232,14 @@ func (s *solver) compilePool(i int, sp *state.Pool) *poolPlan {
 		}
 		types++
 		for z := range s.zones {
-			for ct := range numCT {
-				if t.price[z*numCT+ct] > 0 {
+			for ct := range numCapacityTypes {
+				if t.price[z*numCapacityTypes+ct] > 0 {
 					counts[z]++
 				}
 			}
 		}
 	}
-	p.types = make([]*ptype, 0, types)
+	p.types = make([]*poolType, 0, types)
 	for z, k := range counts {
 		p.offers[z] = make([]offer, 0, k)
 	}
@@ -250,11 +250,11 @@ func (s *solver) compilePool(i int, sp *state.Pool) *poolPlan {
 		t.idx = len(p.types)
 		p.types = append(p.types, t)
 		for z := range s.zones {
-			for ct := range numCT {
-				if price := t.price[z*numCT+ct]; price > 0 {
-					p.offers[z] = append(p.offers[z], offer{t: t, zone: z, ct: ct, price: price})
+			for ct := range numCapacityTypes {
+				if price := t.price[z*numCapacityTypes+ct]; price > 0 {
+					p.offers[z] = append(p.offers[z], offer{t: t, zone: z, capacityType: ct, price: price})
 					p.zoneMask |= 1 << z
-					p.ctMask |= 1 << ct
+					p.capacityTypeMask |= 1 << ct
 				}
 			}
 		}
@@ -287,10 +287,10 @@ func compareOffers(a, b offer) int {
 	if c := cmp.Compare(a.price, b.price); c != 0 {
 		return c
 	}
-	if c := cmp.Compare(a.t.it.Name, b.t.it.Name); c != 0 {
+	if c := cmp.Compare(a.t.instance.Name, b.t.instance.Name); c != 0 {
 		return c
 	}
-	if c := cmp.Compare(a.ct, b.ct); c != 0 {
+	if c := cmp.Compare(a.capacityType, b.capacityType); c != 0 {
 		return c
 	}
 	return cmp.Compare(a.t.idx, b.t.idx)
@@ -298,13 +298,13 @@ func compareOffers(a, b offer) int {
 
 // compileTypes compiles the pool's types in its into out (nil for a type
 // the pool cannot launch: no requirement overlap or no allowed price).
-func (s *solver) compileTypes(p *poolPlan, its []*catalog.InstanceType, out []*ptype) {
-	sp := p.p
+func (s *solver) compileTypes(p *poolPlan, its []*catalog.InstanceType, out []*poolType) {
+	sp := p.pool
 	offerings := sp.Offerings()
 	// The types and their price tables come from two allocations, not
 	// two per type: there are over a thousand.
-	w := len(s.zones) * numCT
-	slab := make([]ptype, len(its))
+	w := len(s.zones) * numCapacityTypes
+	slab := make([]poolType, len(its))
 	prices := make([]float64, len(its)*w)
 	compile := func(lo, hi int) {
 		for i := lo; i < hi; i++ {
@@ -313,14 +313,14 @@ func (s *solver) compileTypes(p *poolPlan, its []*catalog.InstanceType, out []*p
 				continue
 			}
 			t := &slab[i]
-			t.it, t.price = it, prices[i*w:(i+1)*w:(i+1)*w]
+			t.instance, t.price = it, prices[i*w:(i+1)*w:(i+1)*w]
 			for _, o := range it.Offerings {
 				z, ok := s.zoneIdx[o.Zone]
-				ct := ctIndex(o.CapacityType)
+				ct := capacityTypeIndex(o.CapacityType)
 				if !ok || ct < 0 || !offerings.Allows(o) {
 					continue
 				}
-				t.price[z*numCT+ct] = o.PricePerHour
+				t.price[z*numCapacityTypes+ct] = o.PricePerHour
 				if t.cheapest == 0 || o.PricePerHour < t.cheapest {
 					t.cheapest = o.PricePerHour
 				}
@@ -341,12 +341,12 @@ func (s *solver) compileTypes(p *poolPlan, its []*catalog.InstanceType, out []*p
 }
 
 // compileType sets a type's allocatable after daemonset overhead.
-func (s *solver) compileType(p *poolPlan, t *ptype) {
-	t.capacity = s.dims.vector(t.it.Capacity)
-	alloc := s.dims.vector(t.it.Allocatable)
+func (s *solver) compileType(p *poolPlan, t *poolType) {
+	t.capacity = s.dims.vector(t.instance.Capacity)
+	alloc := s.dims.vector(t.instance.Allocatable)
 	var over, sure resources.Vector
 	if len(s.daemons) > 0 {
-		reqs := p.p.Requirements.Intersection(t.it.Requirements)
+		reqs := p.pool.Requirements.Intersection(t.instance.Requirements)
 		for _, dm := range s.daemons {
 			if !dm.runsOnReqs(reqs, p.taints) {
 				continue
@@ -371,7 +371,7 @@ func (p *poolPlan) typeMask(term scheduling.Requirements) bitset {
 	}
 	m := newBitset(len(p.types))
 	for _, t := range p.types {
-		if t.it.Requirements.Overlaps(term) {
+		if t.instance.Requirements.Overlaps(term) {
 			m.set(t.idx)
 		}
 	}

@@ -23,13 +23,13 @@ const refillBudget = 300_000
 // most claims hold a pod that cannot move (a hostname anti-affinity member
 // each): the riders around those pods are packed afresh. The result is
 // applied only when it costs less; otherwise nothing changes.
-func (im *improver) refill() bool {
+func (pass *improver) refill() bool {
 	budget := refillBudget
 	changed := false
-	for _, ns := range im.claimGroups(func(n *node) (claimGroup, bool) {
-		return claimGroup{n.pool.idx, n.zone, n.cts}, true
+	for _, ns := range pass.claimGroups(func(n *node) (claimGroup, bool) {
+		return claimGroup{n.pool.idx, n.zone, n.capacityTypes}, true
 	}) {
-		if im.refillGroup(ns, &budget) {
+		if pass.refillGroup(ns, &budget) {
 			changed = true
 		}
 	}
@@ -39,18 +39,18 @@ func (im *improver) refill() bool {
 // claimGroup is the pool, zone (-1 for any) and capacity-type set of the
 // claims a move over many claims works on together.
 type claimGroup struct {
-	pool, zone int
-	cts        uint8
+	pool, zone    int
+	capacityTypes uint8
 }
 
 // claimGroups returns the new claims the improve pass may change (with
 // pods, in pools without limits or minValues) by the group key gives them,
 // skipping those it refuses, in pool, zone and capacity-type order and
 // claim order within a group.
-func (im *improver) claimGroups(key func(*node) (claimGroup, bool)) [][]*node {
+func (pass *improver) claimGroups(key func(*node) (claimGroup, bool)) [][]*node {
 	groups := map[claimGroup][]*node{}
 	var keys []claimGroup
-	for _, n := range im.s.claims {
+	for _, n := range pass.s.claims {
 		p := n.pool
 		if n.dropped || len(n.pods) == 0 || len(p.minValues) > 0 || p.anyLimit() {
 			continue
@@ -65,7 +65,7 @@ func (im *improver) claimGroups(key func(*node) (claimGroup, bool)) [][]*node {
 		groups[k] = append(groups[k], n)
 	}
 	slices.SortFunc(keys, func(a, b claimGroup) int {
-		return cmp.Or(cmp.Compare(a.pool, b.pool), cmp.Compare(a.zone, b.zone), cmp.Compare(a.cts, b.cts))
+		return cmp.Or(cmp.Compare(a.pool, b.pool), cmp.Compare(a.zone, b.zone), cmp.Compare(a.capacityTypes, b.capacityTypes))
 	})
 	out := make([][]*node, len(keys))
 	for i, k := range keys {
@@ -75,34 +75,34 @@ func (im *improver) claimGroups(key func(*node) (claimGroup, bool)) [][]*node {
 }
 
 // refillGroup is refill for the claims of one group.
-func (im *improver) refillGroup(ns []*node, budget *int) bool {
+func (pass *improver) refillGroup(ns []*node, budget *int) bool {
 	if len(ns) < 2 {
 		return false
 	}
-	bins, moving, before := im.refillBins(ns)
+	bins, moving, before := pass.refillBins(ns)
 	// Without a pod that cannot move, the group is regroup's to re-pack,
 	// onto offerings chosen afresh rather than the claims' own.
 	if len(moving) == 0 || !slices.ContainsFunc(bins, func(b *refillBin) bool { return b.anchor }) {
 		return false
 	}
-	dest, ok := im.refillDestinations(ns[0].pool, bins, moving, budget)
+	dest, ok := pass.refillDestinations(ns[0].pool, bins, moving, budget)
 	if !ok {
 		return false
 	}
-	offers, keep, after, ok := im.refillOffers(bins)
+	offers, keep, after, ok := pass.refillOffers(bins)
 	if !ok || after >= before-1e-9 {
 		return false
 	}
 	for i, m := range moving {
 		if to := dest[i].n; to != m.from {
-			im.move(m.p, m.from, to)
+			pass.move(m.p, m.from, to)
 		}
 	}
 	for i, b := range bins {
 		if keep[i] {
-			im.retype(b.n, offers[i])
+			pass.retype(b.n, offers[i])
 		} else {
-			im.emptied++
+			pass.emptied++
 		}
 	}
 	return true
@@ -127,8 +127,8 @@ type refillMover struct {
 
 // refillBins takes the movable pods out of the claims ns: the claims as
 // bins, the pods, and what the claims cost now.
-func (im *improver) refillBins(ns []*node) ([]*refillBin, []refillMover, float64) {
-	s := im.s
+func (pass *improver) refillBins(ns []*node) ([]*refillBin, []refillMover, float64) {
+	s := pass.s
 	bins := make([]*refillBin, len(ns))
 	var moving []refillMover
 	var before float64
@@ -136,7 +136,7 @@ func (im *improver) refillBins(ns []*node) ([]*refillBin, []refillMover, float64
 		b := &refillBin{n: n, room: n.room, used: n.used, mask: n.pool.typeMask(nil)}
 		for _, p := range n.pods {
 			c := s.podClass[p]
-			if !im.isMovable(c, n.pool) {
+			if !pass.isMovable(c, n.pool) {
 				b.mask = b.mask.and(s.compat(c, n.pool).mask)
 				b.anchor = true
 				continue
@@ -155,8 +155,8 @@ func (im *improver) refillBins(ns []*node) ([]*refillBin, []refillMover, float64
 // the bin where it leaves the least room, bins with an anchor first, and
 // returns each pod's bin; false when one fits nowhere or the budget ran
 // out.
-func (im *improver) refillDestinations(p *poolPlan, bins []*refillBin, moving []refillMover, budget *int) ([]*refillBin, bool) {
-	s := im.s
+func (pass *improver) refillDestinations(p *poolPlan, bins []*refillBin, moving []refillMover, budget *int) ([]*refillBin, bool) {
+	s := pass.s
 	slices.SortStableFunc(moving, func(a, b refillMover) int {
 		return cmp.Compare(s.size(s.podClass[b.p].req), s.size(s.podClass[a.p].req))
 	})
@@ -191,7 +191,7 @@ func (im *improver) refillDestinations(p *poolPlan, bins []*refillBin, moving []
 // false), else the cheapest offering that holds it. It returns the
 // offerings, which bins stay, what they cost, and false when some bin
 // has no offering.
-func (im *improver) refillOffers(bins []*refillBin) ([]offer, []bool, float64, bool) {
+func (pass *improver) refillOffers(bins []*refillBin) ([]offer, []bool, float64, bool) {
 	var after float64
 	offers := make([]offer, len(bins))
 	keep := make([]bool, len(bins))
@@ -199,7 +199,7 @@ func (im *improver) refillOffers(bins []*refillBin) ([]offer, []bool, float64, b
 		if b.used == (resources.Vector{}) && !b.anchor {
 			continue
 		}
-		o, ok := im.cheapest(b.n, b.mask, b.mask, b.n.cts, b.used, 0, price(b.n)+1e-9)
+		o, ok := pass.cheapest(b.n, b.mask, b.mask, b.n.capacityTypes, b.used, 0, price(b.n)+1e-9)
 		if !ok {
 			return nil, nil, 0, false
 		}

@@ -27,8 +27,8 @@ func TestRefillPacksRidersAroundPodsThatCannotMove(t *testing.T) {
 	s := classifiedSolver(t, snap, ps)
 	big := typeNamed(t, s.pools[0], "m6a.xlarge")
 	claimOf, before := claimEach(s, big)
-	im := newImprover(s)
-	if !im.refill() {
+	pass := newImprover(s)
+	if !pass.refill() {
 		t.Fatal("refill changed nothing")
 	}
 	left, after := claimsLeft(t, s, ps)

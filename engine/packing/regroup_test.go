@@ -23,8 +23,8 @@ func TestRegroupJoinsSmallClaims(t *testing.T) {
 	s := classifiedSolver(t, snap, ps)
 	micro := typeNamed(t, s.pools[0], "t3a.micro")
 	_, before := claimEach(s, micro)
-	im := newImprover(s)
-	if !im.regroup() {
+	pass := newImprover(s)
+	if !pass.regroup() {
 		t.Fatal("regroup changed nothing")
 	}
 	left, after := claimsLeft(t, s, ps)

@@ -49,21 +49,21 @@ func Solve(ctx context.Context, snap *state.Snapshot, pods []*state.Pod, opts ..
 	startColumns(shared.pools, len(shared.dims.names), &columns)
 	spot := false
 	for _, p := range shared.pools {
-		spot = spot || p.ctMask&(1<<ctSpot) != 0
+		spot = spot || p.capacityTypeMask&(1<<capacitySpot) != 0
 	}
-	ws := strategiesFor(pods, spot)
+	picked := strategiesFor(pods, spot)
 	if o.strategy >= 0 {
-		ws = []strategy{{worth: strategies()[o.strategy], eagerCliques: o.eagerCliques, plan: o.plan}}
+		picked = []strategy{{worth: strategies()[o.strategy], eagerCliques: o.eagerCliques, plan: o.plan}}
 	}
-	results := make([]*Result, len(ws))
-	solvers := make([]*solver, len(ws))
-	errs := make([]error, len(ws))
+	results := make([]*Result, len(picked))
+	solvers := make([]*solver, len(picked))
+	errs := make([]error, len(picked))
 	// The variant that finishes first computes the lower bound of its
 	// result on its core while the others finish (see earlyBound).
 	var variants, early sync.WaitGroup
 	var eb earlyBound
 	defer early.Wait()
-	for i, w := range ws {
+	for i, w := range picked {
 		variants.Add(1)
 		early.Go(func() {
 			so := o
@@ -171,23 +171,23 @@ func strategies() []float64 { return []float64{0, 0.5, 1, 0.25} }
 func strategiesFor(pods []*state.Pod, spot bool) []strategy {
 	all := strategies()
 	size := largestClique(pods)
-	var ws []strategy
+	var picked []strategy
 	switch {
 	case size >= minSharedClique:
 		return []strategy{{worth: all[1], plan: 1}, {worth: all[1], plan: 2}}
 	case size >= minEagerClique:
-		ws = []strategy{{worth: all[0]}, {worth: all[2], eagerCliques: true, plan: 1}}
+		picked = []strategy{{worth: all[0]}, {worth: all[2], eagerCliques: true, plan: 1}}
 	case spot:
-		ws = []strategy{{worth: all[0]}, {worth: all[3]}}
+		picked = []strategy{{worth: all[0]}, {worth: all[3]}}
 	default:
-		ws = []strategy{{worth: all[0]}, {worth: all[1]}}
+		picked = []strategy{{worth: all[0]}, {worth: all[1]}}
 	}
 	if len(pods) >= exactValuesMinPods {
-		for i := range ws {
-			ws[i].valueRounds = exactValueRounds
+		for i := range picked {
+			picked[i].valueRounds = exactValueRounds
 		}
 	}
-	return ws
+	return picked
 }
 
 // exactValuesMinPods is the smallest batch whose pods are valued by
@@ -247,7 +247,7 @@ func (s *solver) compileShared() {
 	s.daemons = compileDaemons(s.snap.DaemonSets, s.dims)
 	s.compilePools()
 	slices.SortStableFunc(s.pools, func(a, b *poolPlan) int {
-		return cmp.Or(cmp.Compare(b.p.Weight, a.p.Weight), cmp.Compare(a.p.Name, b.p.Name))
+		return cmp.Or(cmp.Compare(b.pool.Weight, a.pool.Weight), cmp.Compare(a.pool.Name, b.pool.Name))
 	})
 }
 
@@ -418,16 +418,16 @@ func sortedClasses(m map[*class][]*state.Pod) []*class {
 func (s *solver) round(classes []*class) (map[*class][]*state.Pod, map[*state.Pod]string, error) {
 	s.hostSpread = map[int]int32{}
 	for _, sp := range s.spreadsInForce(classes) {
-		if isHostname(s.groups.list[sp.g].key) {
-			if cur, ok := s.hostSpread[sp.g]; !ok || sp.maxSkew < cur {
-				s.hostSpread[sp.g] = sp.maxSkew
+		if isHostname(s.groups.list[sp.group].key) {
+			if cur, ok := s.hostSpread[sp.group]; !ok || sp.maxSkew < cur {
+				s.hostSpread[sp.group] = sp.maxSkew
 			}
 		}
 	}
-	pn := s.newPinner(classes)
-	buckets := pn.pin(classes)
+	pins := s.newPinner(classes)
+	buckets := pins.pin(classes)
 	for _, b := range buckets {
-		b.size, b.hardness = s.size(b.c.req), s.hardness(b.c)
+		b.size, b.hardness = s.size(b.class.req), s.hardness(b.class)
 	}
 	slices.SortStableFunc(buckets, func(a, b *bucket) int {
 		if c := cmp.Compare(b.hardness, a.hardness); c != 0 {
@@ -436,7 +436,7 @@ func (s *solver) round(classes []*class) (map[*class][]*state.Pod, map[*state.Po
 		if c := cmp.Compare(b.size, a.size); c != 0 {
 			return c
 		}
-		return cmp.Compare(a.c.id, b.c.id)
+		return cmp.Compare(a.class.id, b.class.id)
 	})
 	for i, b := range buckets {
 		if i%64 == 0 {
@@ -455,12 +455,12 @@ func (s *solver) round(classes []*class) (map[*class][]*state.Pod, map[*state.Po
 	left := map[*class][]*state.Pod{}
 	for _, b := range buckets {
 		if b.left() > 0 {
-			left[b.c] = append(left[b.c], b.pods[b.next:]...)
+			left[b.class] = append(left[b.class], b.pods[b.next:]...)
 		}
 	}
 	for _, c := range classes {
 		for _, p := range c.pods {
-			if _, ok := pn.failed[p]; ok {
+			if _, ok := pins.failed[p]; ok {
 				left[c] = append(left[c], p)
 			}
 		}
@@ -468,7 +468,7 @@ func (s *solver) round(classes []*class) (map[*class][]*state.Pod, map[*state.Po
 	for c := range left {
 		slices.SortFunc(left[c], func(a, b *state.Pod) int { return cmp.Compare(a.Key(), b.Key()) })
 	}
-	return left, pn.failed, nil
+	return left, pins.failed, nil
 }
 
 // spreadsInForce are the spreads every matching pod must respect in a
@@ -499,14 +499,14 @@ func (s *solver) size(v resources.Vector) int64 {
 func (s *solver) hardness(c *class) int {
 	h := 0
 	for _, t := range c.activeTerms(c.anti) {
-		if isHostname(s.groups.list[t.g].key) {
+		if isHostname(s.groups.list[t.group].key) {
 			h = max(h, 3)
 		} else {
 			h = max(h, 2)
 		}
 	}
 	for _, sp := range c.activeSpreads() {
-		if isHostname(s.groups.list[sp.g].key) {
+		if isHostname(s.groups.list[sp.group].key) {
 			h = max(h, 2)
 		} else {
 			h = max(h, 1)
@@ -568,8 +568,8 @@ func (s *solver) boundInput() boundInput {
 			owners = append(owners, c)
 		}
 		for _, t := range c.anti {
-			if !t.soft && isHostname(s.groups.list[t.g].key) && c.matchesGroup(t.g) {
-				cliques[t.g] += k
+			if !t.soft && isHostname(s.groups.list[t.group].key) && c.matchesGroup(t.group) {
+				cliques[t.group] += k
 			}
 		}
 		for _, hp := range c.ports {
@@ -596,7 +596,7 @@ func (s *solver) boundInput() boundInput {
 	for j, g := range slots {
 		for i, c := range owners {
 			for _, t := range c.anti {
-				if t.g == g && !t.soft && c.matchesGroup(t.g) {
+				if t.group == g && !t.soft && c.matchesGroup(t.group) {
 					items[i].Req[ndims+j] = 1
 				}
 			}

@@ -47,14 +47,14 @@ type solver struct {
 
 // node is an existing node, an in-flight claim or a new claim.
 type node struct {
-	name   string
-	pool   *poolPlan
-	zone   int
-	ct     int
-	labels map[string]string
-	taints scheduling.Taints
-	soft   scheduling.Taints
-	room   resources.Vector
+	name         string
+	pool         *poolPlan
+	zone         int
+	capacityType int
+	labels       map[string]string
+	taints       scheduling.Taints
+	soft         scheduling.Taints
+	room         resources.Vector
 	// match and carry count, per group, the pods on the node matching it
 	// and carrying an anti-affinity term on it.
 	match map[int]int32
@@ -62,17 +62,17 @@ type node struct {
 	ports []state.HostPort
 	// ok caches class compatibility of existing nodes: 0 unknown, 1 yes,
 	// 2 no.
-	ok []int8
+	classOK []int8
 	*claimState
 }
 
 // claimState is what a new claim carries beyond a node.
 type claimState struct {
-	typ     *ptype
-	cts     uint8
-	used    resources.Vector
-	pods    []*state.Pod
-	classes []*class
+	typ           *poolType
+	capacityTypes uint8
+	used          resources.Vector
+	pods          []*state.Pod
+	classes       []*class
 	// dropped is set when finalize gave the claim's pods back.
 	dropped bool
 	// final is what finalize decided for a claim it kept.
@@ -129,8 +129,8 @@ func (s *solver) domain(n *node, key string) string {
 			return s.zones[n.zone]
 		}
 	case scheduling.LabelCapacityType:
-		if n.ct >= 0 {
-			return ctNames[n.ct]
+		if n.capacityType >= 0 {
+			return capacityTypeNames[n.capacityType]
 		}
 	}
 	return scheduling.TopologyDomain(key, n.name, n.labels)
@@ -141,11 +141,11 @@ func (s *solver) domain(n *node, key string) string {
 func (s *solver) compileNodes(pending map[string]bool) {
 	poolByName := map[string]*poolPlan{}
 	for _, p := range s.pools {
-		poolByName[p.p.Name] = p
+		poolByName[p.pool.Name] = p
 	}
 	byName := map[string]*node{}
 	for _, sn := range s.snap.Nodes {
-		n := &node{name: sn.Name, zone: -1, ct: ctIndex(sn.CapacityType), labels: sn.Labels}
+		n := &node{name: sn.Name, zone: -1, capacityType: capacityTypeIndex(sn.CapacityType), labels: sn.Labels}
 		if z, ok := s.zoneIdx[sn.Zone]; ok && sn.Zone != "" {
 			n.zone = z
 		}
@@ -154,7 +154,7 @@ func (s *solver) compileNodes(pending map[string]bool) {
 		n.pool = p
 		var pool *state.Pool
 		if p != nil {
-			pool = p.p
+			pool = p.pool
 		}
 		for _, t := range sn.SchedulingTaints(pool) {
 			if t.Effect == corev1.TaintEffectPreferNoSchedule {
@@ -202,7 +202,7 @@ func (s *solver) compileNodes(pending map[string]bool) {
 // nodeCapacity is what a node counts toward its pool's limits: its type's
 // capacity when the pool offers the type, else its allocatable.
 func (s *solver) nodeCapacity(p *poolPlan, sn *state.Node) resources.Vector {
-	for _, it := range p.p.InstanceTypes {
+	for _, it := range p.pool.InstanceTypes {
 		if it.Name == sn.InstanceType {
 			return s.dims.vector(it.Capacity)
 		}
