@@ -59,18 +59,26 @@
 //
 // Where things are:
 //
-//   - solve.go: Solve, the strategies, the rounds; solver.go, class.go,
-//     pools.go, daemonset.go, dims.go: compiling the input; compat.go:
-//     which pools and nodes a class may use; pins.go: zone and
-//     capacity-type pins; place.go: the per-node rules and placing.
-//   - fill.go: new claims pool by pool; plan.go: the configuration-LP
-//     plan; improve.go, refill.go, regroup.go: the improvement pass;
-//     repair.go: the safety nets; claims.go: final offerings and the
-//     Result's claims; reasons.go: why a pod is unschedulable.
+//   - solve.go: Solve, the strategies and the placement rounds;
+//     bound_input.go: what the lower bound reads of a result.
+//   - Compiling: solver.go (nodes, group counts, classes), class.go,
+//     pools.go (pools and their types and offerings), daemonset.go,
+//     dims.go (resource names to vector indices).
+//   - Rules: compat.go (which pools and nodes a class may use), pins.go
+//     (zone and capacity-type pins), place.go (the per-node rules and
+//     placing), repair.go (the safety nets).
+//   - New claims: fill.go (pool by pool, claim by claim), fill_decide.go
+//     (a claim's zone and type), fill_node.go (filling one node, or
+//     simulating it), plan.go and plan_knapsack.go (the configuration-LP
+//     plan).
+//   - improve.go, refill.go, regroup.go: the improvement pass.
+//   - claims.go: final offerings and the Result's claims; reasons.go: why
+//     a pod is unschedulable.
 //   - internal/resources: the resource vector; internal/lp: the simplex
-//     kernels; internal/bound: the lower bound and the pod values.
-//   - The scheduling rules the checker shares (node selection, pod
-//     selectors, node labels and taints, host ports) are in
+//     kernels; internal/bound: the lower bound and the pods' values.
+//   - The scheduling rules the packer shares with engine/packing/check and
+//     consolidation (node selection, pod selectors, a new node's labels and
+//     taints, host ports, which offerings a pool may buy) are in
 //     engine/scheduling and engine/state.
 //
 // The package is pure: values in, values out, deterministic for a given input

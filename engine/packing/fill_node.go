@@ -190,3 +190,54 @@ type fillCand struct {
 	// bound is the candidate's last score, +Inf before the first.
 	bound float64
 }
+
+// worth is how well a pod pays for the share of the node it takes: its
+// value over the node's price times its dominant share, capped at 1 so
+// that among pods that pay their way the best fit wins, raised to the
+// strategy's exponent.
+func worth(b *bucket, alloc resources.Vector, price, exponent float64) float64 {
+	if exponent == 0 {
+		return 1
+	}
+	share := 0.0
+	for d := range resources.MaxDims {
+		if alloc[d] > 0 && b.class.req[d] > 0 {
+			share = max(share, float64(b.class.req[d])/float64(alloc[d]))
+		}
+	}
+	if share <= 0 || price <= 0 {
+		return 1
+	}
+	return math.Pow(min(1, b.value/(price*share)), exponent)
+}
+
+// reqShares are a request's shares of a node's allocatable in every
+// resource but pods, computed once per fill for align.
+type reqShares struct {
+	n    int
+	dims [resources.MaxDims]int8
+	r    [resources.MaxDims]float64
+}
+
+func shares(req, alloc resources.Vector) reqShares {
+	var sh reqShares
+	for d := range resources.MaxDims {
+		if alloc[d] > 0 && req[d] > 0 && d != resources.Pods {
+			sh.dims[sh.n], sh.r[sh.n] = int8(d), float64(req[d])/float64(alloc[d])
+			sh.n++
+		}
+	}
+	return sh
+}
+
+// align scores how well a request uses the room a node has left: the dot
+// product of both, each relative to the node's allocatable
+// (req/alloc * room/alloc summed over the resources, in order).
+func (sh *reqShares) align(room, alloc resources.Vector) float64 {
+	var sum float64
+	for i := range sh.n {
+		d := sh.dims[i]
+		sum += sh.r[i] * float64(room[d]) / float64(alloc[d])
+	}
+	return sum
+}
