@@ -7,7 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/tenonhq/terraform-provider-tenon/engine/catalog"
 	"github.com/tenonhq/terraform-provider-tenon/engine/packing"
 	"github.com/tenonhq/terraform-provider-tenon/engine/packing/check"
 	"github.com/tenonhq/terraform-provider-tenon/engine/state"
@@ -146,7 +145,7 @@ func materialize(pool *state.Pool, cl *packing.Claim, now time.Time) (*state.Nod
 		return nil, fmt.Errorf("claim %s: nodepool %s not found", cl.Name, cl.Pool)
 	}
 	o := cl.Chosen()
-	it := findType(pool.InstanceTypes, o.InstanceType)
+	it := pool.InstanceType(o.InstanceType)
 	if it == nil {
 		return nil, fmt.Errorf("claim %s: nodepool %s offers no instance type %s", cl.Name, pool.Name, o.InstanceType)
 	}
@@ -157,20 +156,4 @@ func materialize(pool *state.Pool, cl *packing.Claim, now time.Time) (*state.Nod
 		Allocatable: it.Allocatable, PricePerHour: o.PricePerHour, Claim: cl.Name, Initialized: true,
 		CreatedAt: now, TemplateHash: pool.TemplateHash, LastPodEventTime: now,
 	}, nil
-}
-
-// findType finds an instance type by name; pools list them sorted by name
-// when they come from the catalog, but any order works.
-func findType(types []*catalog.InstanceType, name string) *catalog.InstanceType {
-	if i, ok := slices.BinarySearchFunc(types, name, func(it *catalog.InstanceType, n string) int {
-		return strings.Compare(it.Name, n)
-	}); ok {
-		return types[i]
-	}
-	for _, it := range types {
-		if it.Name == name {
-			return it
-		}
-	}
-	return nil
 }

@@ -66,7 +66,7 @@ func (s *solver) settleClaim(n *node) string {
 	if len(offers) == 0 {
 		return fmt.Sprintf("no instance type of nodepool %q fits the pods packed together on %s; this is always a bug in the packer, please report it", p.pool.Name, n.name)
 	}
-	if !minValuesMet(p, offers, s.zones[n.zone]) {
+	if !s.minValuesMet(n, offers) {
 		r := p.minValues[0]
 		return fmt.Sprintf("nodepool %q requires at least %d distinct values of %s, but only %d instance types fit the pods", p.pool.Name, *r.MinValues, r.Key, len(distinctTypes(offers)))
 	}
@@ -93,7 +93,7 @@ func (s *solver) claimOffers(n *node, first bool) []offer {
 		if !claimTakes(n, capacityTypes, o) {
 			continue
 		}
-		if len(out) >= s.opts.maxOptions && minValuesMet(p, out, s.zones[n.zone]) {
+		if len(out) >= s.opts.maxOptions && s.minValuesMet(n, out) {
 			break
 		}
 		out = append(out, o)
@@ -209,29 +209,21 @@ func withinLimits(p *poolPlan, base, capacity resources.Vector) bool {
 	return true
 }
 
-// minValuesMet reports whether the types offer enough distinct values for
-// every requirement with minValues.
-func minValuesMet(p *poolPlan, offers []offer, zone string) bool {
+// minValuesMet reports whether the offerings, as the options of claim n,
+// give enough distinct values of every requirement with minValues: the
+// values n's node would carry as each (see state.Pool.NodeLabel).
+func (s *solver) minValuesMet(n *node, offers []offer) bool {
+	p := n.pool
 	for _, r := range p.minValues {
 		seen := map[string]bool{}
 		for _, o := range offers {
-			seen[typeLabel(o.t, r.Key, zone)] = true
+			seen[p.pool.NodeLabel(o.t.instance, s.zones[o.zone], capacityTypeNames[o.capacityType], n.name, r.Key)] = true
 		}
 		if len(seen) < *r.MinValues {
 			return false
 		}
 	}
 	return true
-}
-
-func typeLabel(t *poolType, key, zone string) string {
-	if key == scheduling.LabelTopologyZone {
-		return zone
-	}
-	if vs := t.instance.Requirements.Get(key).Values(); len(vs) == 1 {
-		return vs[0]
-	}
-	return t.instance.Name
 }
 
 func distinctTypes(offers []offer) map[string]bool {

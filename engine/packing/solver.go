@@ -164,7 +164,7 @@ func (s *solver) compileNodes(pending map[string]bool) {
 			}
 		}
 		if p != nil {
-			p.usage = p.usage.Add(s.nodeCapacity(p, sn))
+			p.usage = p.usage.Add(s.dims.vector(p.pool.NodeCapacity(sn)))
 		}
 		byName[sn.Name] = n
 		s.nodeNames[sn.Name] = true
@@ -197,17 +197,6 @@ func (s *solver) compileNodes(pending map[string]bool) {
 			}
 		}
 	}
-}
-
-// nodeCapacity is what a node counts toward its pool's limits: its type's
-// capacity when the pool offers the type, else its allocatable.
-func (s *solver) nodeCapacity(p *poolPlan, sn *state.Node) resources.Vector {
-	for _, it := range p.pool.InstanceTypes {
-		if it.Name == sn.InstanceType {
-			return s.dims.vector(it.Capacity)
-		}
-	}
-	return s.dims.vector(sn.Allocatable)
 }
 
 // internExistingTerms adds the groups of bound pods' required anti-affinity

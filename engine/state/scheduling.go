@@ -1,6 +1,9 @@
 package state
 
 import (
+	"slices"
+	"strings"
+
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/tenonhq/terraform-provider-tenon/engine/catalog"
@@ -14,23 +17,51 @@ import (
 // NodeLabels returns the labels a new node of the pool launched as
 // instance type it in zone with capacityType and named name carries: the
 // type's labels, the pool's requirement and template labels, zone,
-// capacity type, pool and hostname.
+// capacity type, pool and hostname, each as NodeLabel gives it.
 func (p *Pool) NodeLabels(it *catalog.InstanceType, zone, capacityType, name string) map[string]string {
-	labels := map[string]string{}
-	for k, v := range it.Requirements.Labels() {
-		labels[k] = v
+	labels := map[string]string{
+		scheduling.LabelTopologyZone: "", scheduling.LabelCapacityType: "", scheduling.LabelNodePool: "", scheduling.LabelHostname: "",
 	}
-	for k, v := range p.Requirements.Labels() {
-		labels[k] = v
+	for _, reqs := range []scheduling.Requirements{it.Requirements, p.Requirements} {
+		for key := range reqs {
+			if _, ok := reqs.Label(key); ok {
+				labels[key] = ""
+			}
+		}
 	}
-	for k, v := range p.Labels {
-		labels[k] = v
+	for key := range p.Labels {
+		labels[key] = ""
 	}
-	labels[scheduling.LabelTopologyZone] = zone
-	labels[scheduling.LabelCapacityType] = capacityType
-	labels[scheduling.LabelNodePool] = p.Name
-	labels[scheduling.LabelHostname] = name
+	for key := range labels {
+		labels[key] = p.NodeLabel(it, zone, capacityType, name, key)
+	}
 	return labels
+}
+
+// NodeLabel is the value of key among NodeLabels(it, zone, capacityType,
+// name), "" when the node would not carry it: zone, capacity type, pool
+// and hostname first, then the pool's template labels, then the labels its
+// requirements pin, then those the type's requirements pin. minValues
+// counts the distinct values of its key over a claim's options by it.
+func (p *Pool) NodeLabel(it *catalog.InstanceType, zone, capacityType, name, key string) string {
+	switch key {
+	case scheduling.LabelTopologyZone:
+		return zone
+	case scheduling.LabelCapacityType:
+		return capacityType
+	case scheduling.LabelNodePool:
+		return p.Name
+	case scheduling.LabelHostname:
+		return name
+	}
+	if v, ok := p.Labels[key]; ok {
+		return v
+	}
+	if v, ok := p.Requirements.Label(key); ok {
+		return v
+	}
+	v, _ := it.Requirements.Label(key)
+	return v
 }
 
 // NewNodeTaints are the taints pods must tolerate to be planned onto a
@@ -118,4 +149,32 @@ func (p *Pool) Offerings() OfferingFilter {
 // zone and capacity type its requirements allow.
 func (f OfferingFilter) Allows(o catalog.Offering) bool {
 	return o.Available && o.PricePerHour > 0 && f.zones.Has(o.Zone) && f.capacityTypes.Has(o.CapacityType)
+}
+
+// InstanceType returns the pool's instance type called name, or nil. Pools
+// list the catalog's types sorted by name, so it searches by halves first;
+// any order works.
+func (p *Pool) InstanceType(name string) *catalog.InstanceType {
+	types := p.InstanceTypes
+	if i, ok := slices.BinarySearchFunc(types, name, func(it *catalog.InstanceType, n string) int {
+		return strings.Compare(it.Name, n)
+	}); ok {
+		return types[i]
+	}
+	for _, it := range types {
+		if it.Name == name {
+			return it
+		}
+	}
+	return nil
+}
+
+// NodeCapacity is what node n of the pool counts toward the pool's limits:
+// its type's capacity when the pool offers the type, else its
+// allocatable.
+func (p *Pool) NodeCapacity(n *Node) corev1.ResourceList {
+	if it := p.InstanceType(n.InstanceType); it != nil {
+		return it.Capacity
+	}
+	return n.Allocatable
 }

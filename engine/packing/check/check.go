@@ -101,9 +101,7 @@ func (ck *checker) buildNodes() {
 		n.pool = ck.pools[sn.Pool]
 		n.taints = sn.SchedulingTaints(n.pool)
 		if n.pool != nil {
-			if it := findType(n.pool, sn.InstanceType); it != nil {
-				n.capacity = it.Capacity
-			}
+			n.capacity = n.pool.NodeCapacity(sn)
 		}
 		ck.nodes[n.name] = n
 		ck.order = append(ck.order, n)
@@ -117,15 +115,6 @@ func (ck *checker) buildNodes() {
 		ck.nodes[c.Name] = n
 		ck.order = append(ck.order, n)
 	}
-}
-
-func findType(p *state.Pool, name string) *catalog.InstanceType {
-	for _, it := range p.InstanceTypes {
-		if it.Name == name {
-			return it
-		}
-	}
-	return nil
 }
 
 // checkClaims checks each claim's pool, chosen offering, requirements and
@@ -145,7 +134,7 @@ func (ck *checker) checkClaims() {
 			continue
 		}
 		o := c.Options[0]
-		it := findType(n.pool, o.InstanceType)
+		it := n.pool.InstanceType(o.InstanceType)
 		if it == nil {
 			ck.add(c.Name, "instance type %s is not offered to nodepool %q", o.InstanceType, c.Pool)
 			continue
@@ -165,8 +154,8 @@ func (ck *checker) checkClaims() {
 			}
 			seen := map[string]bool{}
 			for _, opt := range c.Options {
-				if t := findType(n.pool, opt.InstanceType); t != nil {
-					seen[n.pool.NodeLabels(t, opt.Zone, opt.CapacityType, c.Name)[key]] = true
+				if t := n.pool.InstanceType(opt.InstanceType); t != nil {
+					seen[n.pool.NodeLabel(t, opt.Zone, opt.CapacityType, c.Name, key)] = true
 				}
 			}
 			if len(seen) < *req.MinValues {
