@@ -77,6 +77,18 @@ func (f NodeFilter) MatchesLabels(labels map[string]string) bool {
 	return false
 }
 
+// AllowsValue reports whether some term lets the node's label key have
+// value, looking at that key only: the values of a topology domain the
+// pod may be placed in.
+func (f NodeFilter) AllowsValue(key, value string) bool {
+	for _, t := range f.Terms {
+		if t.Get(key).Has(value) {
+			return true
+		}
+	}
+	return false
+}
+
 // Admits reports whether the pod schedules on a node with labels and
 // taints: it tolerates the hard taints and the labels satisfy a term.
 func (f NodeFilter) Admits(labels map[string]string, taints Taints) bool {

@@ -80,3 +80,22 @@ func TestPodSelector(t *testing.T) {
 		t.Errorf("a namespace selector should select every namespace: %s", all)
 	}
 }
+
+// TestNodeFilterAllowsValue checks the per-key view spread domains use:
+// the nodeSelector and one term must allow the value; keys nothing
+// constrains allow any.
+func TestNodeFilterAllowsValue(t *testing.T) {
+	f, err := scheduling.NewNodeFilter(map[string]string{"disk": "ssd"},
+		required(term("zone", corev1.NodeSelectorOpIn, "a"), term("zone", corev1.NodeSelectorOpIn, "b")), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		key, value string
+		want       bool
+	}{{"zone", "a", true}, {"zone", "b", true}, {"zone", "c", false}, {"disk", "hdd", false}, {"other", "x", true}} {
+		if got := f.AllowsValue(tc.key, tc.value); got != tc.want {
+			t.Errorf("AllowsValue(%s, %s) = %t, want %t", tc.key, tc.value, got, tc.want)
+		}
+	}
+}

@@ -127,26 +127,11 @@ func (ck *checker) domains(key string, pod *state.Pod) []string {
 }
 
 // allowsValue reports whether the pod's node selector and required node
-// affinity allow value for key, looking at that key only.
+// affinity allow value for key, looking at that key only; a pod whose
+// node affinity cannot be parsed allows nothing.
 func allowsValue(p *state.Pod, key, value string) bool {
-	for k, v := range p.NodeSelector {
-		if scheduling.NormalizeLabelKey(k) == key && v != value {
-			return false
-		}
-	}
-	if p.Affinity == nil || p.Affinity.NodeAffinity == nil || p.Affinity.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution == nil {
-		return true
-	}
-	for _, term := range p.Affinity.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms {
-		reqs, err := scheduling.RequirementsFromNodeSelector(term.MatchExpressions...)
-		if err != nil {
-			continue
-		}
-		if r, ok := reqs[key]; !ok || r.Has(value) {
-			return true
-		}
-	}
-	return false
+	f, err := p.NodeFilter()
+	return err == nil && f.AllowsValue(key, value)
 }
 
 // poolValues are the zones (or capacity types) in which a pool has a
