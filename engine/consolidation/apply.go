@@ -7,8 +7,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/tenonhq/terraform-provider-tenon/engine/catalog"
 	"github.com/tenonhq/terraform-provider-tenon/engine/packing"
+	"github.com/tenonhq/terraform-provider-tenon/engine/packing/check"
 	"github.com/tenonhq/terraform-provider-tenon/engine/state"
 )
 
@@ -37,13 +37,13 @@ func Apply(snap *state.Snapshot, res *Result) (*state.Snapshot, error) {
 	return applyChanges(snap, gone, moves, res.result.Claims, res.now)
 }
 
-// Validate checks the plan with packing.Check: the evicted pods, placed as
+// Validate checks the plan with check.Result: the evicted pods, placed as
 // the plan says on the Snapshot less the removed nodes and plus the
 // replacements, must fit and keep every hard constraint and pool limit.
 // It returns the violations; none means valid.
-func Validate(snap *state.Snapshot, res *Result) []packing.Violation {
+func Validate(snap *state.Snapshot, res *Result) []check.Violation {
 	if snap == nil || res == nil || res.result == nil {
-		return []packing.Violation{{Subject: "plan", Message: "nil snapshot or plan"}}
+		return []check.Violation{{Subject: "plan", Message: "nil snapshot or plan"}}
 	}
 	gone := map[string]bool{}
 	for _, n := range res.removed {
@@ -61,7 +61,7 @@ func Validate(snap *state.Snapshot, res *Result) []packing.Violation {
 			pods = append(pods, p)
 		}
 	}
-	return packing.Check(&rest, pods, res.result)
+	return check.Result(&rest, pods, res.result)
 }
 
 // Removed returns the names of the nodes the plan removes, sorted.
@@ -100,7 +100,7 @@ func applyChanges(snap *state.Snapshot, gone map[string]bool, moves map[string]s
 		}
 		out.Nodes = append(out.Nodes, node)
 		for _, ds := range snap.DaemonSets {
-			if !packing.DaemonSetRunsOn(ds, node.Labels, node.Taints) {
+			if !ds.RunsOn(node.Labels, node.Taints) {
 				continue
 			}
 			dp := *ds.Pod
@@ -145,31 +145,15 @@ func materialize(pool *state.Pool, cl *packing.Claim, now time.Time) (*state.Nod
 		return nil, fmt.Errorf("claim %s: nodepool %s not found", cl.Name, cl.Pool)
 	}
 	o := cl.Chosen()
-	it := findType(pool.InstanceTypes, o.InstanceType)
+	it := pool.InstanceType(o.InstanceType)
 	if it == nil {
 		return nil, fmt.Errorf("claim %s: nodepool %s offers no instance type %s", cl.Name, pool.Name, o.InstanceType)
 	}
 	return &state.Node{
 		Name: cl.Name, Pool: pool.Name, InstanceType: o.InstanceType, Zone: o.Zone, CapacityType: o.CapacityType,
-		Labels:      packing.NodeLabels(pool, it, o.Zone, o.CapacityType, cl.Name),
+		Labels:      pool.NodeLabels(it, o.Zone, o.CapacityType, cl.Name),
 		Annotations: maps.Clone(pool.Annotations), Taints: slices.Clone(pool.Taints),
 		Allocatable: it.Allocatable, PricePerHour: o.PricePerHour, Claim: cl.Name, Initialized: true,
 		CreatedAt: now, TemplateHash: pool.TemplateHash, LastPodEventTime: now,
 	}, nil
-}
-
-// findType finds an instance type by name; pools list them sorted by name
-// when they come from the catalog, but any order works.
-func findType(types []*catalog.InstanceType, name string) *catalog.InstanceType {
-	if i, ok := slices.BinarySearchFunc(types, name, func(it *catalog.InstanceType, n string) int {
-		return strings.Compare(it.Name, n)
-	}); ok {
-		return types[i]
-	}
-	for _, it := range types {
-		if it.Name == name {
-			return it
-		}
-	}
-	return nil
 }

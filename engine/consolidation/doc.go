@@ -69,9 +69,9 @@
 // 8h)", "no cheaper placement: ...", "saving $0.004/h below threshold ...".
 //
 // Apply turns a plan into the cluster after it (for `tenon simulate
-// --until-stable`), and Validate checks it with packing.Check. The agent
-// runs the same Plan: emptiness alone every second (Options.Reasons), so
-// an empty node goes promptly, and the whole plan every ten seconds; the
+// --until-stable`), and Validate checks it with engine/packing/check. The
+// agent runs the same Plan: emptiness alone every second (Options.Reasons),
+// so an empty node goes promptly, and the whole plan every ten seconds; the
 // rules that held back a node emptiness chose are named in Kept.Held for
 // its metrics.
 //

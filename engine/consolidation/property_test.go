@@ -133,7 +133,7 @@ func randomSnapshot(r *rand.Rand) *state.Snapshot {
 }
 
 // TestPlanProperties plans over random clusters: every plan places every
-// evicted pod validly (packing.Check through Validate), keeps within every
+// evicted pod validly (check.Result through Validate), keeps within every
 // PDB and budget, never raises cost by consolidating, accounts for every
 // node, and applies to a cluster where every workload pod is bound.
 func TestPlanProperties(t *testing.T) {

@@ -1,6 +1,11 @@
-package packing
+package packing_test
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/tenonhq/terraform-provider-tenon/engine/packing"
+	"github.com/tenonhq/terraform-provider-tenon/engine/state/statetest"
+)
 
 // solveAllocBudget bounds the heap allocations of one Solve of 1,000
 // unconstrained pods (W1's mix) on one pool with spot and on-demand. The
@@ -15,11 +20,11 @@ const solveAllocBudget = 30_000
 // loop: garbage made while solving is collected during the solve, on the
 // same two cores.
 func TestSolveAllocationBudget(t *testing.T) {
-	snap := snapshot(poolsOf(pool("default", withSpot())), nil, nil)
+	snap := statetest.Snapshot(statetest.Pools(statetest.Pool("default", statetest.WithSpot())), nil, nil)
 	ps := unconstrainedPods(1000, 1000)
 	var err error
 	allocs := testing.AllocsPerRun(3, func() {
-		_, err = Solve(t.Context(), snap, ps)
+		_, err = packing.Solve(t.Context(), snap, ps)
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -1,4 +1,4 @@
-package packing
+package packing_test
 
 import (
 	"fmt"
@@ -8,8 +8,10 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/tenonhq/terraform-provider-tenon/engine/packing"
 	"github.com/tenonhq/terraform-provider-tenon/engine/scheduling"
 	"github.com/tenonhq/terraform-provider-tenon/engine/state"
+	"github.com/tenonhq/terraform-provider-tenon/engine/state/statetest"
 )
 
 // unconstrainedPods draws W1's mix: cpu and memory per pod, one owner per
@@ -21,7 +23,7 @@ func unconstrainedPods(n int, seed uint64) []*state.Pod {
 	out := make([]*state.Pod, n)
 	for i := range out {
 		c, m := rng.IntN(6), rng.IntN(6)
-		out[i] = pod(fmt.Sprintf("u-%d", i), cpus[c], mems[m], label("app", fmt.Sprintf("u-%d-%d", c, m)))
+		out[i] = statetest.Pod(fmt.Sprintf("u-%d", i), cpus[c], mems[m], statetest.WithLabel("app", fmt.Sprintf("u-%d-%d", c, m)))
 	}
 	return out
 }
@@ -40,15 +42,15 @@ func diversePods(n int, seed uint64) []*state.Pod {
 		name := fmt.Sprintf("d-%d", i)
 		switch i * 5 / n {
 		case 1:
-			out[i] = pod(name, cpu, mem, label("zone-spread", v), spreadOn(scheduling.LabelTopologyZone, 1, corev1.DoNotSchedule, map[string]string{"zone-spread": v}))
+			out[i] = statetest.Pod(name, cpu, mem, statetest.WithLabel("zone-spread", v), statetest.WithSpread(scheduling.LabelTopologyZone, 1, corev1.DoNotSchedule, map[string]string{"zone-spread": v}))
 		case 2:
-			out[i] = pod(name, cpu, mem, label("host-spread", v), spreadOn(scheduling.LabelHostname, 1, corev1.DoNotSchedule, map[string]string{"host-spread": v}))
+			out[i] = statetest.Pod(name, cpu, mem, statetest.WithLabel("host-spread", v), statetest.WithSpread(scheduling.LabelHostname, 1, corev1.DoNotSchedule, map[string]string{"host-spread": v}))
 		case 3:
-			out[i] = pod(name, cpu, mem, label("my-affinity", v), podAffinity(scheduling.LabelTopologyZone, map[string]string{"my-affinity": v}))
+			out[i] = statetest.Pod(name, cpu, mem, statetest.WithLabel("my-affinity", v), statetest.WithPodAffinity(scheduling.LabelTopologyZone, map[string]string{"my-affinity": v}))
 		case 4:
-			out[i] = pod(name, cpu, mem, label("role", "nginx"), antiAffinity(scheduling.LabelHostname, map[string]string{"role": "nginx"}))
+			out[i] = statetest.Pod(name, cpu, mem, statetest.WithLabel("role", "nginx"), statetest.WithAntiAffinity(scheduling.LabelHostname, map[string]string{"role": "nginx"}))
 		default:
-			out[i] = pod(name, cpu, mem, label("my-label", v))
+			out[i] = statetest.Pod(name, cpu, mem, statetest.WithLabel("my-label", v))
 		}
 	}
 	return out
@@ -66,7 +68,7 @@ func cpuSeconds() float64 {
 // BenchmarkSolve reports pods/s and cost over the lower bound for 1k, 5k
 // and 20k pods, unconstrained and diverse, to show how time grows.
 func BenchmarkSolve(b *testing.B) {
-	snap := snapshot(poolsOf(pool("default", withSpot())), nil, nil)
+	snap := statetest.Snapshot(statetest.Pools(statetest.Pool("default", statetest.WithSpot())), nil, nil)
 	for _, mix := range []struct {
 		name string
 		gen  func(int, uint64) []*state.Pod
@@ -74,11 +76,11 @@ func BenchmarkSolve(b *testing.B) {
 		for _, n := range []int{1000, 5000, 20000} {
 			ps := mix.gen(n, uint64(n))
 			b.Run(fmt.Sprintf("%s-%d", mix.name, n), func(b *testing.B) {
-				var r *Result
+				var r *packing.Result
 				cpu0 := cpuSeconds()
 				for b.Loop() {
 					var err error
-					if r, err = Solve(b.Context(), snap, ps); err != nil {
+					if r, err = packing.Solve(b.Context(), snap, ps); err != nil {
 						b.Fatal(err)
 					}
 				}

@@ -1,4 +1,4 @@
-package packing
+package packing_test
 
 import (
 	"fmt"
@@ -9,8 +9,11 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/tenonhq/terraform-provider-tenon/engine/catalog"
+	"github.com/tenonhq/terraform-provider-tenon/engine/packing"
+	"github.com/tenonhq/terraform-provider-tenon/engine/packing/check"
 	"github.com/tenonhq/terraform-provider-tenon/engine/scheduling"
 	"github.com/tenonhq/terraform-provider-tenon/engine/state"
+	"github.com/tenonhq/terraform-provider-tenon/engine/state/statetest"
 )
 
 // bruteForceCost is the optimum for unconstrained pods on a pool's types:
@@ -84,13 +87,13 @@ func TestLowerBoundBruteForce(t *testing.T) {
 	optimal, cases := 0, 0
 	var worst float64
 	for i := range 200 {
-		p := pool("default")
+		p := statetest.Pool("default")
 		p.InstanceTypes = randomTypes(rng, 8)
 		var ps []*state.Pod
 		for j := range 1 + rng.IntN(5) {
-			ps = append(ps, pod(fmt.Sprintf("p%d", j), pick(rng, []string{"100m", "500m", "1", "2", "4"}), pick(rng, []string{"128Mi", "1Gi", "4Gi", "8Gi"})))
+			ps = append(ps, statetest.Pod(fmt.Sprintf("p%d", j), pick(rng, []string{"100m", "500m", "1", "2", "4"}), pick(rng, []string{"128Mi", "1Gi", "4Gi", "8Gi"})))
 		}
-		snap := snapshot(poolsOf(p), nil, nil)
+		snap := statetest.Snapshot(statetest.Pools(p), nil, nil)
 		r := mustSolve(t, snap, ps)
 		if len(r.Unschedulable) > 0 {
 			continue
@@ -119,15 +122,15 @@ func TestLowerBoundBruteForceClique(t *testing.T) {
 	cases := 0
 	var worst float64
 	for i := range 150 {
-		p := pool("default")
+		p := statetest.Pool("default")
 		p.InstanceTypes = randomTypes(rng, 8)
 		var ps []*state.Pod
 		for j := range 1 + rng.IntN(3) {
-			ps = append(ps, pod(fmt.Sprintf("m%d", j), pick(rng, []string{"100m", "500m", "1", "2"}), pick(rng, []string{"128Mi", "1Gi", "4Gi"}),
-				label("role", "solo"), antiAffinity(scheduling.LabelHostname, map[string]string{"role": "solo"})))
+			ps = append(ps, statetest.Pod(fmt.Sprintf("m%d", j), pick(rng, []string{"100m", "500m", "1", "2"}), pick(rng, []string{"128Mi", "1Gi", "4Gi"}),
+				statetest.WithLabel("role", "solo"), statetest.WithAntiAffinity(scheduling.LabelHostname, map[string]string{"role": "solo"})))
 		}
 		for j := range rng.IntN(4) {
-			ps = append(ps, pod(fmt.Sprintf("p%d", j), pick(rng, []string{"100m", "500m", "1", "2", "4"}), pick(rng, []string{"128Mi", "1Gi", "4Gi", "8Gi"})))
+			ps = append(ps, statetest.Pod(fmt.Sprintf("p%d", j), pick(rng, []string{"100m", "500m", "1", "2", "4"}), pick(rng, []string{"128Mi", "1Gi", "4Gi", "8Gi"})))
 		}
 		r, opt, ok := solveAgainstOptimum(t, i, p, ps, func(a, b *state.Pod) bool {
 			return a.Labels["role"] == "solo" && b.Labels["role"] == "solo"
@@ -155,17 +158,17 @@ func TestLowerBoundBruteForceTwoCliques(t *testing.T) {
 	rng := rand.New(rand.NewPCG(17, 19))
 	cases, tight := 0, 0
 	for i := range 150 {
-		p := pool("default")
+		p := statetest.Pool("default")
 		p.InstanceTypes = randomTypes(rng, 8)
 		var ps []*state.Pod
 		for _, role := range []string{"a", "b"} {
 			for j := range 1 + rng.IntN(3) {
-				ps = append(ps, pod(fmt.Sprintf("%s%d", role, j), pick(rng, []string{"100m", "250m", "500m", "1"}), pick(rng, []string{"128Mi", "512Mi", "1Gi"}),
-					label("role", role), antiAffinity(scheduling.LabelHostname, map[string]string{"role": role})))
+				ps = append(ps, statetest.Pod(fmt.Sprintf("%s%d", role, j), pick(rng, []string{"100m", "250m", "500m", "1"}), pick(rng, []string{"128Mi", "512Mi", "1Gi"}),
+					statetest.WithLabel("role", role), statetest.WithAntiAffinity(scheduling.LabelHostname, map[string]string{"role": role})))
 			}
 		}
 		for j := range rng.IntN(3) {
-			ps = append(ps, pod(fmt.Sprintf("p%d", j), pick(rng, []string{"100m", "500m", "1", "2", "4"}), pick(rng, []string{"128Mi", "1Gi", "4Gi", "8Gi"})))
+			ps = append(ps, statetest.Pod(fmt.Sprintf("p%d", j), pick(rng, []string{"100m", "500m", "1", "2", "4"}), pick(rng, []string{"128Mi", "1Gi", "4Gi", "8Gi"})))
 		}
 		r, opt, ok := solveAgainstOptimum(t, i, p, ps, func(a, b *state.Pod) bool {
 			return a.Labels["role"] != "" && a.Labels["role"] == b.Labels["role"]
@@ -188,14 +191,14 @@ func TestLowerBoundBruteForceTwoCliques(t *testing.T) {
 // and checks its lower bound against the optimum where apart pods never
 // share a node. ok is false when some pod was not placed (no optimum to
 // compare with).
-func solveAgainstOptimum(t *testing.T, i int, p *state.Pool, ps []*state.Pod, apart func(a, b *state.Pod) bool) (*Result, float64, bool) {
+func solveAgainstOptimum(t *testing.T, i int, p *state.Pool, ps []*state.Pod, apart func(a, b *state.Pod) bool) (*packing.Result, float64, bool) {
 	t.Helper()
-	snap := snapshot(poolsOf(p), nil, nil)
+	snap := statetest.Snapshot(statetest.Pools(p), nil, nil)
 	r := mustSolve(t, snap, ps)
 	if len(r.Unschedulable) > 0 {
 		return nil, 0, false
 	}
-	if v := Check(snap, ps, r); len(v) > 0 {
+	if v := check.Result(snap, ps, r); len(v) > 0 {
 		t.Fatalf("case %d: %v", i, v)
 	}
 	opt := bruteForceCostApart(p.InstanceTypes, ps, apart)

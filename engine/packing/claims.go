@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/tenonhq/terraform-provider-tenon/engine/packing/internal/resources"
 	"github.com/tenonhq/terraform-provider-tenon/engine/scheduling"
 	"github.com/tenonhq/terraform-provider-tenon/engine/state"
 )
@@ -21,7 +22,7 @@ func (s *solver) finalize() (float64, []*state.Pod, map[*state.Pod]string) {
 	reasons := map[*state.Pod]string{}
 	for _, n := range s.claims {
 		if len(n.pods) == 0 {
-			n.pool.usage = n.pool.usage.sub(n.typ.capacity)
+			n.pool.usage = n.pool.usage.Sub(n.typ.capacity)
 			n.dropped = true
 			continue
 		}
@@ -31,7 +32,7 @@ func (s *solver) finalize() (float64, []*state.Pod, map[*state.Pod]string) {
 				reasons[p] = reason
 				delete(s.placed, p)
 			}
-			n.pool.usage = n.pool.usage.sub(n.typ.capacity)
+			n.pool.usage = n.pool.usage.Sub(n.typ.capacity)
 			n.dropped = true
 			continue
 		}
@@ -46,7 +47,7 @@ func (s *solver) finalize() (float64, []*state.Pod, map[*state.Pod]string) {
 // minValues; claimOut lists them all).
 type finalOffers struct {
 	mask   bitset
-	base   vec
+	base   resources.Vector
 	offers []offer
 }
 
@@ -58,21 +59,21 @@ func (s *solver) settleClaim(n *node) string {
 	for _, cp := range s.claimCompats(n) {
 		mask = mask.and(cp.mask)
 	}
-	n.final = &finalOffers{mask: mask, base: p.usage.sub(n.typ.capacity)}
+	n.final = &finalOffers{mask: mask, base: p.usage.Sub(n.typ.capacity)}
 	// Without minValues only the first offering matters here.
 	n.final.offers = s.claimOffers(n, len(p.minValues) == 0)
 	offers := n.final.offers
 	if len(offers) == 0 {
-		return fmt.Sprintf("no instance type of nodepool %q fits the pods packed together on %s; this is always a bug in the packer, please report it", p.p.Name, n.name)
+		return fmt.Sprintf("no instance type of nodepool %q fits the pods packed together on %s; this is always a bug in the packer, please report it", p.pool.Name, n.name)
 	}
-	if !minValuesMet(p, offers, s.zones[n.zone]) {
+	if !s.minValuesMet(n, offers) {
 		r := p.minValues[0]
-		return fmt.Sprintf("nodepool %q requires at least %d distinct values of %s, but only %d instance types fit the pods", p.p.Name, *r.MinValues, r.Key, len(distinctTypes(offers)))
+		return fmt.Sprintf("nodepool %q requires at least %d distinct values of %s, but only %d instance types fit the pods", p.pool.Name, *r.MinValues, r.Key, len(distinctTypes(offers)))
 	}
 	chosen := offers[0]
-	p.usage = n.final.base.add(chosen.t.capacity)
+	p.usage = n.final.base.Add(chosen.t.capacity)
 	n.typ = chosen.t
-	n.ct = chosen.ct
+	n.capacityType = chosen.capacityType
 	return ""
 }
 
@@ -82,17 +83,17 @@ func (s *solver) settleClaim(n *node) string {
 // first.
 func (s *solver) claimOffers(n *node, first bool) []offer {
 	p := n.pool
-	cts := n.cts & p.ctMask
+	capacityTypes := n.capacityTypes & p.capacityTypeMask
 	size := min(s.opts.maxOptions, len(p.offers[n.zone]))
 	if first {
 		size = 1
 	}
 	out := make([]offer, 0, size)
 	for _, o := range p.offers[n.zone] {
-		if !claimTakes(n, cts, o) {
+		if !claimTakes(n, capacityTypes, o) {
 			continue
 		}
-		if len(out) >= s.opts.maxOptions && minValuesMet(p, out, s.zones[n.zone]) {
+		if len(out) >= s.opts.maxOptions && s.minValuesMet(n, out) {
 			break
 		}
 		out = append(out, o)
@@ -106,8 +107,8 @@ func (s *solver) claimOffers(n *node, first bool) []offer {
 // claimTakes reports whether offering o of n's pool can be n's: an
 // allowed capacity type and instance type that holds n's pods within the
 // pool's limits.
-func claimTakes(n *node, cts uint8, o offer) bool {
-	return cts&(1<<o.ct) != 0 && n.final.mask.has(o.t.idx) && n.used.fits(o.t.alloc) && withinLimits(n.pool, n.final.base, o.t.capacity)
+func claimTakes(n *node, capacityTypes uint8, o offer) bool {
+	return capacityTypes&(1<<o.capacityType) != 0 && n.final.mask.has(o.t.idx) && n.used.Fits(o.t.alloc) && withinLimits(n.pool, n.final.base, o.t.capacity)
 }
 
 // claimsOut lists the claims finalize kept (nil when none).
@@ -138,7 +139,7 @@ func (s *solver) claimCompats(n *node) []*compat {
 // and its pods.
 func (s *solver) claimOut(n *node) *Claim {
 	p := n.pool
-	reqs := p.p.Requirements.Clone()
+	reqs := p.pool.Requirements.Clone()
 	if reqs == nil {
 		reqs = scheduling.Requirements{}
 	}
@@ -148,10 +149,10 @@ func (s *solver) claimOut(n *node) *Claim {
 		}
 	}
 	reqs.Add(scheduling.In(scheduling.LabelTopologyZone, s.zones[n.zone]))
-	cts := n.cts & p.ctMask
-	reqs.Add(scheduling.In(scheduling.LabelCapacityType, ctList(cts)...))
+	capacityTypes := n.capacityTypes & p.capacityTypeMask
+	reqs.Add(scheduling.In(scheduling.LabelCapacityType, capacityTypeList(capacityTypes)...))
 	option := func(o offer) InstanceOption {
-		return InstanceOption{InstanceType: o.t.it.Name, Zone: s.zones[o.zone], CapacityType: ctNames[o.ct], PricePerHour: o.price}
+		return InstanceOption{InstanceType: o.t.instance.Name, Zone: s.zones[o.zone], CapacityType: capacityTypeNames[o.capacityType], PricePerHour: o.price}
 	}
 	var opts []InstanceOption
 	if len(p.minValues) > 0 {
@@ -167,7 +168,7 @@ func (s *solver) claimOut(n *node) *Claim {
 			if len(opts) == s.opts.maxOptions {
 				break
 			}
-			if claimTakes(n, cts, o) {
+			if claimTakes(n, capacityTypes, o) {
 				opts = append(opts, option(o))
 			}
 		}
@@ -176,31 +177,31 @@ func (s *solver) claimOut(n *node) *Claim {
 	over := s.overhead(p, n.typ, opts[0].Zone, opts[0].CapacityType, n.name)
 	return &Claim{
 		Name:         n.name,
-		Pool:         p.p.Name,
+		Pool:         p.pool.Name,
 		Requirements: reqs,
 		Options:      opts,
 		Pods:         keys,
-		Requests:     s.dims.list(n.used.add(over)),
+		Requests:     s.dims.list(n.used.Add(over)),
 	}
 }
 
 // overhead is the daemonsets' requests on a new node of this offering.
-func (s *solver) overhead(p *poolPlan, t *ptype, zone, capacityType, name string) vec {
-	var v vec
+func (s *solver) overhead(p *poolPlan, t *poolType, zone, capacityType, name string) resources.Vector {
+	var v resources.Vector
 	if len(s.daemons) == 0 {
 		return v
 	}
-	labels := nodeLabels(p.p, t.it, zone, capacityType, name)
+	labels := p.pool.NodeLabels(t.instance, zone, capacityType, name)
 	for _, dm := range s.daemons {
 		if dm.runsOnLabels(labels, p.taints) {
-			v = v.add(dm.req)
+			v = v.Add(dm.req)
 		}
 	}
 	return v
 }
 
-func withinLimits(p *poolPlan, base, capacity vec) bool {
-	for d := range maxDims {
+func withinLimits(p *poolPlan, base, capacity resources.Vector) bool {
+	for d := range resources.MaxDims {
 		if p.limited[d] && base[d]+capacity[d] > p.limits[d] {
 			return false
 		}
@@ -208,13 +209,15 @@ func withinLimits(p *poolPlan, base, capacity vec) bool {
 	return true
 }
 
-// minValuesMet reports whether the types offer enough distinct values for
-// every requirement with minValues.
-func minValuesMet(p *poolPlan, offers []offer, zone string) bool {
+// minValuesMet reports whether the offerings, as the options of claim n,
+// give enough distinct values of every requirement with minValues: the
+// values n's node would carry as each (see state.Pool.NodeLabel).
+func (s *solver) minValuesMet(n *node, offers []offer) bool {
+	p := n.pool
 	for _, r := range p.minValues {
 		seen := map[string]bool{}
 		for _, o := range offers {
-			seen[typeLabel(o.t, r.Key, zone)] = true
+			seen[p.pool.NodeLabel(o.t.instance, s.zones[o.zone], capacityTypeNames[o.capacityType], n.name, r.Key)] = true
 		}
 		if len(seen) < *r.MinValues {
 			return false
@@ -223,20 +226,10 @@ func minValuesMet(p *poolPlan, offers []offer, zone string) bool {
 	return true
 }
 
-func typeLabel(t *ptype, key, zone string) string {
-	if key == scheduling.LabelTopologyZone {
-		return zone
-	}
-	if vs := t.it.Requirements.Get(key).Values(); len(vs) == 1 {
-		return vs[0]
-	}
-	return t.it.Name
-}
-
 func distinctTypes(offers []offer) map[string]bool {
 	out := map[string]bool{}
 	for _, o := range offers {
-		out[o.t.it.Name] = true
+		out[o.t.instance.Name] = true
 	}
 	return out
 }

@@ -8,6 +8,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/tenonhq/terraform-provider-tenon/engine/packing/internal/resources"
 	"github.com/tenonhq/terraform-provider-tenon/engine/scheduling"
 	"github.com/tenonhq/terraform-provider-tenon/engine/state"
 )
@@ -19,12 +20,12 @@ type class struct {
 	namespace string
 	labels    map[string]string
 	pods      []*state.Pod
-	req       vec
+	req       resources.Vector
 	// terms are the alternative node requirements (nodeSelector ∩ one
 	// required node affinity term); a node must satisfy one.
 	terms []scheduling.Requirements
 	// preferred are preferred node affinity terms, highest weight first.
-	preferred   []weightedReqs
+	preferred   []scheduling.WeightedRequirements
 	tolerations []corev1.Toleration
 	ports       []state.HostPort
 	spreads     []spread
@@ -42,14 +43,9 @@ type class struct {
 	invalid string
 }
 
-type weightedReqs struct {
-	weight int32
-	reqs   scheduling.Requirements
-}
-
 // spread is a topology spread constraint on group g.
 type spread struct {
-	g          int
+	group      int
 	maxSkew    int32
 	minDomains int32
 	soft       bool
@@ -57,7 +53,7 @@ type spread struct {
 
 // podTerm is a pod (anti-)affinity term on group g.
 type podTerm struct {
-	g      int
+	group  int
 	soft   bool
 	weight int32
 }
@@ -67,7 +63,7 @@ type podTerm struct {
 type group struct {
 	id  int
 	key string
-	sel podSelector
+	sel scheduling.PodSelector
 	sig string
 }
 
@@ -77,7 +73,7 @@ type groups struct {
 	bySig map[string]int
 }
 
-func (gs *groups) intern(key string, sel podSelector) int {
+func (gs *groups) intern(key string, sel scheduling.PodSelector) int {
 	sig := key + "#" + sel.String()
 	if id, ok := gs.bySig[sig]; ok {
 		return id
@@ -148,6 +144,17 @@ func classKey(b *strings.Builder, kc *keyCache, p *state.Pod) {
 	}
 }
 
+// sortedNames are the names of list, sorted (collected into one
+// allocation: classKey runs once per pod).
+func sortedNames(list corev1.ResourceList) []corev1.ResourceName {
+	names := make([]corev1.ResourceName, 0, len(list))
+	for name := range list {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	return names
+}
+
 func writeMap(b *strings.Builder, m map[string]string) {
 	keys := make([]string, 0, len(m))
 	for k := range m {
@@ -161,22 +168,13 @@ func writeMap(b *strings.Builder, m map[string]string) {
 	b.WriteByte('}')
 }
 
-func sortedNames(list corev1.ResourceList) []corev1.ResourceName {
-	names := make([]corev1.ResourceName, 0, len(list))
-	for name := range list {
-		names = append(names, name)
-	}
-	slices.Sort(names)
-	return names
-}
-
 // newClass compiles the constraints of p, the first pod of the class.
 func newClass(id int, p *state.Pod, d *dims, gs *groups) *class {
 	c := &class{
 		id:          id,
 		namespace:   p.Namespace,
 		labels:      p.Labels,
-		req:         d.podVec(p.Requests),
+		req:         d.podVector(p.Requests),
 		tolerations: p.Tolerations,
 		ports:       p.HostPorts,
 	}
@@ -189,44 +187,22 @@ func newClass(id int, p *state.Pod, d *dims, gs *groups) *class {
 	return c
 }
 
+// compileNode compiles the pod's node selection (see
+// scheduling.NodeFilter). On an error the class keeps what was compiled
+// before the fault; its pods are invalid and never placed.
 func (c *class) compileNode(p *state.Pod) error {
-	base := scheduling.RequirementsFromLabels(p.NodeSelector)
-	c.terms = []scheduling.Requirements{base}
-	a := p.Affinity
-	if a == nil || a.NodeAffinity == nil {
-		return nil
-	}
-	if req := a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution; req != nil {
-		c.terms = nil
-		for i, term := range req.NodeSelectorTerms {
-			reqs, err := scheduling.RequirementsFromNodeSelector(term.MatchExpressions...)
-			if err != nil {
-				return fmt.Errorf("required node affinity term %d: %w", i, err)
-			}
-			c.terms = append(c.terms, base.Intersection(reqs))
-		}
-		if len(c.terms) == 0 {
-			return fmt.Errorf("required node affinity has no terms")
-		}
-	}
-	for i, pref := range a.NodeAffinity.PreferredDuringSchedulingIgnoredDuringExecution {
-		reqs, err := scheduling.RequirementsFromNodeSelector(pref.Preference.MatchExpressions...)
-		if err != nil {
-			return fmt.Errorf("preferred node affinity term %d: %w", i, err)
-		}
-		c.preferred = append(c.preferred, weightedReqs{weight: pref.Weight, reqs: reqs})
-	}
-	slices.SortStableFunc(c.preferred, func(a, b weightedReqs) int { return int(b.weight - a.weight) })
-	return nil
+	f, err := p.NodeFilter()
+	c.terms, c.preferred = f.Terms, f.Preferred
+	return err
 }
 
 func (c *class) compilePod(p *state.Pod, gs *groups) error {
 	for i, ts := range p.TopologySpread {
-		sel, err := spreadSelector(ts, p.Namespace, p.Labels)
+		sel, err := scheduling.SpreadSelector(ts, p.Namespace, p.Labels)
 		if err != nil {
 			return fmt.Errorf("topology spread constraint %d: %w", i, err)
 		}
-		s := spread{g: gs.intern(topologyKey(ts.TopologyKey), sel), maxSkew: max(ts.MaxSkew, 1), soft: ts.WhenUnsatisfiable == corev1.ScheduleAnyway}
+		s := spread{group: gs.intern(scheduling.NormalizeLabelKey(ts.TopologyKey), sel), maxSkew: max(ts.MaxSkew, 1), soft: ts.WhenUnsatisfiable == corev1.ScheduleAnyway}
 		if ts.MinDomains != nil {
 			s.minDomains = *ts.MinDomains
 		}
@@ -253,18 +229,18 @@ func (c *class) compilePod(p *state.Pod, gs *groups) error {
 func compileTerms(required []corev1.PodAffinityTerm, preferred []corev1.WeightedPodAffinityTerm, p *state.Pod, gs *groups) ([]podTerm, error) {
 	var out []podTerm
 	for i, term := range required {
-		sel, err := termSelector(term, p.Namespace, p.Labels)
+		sel, err := scheduling.AffinityTermSelector(term, p.Namespace, p.Labels)
 		if err != nil {
 			return nil, fmt.Errorf("required term %d: %w", i, err)
 		}
-		out = append(out, podTerm{g: gs.intern(topologyKey(term.TopologyKey), sel)})
+		out = append(out, podTerm{group: gs.intern(scheduling.NormalizeLabelKey(term.TopologyKey), sel)})
 	}
 	for i, wt := range preferred {
-		sel, err := termSelector(wt.PodAffinityTerm, p.Namespace, p.Labels)
+		sel, err := scheduling.AffinityTermSelector(wt.PodAffinityTerm, p.Namespace, p.Labels)
 		if err != nil {
 			return nil, fmt.Errorf("preferred term %d: %w", i, err)
 		}
-		out = append(out, podTerm{g: gs.intern(topologyKey(wt.PodAffinityTerm.TopologyKey), sel), soft: true, weight: wt.Weight})
+		out = append(out, podTerm{group: gs.intern(scheduling.NormalizeLabelKey(wt.PodAffinityTerm.TopologyKey), sel), soft: true, weight: wt.Weight})
 	}
 	return out, nil
 }

@@ -6,17 +6,18 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/tenonhq/terraform-provider-tenon/engine/packing/internal/resources"
 	"github.com/tenonhq/terraform-provider-tenon/engine/scheduling"
 )
 
 // compat is whether a class can use a pool's new nodes, and how.
 type compat struct {
 	// reason is why not; "" when it can.
-	reason   string
-	term     scheduling.Requirements
-	mask     bitset
-	zoneMask uint64
-	ctMask   uint8
+	reason           string
+	term             scheduling.Requirements
+	mask             bitset
+	zoneMask         uint64
+	capacityTypeMask uint8
 }
 
 // effectiveTerms are the class's node terms with its preferred node
@@ -29,7 +30,7 @@ func (c *class) effectiveTerms() []scheduling.Requirements {
 	for i, t := range c.terms {
 		t = t.Clone()
 		for _, p := range c.preferred {
-			t = t.Intersection(p.reqs)
+			t = t.Intersection(p.Requirements)
 		}
 		out[i] = t
 	}
@@ -54,7 +55,7 @@ func (s *solver) computeCompat(c *class, p *poolPlan) *compat {
 		return &compat{reason: c.invalid}
 	}
 	if len(p.types) == 0 {
-		return &compat{reason: fmt.Sprintf("nodepool %q has no instance type with a price that its requirements allow", p.p.Name)}
+		return &compat{reason: fmt.Sprintf("nodepool %q has no instance type with a price that its requirements allow", p.pool.Name)}
 	}
 	if err := p.taints.ToleratesPod(c.tolerations); err != nil {
 		return &compat{reason: taintReason(p, err)}
@@ -78,7 +79,7 @@ func (s *solver) computeCompat(c *class, p *poolPlan) *compat {
 }
 
 func (s *solver) termCompat(c *class, p *poolPlan, term scheduling.Requirements) (*compat, string) {
-	if err := p.p.Requirements.Compatible(term, scheduling.WithAllowUndefinedWellKnownLabels()); err != nil {
+	if err := p.pool.Requirements.Compatible(term, scheduling.WithAllowUndefinedWellKnownLabels()); err != nil {
 		return nil, s.requirementReason(p, term, err)
 	}
 	cp := &compat{term: term}
@@ -88,16 +89,16 @@ func (s *solver) termCompat(c *class, p *poolPlan, term scheduling.Requirements)
 			cp.zoneMask |= 1 << z
 		}
 	}
-	for ct := range numCT {
-		if p.ctMask&(1<<ct) != 0 && ctReq.Has(ctNames[ct]) {
-			cp.ctMask |= 1 << ct
+	for ct := range numCapacityTypes {
+		if p.capacityTypeMask&(1<<ct) != 0 && ctReq.Has(capacityTypeNames[ct]) {
+			cp.capacityTypeMask |= 1 << ct
 		}
 	}
 	if cp.zoneMask == 0 {
-		return nil, fmt.Sprintf("pod requires zone %s; nodepool %q allows only %s", describeValues(zoneReq), p.p.Name, strings.Join(s.maskZones(p.zoneMask), ", "))
+		return nil, fmt.Sprintf("pod requires zone %s; nodepool %q allows only %s", describeValues(zoneReq), p.pool.Name, strings.Join(s.maskZones(p.zoneMask), ", "))
 	}
-	if cp.ctMask == 0 {
-		return nil, fmt.Sprintf("pod requires capacity type %s; nodepool %q allows only %s", describeValues(ctReq), p.p.Name, strings.Join(ctList(p.ctMask), ", "))
+	if cp.capacityTypeMask == 0 {
+		return nil, fmt.Sprintf("pod requires capacity type %s; nodepool %q allows only %s", describeValues(ctReq), p.pool.Name, strings.Join(capacityTypeList(p.capacityTypeMask), ", "))
 	}
 	cp.mask = p.typeMask(term)
 	if reason := s.fitReason(c, p, cp); reason != "" {
@@ -107,16 +108,16 @@ func (s *solver) termCompat(c *class, p *poolPlan, term scheduling.Requirements)
 }
 
 // offered reports whether t has an offering in the masks.
-func (t *ptype) offered(zones uint64, cts uint8) bool {
+func (t *poolType) offered(zones uint64, capacityTypes uint8) bool {
 	for z := range 64 {
 		if zones&(1<<z) == 0 {
 			continue
 		}
-		if z*numCT >= len(t.price) {
+		if z*numCapacityTypes >= len(t.price) {
 			break
 		}
-		for ct := range numCT {
-			if cts&(1<<ct) != 0 && t.price[z*numCT+ct] > 0 {
+		for ct := range numCapacityTypes {
+			if capacityTypes&(1<<ct) != 0 && t.price[z*numCapacityTypes+ct] > 0 {
 				return true
 			}
 		}
@@ -127,38 +128,38 @@ func (t *ptype) offered(zones uint64, cts uint8) bool {
 // fitReason returns "" when some allowed type fits one pod of c, else what
 // is missing, naming the largest allowed type.
 func (s *solver) fitReason(c *class, p *poolPlan, cp *compat) string {
-	var best [maxDims]*ptype
+	var best [resources.MaxDims]*poolType
 	allowed := false
 	for _, t := range p.types {
-		if !cp.mask.has(t.idx) || !t.offered(cp.zoneMask, cp.ctMask) {
+		if !cp.mask.has(t.idx) || !t.offered(cp.zoneMask, cp.capacityTypeMask) {
 			continue
 		}
 		allowed = true
-		if c.req.fits(t.alloc) {
+		if c.req.Fits(t.alloc) {
 			return ""
 		}
-		for d := range maxDims {
-			if best[d] == nil || t.alloc[d] > best[d].alloc[d] || (t.alloc[d] == best[d].alloc[d] && t.alloc[dimCPU] > best[d].alloc[dimCPU]) {
+		for d := range resources.MaxDims {
+			if best[d] == nil || t.alloc[d] > best[d].alloc[d] || (t.alloc[d] == best[d].alloc[d] && t.alloc[resources.CPU] > best[d].alloc[resources.CPU]) {
 				best[d] = t
 			}
 		}
 	}
 	if !allowed {
-		return fmt.Sprintf("no instance type allowed by nodepool %q matches the pod's node requirements %s", p.p.Name, cp.term)
+		return fmt.Sprintf("no instance type allowed by nodepool %q matches the pod's node requirements %s", p.pool.Name, cp.term)
 	}
 	for d := range len(s.dims.names) {
 		if t := best[d]; t != nil && c.req[d] > t.alloc[d] {
 			return fmt.Sprintf("no instance type allowed by nodepool %q has %s %s; the largest allowed, %s, has %s",
-				p.p.Name, s.dims.format(d, c.req[d]), s.dims.names[d], t.it.Name, s.dims.format(d, max(t.alloc[d], 0)))
+				p.pool.Name, s.dims.format(d, c.req[d]), s.dims.names[d], t.instance.Name, s.dims.format(d, max(t.alloc[d], 0)))
 		}
 	}
-	return fmt.Sprintf("no instance type allowed by nodepool %q fits the pod's requests %s together (after daemonset overhead)", p.p.Name, s.formatVec(c.req))
+	return fmt.Sprintf("no instance type allowed by nodepool %q fits the pod's requests %s together (after daemonset overhead)", p.pool.Name, s.formatVec(c.req))
 }
 
-func (s *solver) formatVec(v vec) string {
+func (s *solver) formatVec(v resources.Vector) string {
 	var parts []string
 	for d, name := range s.dims.names {
-		if v[d] != 0 && d != dimPods {
+		if v[d] != 0 && d != resources.Pods {
 			parts = append(parts, fmt.Sprintf("%s=%s", name, s.dims.format(d, v[d])))
 		}
 	}
@@ -168,11 +169,11 @@ func (s *solver) formatVec(v vec) string {
 // requirementReason turns a Compatible error into a sentence naming the pool.
 func (s *solver) requirementReason(p *poolPlan, term scheduling.Requirements, err error) string {
 	if zr, ok := term[scheduling.LabelTopologyZone]; ok {
-		if pz := p.p.Requirements.Get(scheduling.LabelTopologyZone); !zoneOverlap(zr, pz, s.zones) {
-			return fmt.Sprintf("pod requires zone %s; nodepool %q allows only %s", describeValues(zr), p.p.Name, strings.Join(s.maskZones(p.zoneMask), ", "))
+		if pz := p.pool.Requirements.Get(scheduling.LabelTopologyZone); !zoneOverlap(zr, pz, s.zones) {
+			return fmt.Sprintf("pod requires zone %s; nodepool %q allows only %s", describeValues(zr), p.pool.Name, strings.Join(s.maskZones(p.zoneMask), ", "))
 		}
 	}
-	return fmt.Sprintf("nodepool %q does not match the pod's node requirements: %v", p.p.Name, strings.ReplaceAll(err.Error(), "\n", "; "))
+	return fmt.Sprintf("nodepool %q does not match the pod's node requirements: %v", p.pool.Name, strings.ReplaceAll(err.Error(), "\n", "; "))
 }
 
 func zoneOverlap(a, b scheduling.Requirement, zones []string) bool {
@@ -204,11 +205,11 @@ func (s *solver) maskZones(mask uint64) []string {
 	return out
 }
 
-func ctList(mask uint8) []string {
+func capacityTypeList(mask uint8) []string {
 	var out []string
-	for ct := range numCT {
+	for ct := range numCapacityTypes {
 		if mask&(1<<ct) != 0 {
-			out = append(out, ctNames[ct])
+			out = append(out, capacityTypeNames[ct])
 		}
 	}
 	if len(out) == 0 {
@@ -219,7 +220,7 @@ func ctList(mask uint8) []string {
 
 // taintReason names the pool in the error of an untolerated taint.
 func taintReason(p *poolPlan, err error) string {
-	return strings.Replace(err.Error(), " is not tolerated", fmt.Sprintf(" of nodepool %q is not tolerated", p.p.Name), 1)
+	return strings.Replace(err.Error(), " is not tolerated", fmt.Sprintf(" of nodepool %q is not tolerated", p.pool.Name), 1)
 }
 
 // hardened returns PreferNoSchedule taints as NoSchedule, to test whether a
@@ -236,16 +237,16 @@ func hardened(ts scheduling.Taints) scheduling.Taints {
 // nodeOK reports (and caches) whether class c may run on existing node n
 // by its labels and taints.
 func (s *solver) nodeOK(c *class, n *node) bool {
-	if c.id < len(n.ok) && n.ok[c.id] != 0 {
-		return n.ok[c.id] == 1
+	if c.id < len(n.classOK) && n.classOK[c.id] != 0 {
+		return n.classOK[c.id] == 1
 	}
 	ok := s.computeNodeOK(c, n)
-	for len(n.ok) <= c.id {
-		n.ok = append(n.ok, 0)
+	for len(n.classOK) <= c.id {
+		n.classOK = append(n.classOK, 0)
 	}
-	n.ok[c.id] = 2
+	n.classOK[c.id] = 2
 	if ok {
-		n.ok[c.id] = 1
+		n.classOK[c.id] = 1
 	}
 	return ok
 }
@@ -258,7 +259,7 @@ func (s *solver) computeNodeOK(c *class, n *node) bool {
 		return false
 	}
 	for _, term := range c.effectiveTerms() {
-		if satisfiedBy(term, n.labels) {
+		if term.SatisfiedBy(n.labels) {
 			return true
 		}
 	}

@@ -1,4 +1,4 @@
-package packing
+package packing_test
 
 import (
 	"strings"
@@ -7,16 +7,19 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/tenonhq/terraform-provider-tenon/engine/catalog"
+	"github.com/tenonhq/terraform-provider-tenon/engine/packing"
+	"github.com/tenonhq/terraform-provider-tenon/engine/packing/check"
 	"github.com/tenonhq/terraform-provider-tenon/engine/scheduling"
 	"github.com/tenonhq/terraform-provider-tenon/engine/state"
+	"github.com/tenonhq/terraform-provider-tenon/engine/state/statetest"
 )
 
-// solveChecked solves and fails on any Check violation or a lower bound
+// solveChecked solves and fails on any check.Result violation or a lower bound
 // above the cost.
-func solveChecked(t *testing.T, snap *state.Snapshot, ps []*state.Pod) *Result {
+func solveChecked(t *testing.T, snap *state.Snapshot, ps []*state.Pod) *packing.Result {
 	t.Helper()
 	r := mustSolve(t, snap, ps)
-	for _, v := range Check(snap, ps, r) {
+	for _, v := range check.Result(snap, ps, r) {
 		t.Errorf("violation: %s", v)
 	}
 	if r.LowerBoundPerHour > r.CostPerHour+1e-9 {
@@ -25,7 +28,7 @@ func solveChecked(t *testing.T, snap *state.Snapshot, ps []*state.Pod) *Result {
 	return r
 }
 
-func nodeOf(r *Result, pod string) string {
+func nodeOf(r *packing.Result, pod string) string {
 	for _, p := range r.Placements {
 		if p.Pod == "default/"+pod {
 			return p.Node
@@ -34,7 +37,7 @@ func nodeOf(r *Result, pod string) string {
 	return ""
 }
 
-func claimOf(r *Result, name string) *Claim {
+func claimOf(r *packing.Result, name string) *packing.Claim {
 	for _, c := range r.Claims {
 		if c.Name == name {
 			return c
@@ -43,7 +46,7 @@ func claimOf(r *Result, name string) *Claim {
 	return nil
 }
 
-func reasonOf(r *Result, pod string) string {
+func reasonOf(r *packing.Result, pod string) string {
 	for _, u := range r.Unschedulable {
 		if u.Pod == "default/"+pod {
 			return u.Reason
@@ -61,7 +64,7 @@ type constraintCase struct {
 	pods    []*state.Pod
 	placed  []string
 	refused map[string]string
-	check   func(t *testing.T, r *Result)
+	check   func(t *testing.T, r *packing.Result)
 }
 
 func runCases(t *testing.T, cases []constraintCase) {
@@ -92,70 +95,70 @@ func runCases(t *testing.T, cases []constraintCase) {
 func one(ps ...*state.Pod) []*state.Pod { return ps }
 
 func TestResources(t *testing.T) {
-	gpu := pool("gpu", withReq(scheduling.In(scheduling.LabelInstanceType, "g5.xlarge", "g5.2xlarge")))
+	gpu := statetest.Pool("gpu", statetest.WithRequirement(scheduling.In(scheduling.LabelInstanceType, "g5.xlarge", "g5.2xlarge")))
 	runCases(t, []constraintCase{
-		{name: "gpu fits", snap: snapshot(poolsOf(gpu), nil, nil), pods: one(pod("a", "1", "1Gi", request(catalog.ResourceNVIDIAGPU, "1"))), placed: []string{"a"}},
-		{name: "too many gpus", snap: snapshot(poolsOf(gpu), nil, nil), pods: one(pod("a", "1", "1Gi", request(catalog.ResourceNVIDIAGPU, "4"))),
+		{name: "gpu fits", snap: statetest.Snapshot(statetest.Pools(gpu), nil, nil), pods: one(statetest.Pod("a", "1", "1Gi", statetest.WithRequest(catalog.ResourceNVIDIAGPU, "1"))), placed: []string{"a"}},
+		{name: "too many gpus", snap: statetest.Snapshot(statetest.Pools(gpu), nil, nil), pods: one(statetest.Pod("a", "1", "1Gi", statetest.WithRequest(catalog.ResourceNVIDIAGPU, "4"))),
 			refused: map[string]string{"a": `no instance type allowed by nodepool "gpu" has 4 nvidia.com/gpu; the largest allowed, g5.2xlarge, has 1`}},
-		{name: "ephemeral storage", snap: snapshot(poolsOf(pool("default")), nil, nil), pods: one(pod("a", "1", "1Gi", request(corev1.ResourceEphemeralStorage, "100Gi"))),
+		{name: "ephemeral storage", snap: statetest.Snapshot(statetest.Pools(statetest.Pool("default")), nil, nil), pods: one(statetest.Pod("a", "1", "1Gi", statetest.WithRequest(corev1.ResourceEphemeralStorage, "100Gi"))),
 			refused: map[string]string{"a": "ephemeral-storage"}},
 	})
 }
 
 func TestDaemonSetOverhead(t *testing.T) {
-	small := pool("default", withReq(scheduling.In(scheduling.LabelInstanceType, "m5.large", "m5.xlarge")))
-	ds := daemonSet("agent", "1", "1Gi")
-	elsewhere := daemonSet("gpu-agent", "1", "1Gi")
+	small := statetest.Pool("default", statetest.WithRequirement(scheduling.In(scheduling.LabelInstanceType, "m5.large", "m5.xlarge")))
+	ds := statetest.DaemonSet("agent", "1", "1Gi")
+	elsewhere := statetest.DaemonSet("gpu-agent", "1", "1Gi")
 	elsewhere.Pod.NodeSelector = map[string]string{"accelerator": "nvidia"}
 	runCases(t, []constraintCase{
-		{name: "overhead pushes to the larger type", snap: snapshot(poolsOf(small), nil, nil, ds), pods: one(pod("a", "1", "1Gi")), placed: []string{"a"},
-			check: func(t *testing.T, r *Result) {
+		{name: "overhead pushes to the larger type", snap: statetest.Snapshot(statetest.Pools(small), nil, nil, ds), pods: one(statetest.Pod("a", "1", "1Gi")), placed: []string{"a"},
+			check: func(t *testing.T, r *packing.Result) {
 				if got := r.Claims[0].Chosen().InstanceType; got != "m5.xlarge" {
 					t.Errorf("type %s, want m5.xlarge (m5.large cannot hold the pod plus the daemonset)", got)
 				}
 			}},
-		{name: "daemonset that does not schedule there adds nothing", snap: snapshot(poolsOf(small), nil, nil, elsewhere), pods: one(pod("a", "1", "1Gi")), placed: []string{"a"},
-			check: func(t *testing.T, r *Result) {
+		{name: "daemonset that does not schedule there adds nothing", snap: statetest.Snapshot(statetest.Pools(small), nil, nil, elsewhere), pods: one(statetest.Pod("a", "1", "1Gi")), placed: []string{"a"},
+			check: func(t *testing.T, r *packing.Result) {
 				if got := r.Claims[0].Chosen().InstanceType; got != "m5.large" {
 					t.Errorf("type %s, want m5.large", got)
 				}
 			}},
-		{name: "refused when the overhead leaves no room", snap: snapshot(poolsOf(small), nil, nil, ds), pods: one(pod("a", "3500m", "1Gi")),
+		{name: "refused when the overhead leaves no room", snap: statetest.Snapshot(statetest.Pools(small), nil, nil, ds), pods: one(statetest.Pod("a", "3500m", "1Gi")),
 			refused: map[string]string{"a": "has 3500m cpu"}},
 	})
 }
 
 func TestNodeSelectorAndAffinity(t *testing.T) {
-	def := snapshot(poolsOf(pool("default")), nil, nil)
+	def := statetest.Snapshot(statetest.Pools(statetest.Pool("default")), nil, nil)
 	runCases(t, []constraintCase{
-		{name: "zone selector", snap: def, pods: one(pod("a", "1", "1Gi", nodeSelector(scheduling.LabelTopologyZone, "us-east-1b"))), placed: []string{"a"},
-			check: func(t *testing.T, r *Result) {
+		{name: "zone selector", snap: def, pods: one(statetest.Pod("a", "1", "1Gi", statetest.WithNodeSelector(scheduling.LabelTopologyZone, "us-east-1b"))), placed: []string{"a"},
+			check: func(t *testing.T, r *packing.Result) {
 				if z := r.Claims[0].Chosen().Zone; z != "us-east-1b" {
 					t.Errorf("zone %s", z)
 				}
 			}},
-		{name: "zone not in pool", snap: def, pods: one(pod("a", "1", "1Gi", nodeSelector(scheduling.LabelTopologyZone, "us-west-2a"))),
+		{name: "zone not in pool", snap: def, pods: one(statetest.Pod("a", "1", "1Gi", statetest.WithNodeSelector(scheduling.LabelTopologyZone, "us-west-2a"))),
 			refused: map[string]string{"a": `pod requires zone us-west-2a; nodepool "default" allows only us-east-1a, us-east-1b, us-east-1c`}},
-		{name: "required family", snap: def, pods: one(pod("a", "1", "1Gi", requireNode(scheduling.LabelInstanceFamily, corev1.NodeSelectorOpIn, "r6a"))), placed: []string{"a"},
-			check: func(t *testing.T, r *Result) {
+		{name: "required family", snap: def, pods: one(statetest.Pod("a", "1", "1Gi", statetest.WithRequiredNodeAffinity(scheduling.LabelInstanceFamily, corev1.NodeSelectorOpIn, "r6a"))), placed: []string{"a"},
+			check: func(t *testing.T, r *packing.Result) {
 				if typ := r.Claims[0].Chosen().InstanceType; !strings.HasPrefix(typ, "r6a.") {
 					t.Errorf("type %s", typ)
 				}
 			}},
-		{name: "arch not allowed", snap: def, pods: one(pod("a", "1", "1Gi", nodeSelector(scheduling.LabelArch, scheduling.ArchARM64))),
+		{name: "arch not allowed", snap: def, pods: one(statetest.Pod("a", "1", "1Gi", statetest.WithNodeSelector(scheduling.LabelArch, scheduling.ArchARM64))),
 			refused: map[string]string{"a": "kubernetes.io/arch"}},
-		{name: "custom label the pool lacks", snap: def, pods: one(pod("a", "1", "1Gi", nodeSelector("team", "x"))),
+		{name: "custom label the pool lacks", snap: def, pods: one(statetest.Pod("a", "1", "1Gi", statetest.WithNodeSelector("team", "x"))),
 			refused: map[string]string{"a": "team"}},
-		{name: "preferred zone honoured", snap: def, pods: one(pod("a", "1", "1Gi", preferNode(10, scheduling.LabelTopologyZone, "us-east-1c"))), placed: []string{"a"},
-			check: func(t *testing.T, r *Result) {
+		{name: "preferred zone honoured", snap: def, pods: one(statetest.Pod("a", "1", "1Gi", statetest.WithPreferredNodeAffinity(10, scheduling.LabelTopologyZone, "us-east-1c"))), placed: []string{"a"},
+			check: func(t *testing.T, r *packing.Result) {
 				if z := r.Claims[0].Chosen().Zone; z != "us-east-1c" {
 					t.Errorf("zone %s", z)
 				}
 			}},
-		{name: "impossible preference relaxed", snap: def, pods: one(pod("a", "1", "1Gi", preferNode(10, scheduling.LabelTopologyZone, "us-west-2a"))), placed: []string{"a"}},
+		{name: "impossible preference relaxed", snap: def, pods: one(statetest.Pod("a", "1", "1Gi", statetest.WithPreferredNodeAffinity(10, scheduling.LabelTopologyZone, "us-west-2a"))), placed: []string{"a"}},
 		{name: "preferences relaxed one at a time, lowest weight first", snap: def,
-			pods: one(pod("a", "1", "1Gi", preferNode(10, scheduling.LabelTopologyZone, "us-east-1c"), preferNode(1, scheduling.LabelInstanceFamily, "no-such-family"))), placed: []string{"a"},
-			check: func(t *testing.T, r *Result) {
+			pods: one(statetest.Pod("a", "1", "1Gi", statetest.WithPreferredNodeAffinity(10, scheduling.LabelTopologyZone, "us-east-1c"), statetest.WithPreferredNodeAffinity(1, scheduling.LabelInstanceFamily, "no-such-family"))), placed: []string{"a"},
+			check: func(t *testing.T, r *packing.Result) {
 				if z := r.Claims[0].Chosen().Zone; z != "us-east-1c" {
 					t.Errorf("zone %s: the heavier preference should have been kept", z)
 				}
@@ -164,62 +167,62 @@ func TestNodeSelectorAndAffinity(t *testing.T) {
 }
 
 func TestTaints(t *testing.T) {
-	gpu := pool("gpu", withTaint("dedicated", "gpu", corev1.TaintEffectNoSchedule))
-	startup := pool("default")
+	gpu := statetest.Pool("gpu", statetest.WithTaint("dedicated", "gpu", corev1.TaintEffectNoSchedule))
+	startup := statetest.Pool("default")
 	startup.StartupTaints = []corev1.Taint{{Key: "cni", Value: "starting", Effect: corev1.TaintEffectNoSchedule}}
 	startup.Taints = startup.StartupTaints
-	soft := pool("soft", withTaint("spot", "maybe", corev1.TaintEffectPreferNoSchedule))
+	soft := statetest.Pool("soft", statetest.WithTaint("spot", "maybe", corev1.TaintEffectPreferNoSchedule))
 	runCases(t, []constraintCase{
-		{name: "tolerated", snap: snapshot(poolsOf(gpu), nil, nil), pods: one(pod("a", "1", "1Gi", tolerate("dedicated", "gpu", corev1.TaintEffectNoSchedule))), placed: []string{"a"}},
-		{name: "not tolerated", snap: snapshot(poolsOf(gpu), nil, nil), pods: one(pod("a", "1", "1Gi")),
+		{name: "tolerated", snap: statetest.Snapshot(statetest.Pools(gpu), nil, nil), pods: one(statetest.Pod("a", "1", "1Gi", statetest.WithToleration("dedicated", "gpu", corev1.TaintEffectNoSchedule))), placed: []string{"a"}},
+		{name: "not tolerated", snap: statetest.Snapshot(statetest.Pools(gpu), nil, nil), pods: one(statetest.Pod("a", "1", "1Gi")),
 			refused: map[string]string{"a": `taint dedicated=gpu:NoSchedule of nodepool "gpu" is not tolerated`}},
-		{name: "startup taints ignored", snap: snapshot(poolsOf(startup), nil, nil), pods: one(pod("a", "1", "1Gi")), placed: []string{"a"}},
-		{name: "PreferNoSchedule avoided, then used", snap: snapshot(poolsOf(soft), nil, nil), pods: one(pod("a", "1", "1Gi")), placed: []string{"a"}},
+		{name: "startup taints ignored", snap: statetest.Snapshot(statetest.Pools(startup), nil, nil), pods: one(statetest.Pod("a", "1", "1Gi")), placed: []string{"a"}},
+		{name: "PreferNoSchedule avoided, then used", snap: statetest.Snapshot(statetest.Pools(soft), nil, nil), pods: one(statetest.Pod("a", "1", "1Gi")), placed: []string{"a"}},
 	})
 }
 
 func TestHostPorts(t *testing.T) {
-	def := pool("default")
-	node := existingNode("n1", def, "m5.4xlarge", "us-east-1a")
-	bound := pod("web-old", "100m", "100Mi", hostPort(80))
+	def := statetest.Pool("default")
+	node := statetest.Node(def, "n1", "m5.4xlarge", "us-east-1a")
+	bound := statetest.Pod("web-old", "100m", "100Mi", statetest.WithHostPort(80))
 	bound.NodeName = "n1"
 	runCases(t, []constraintCase{
-		{name: "same port on different nodes", snap: snapshot(poolsOf(def), nil, nil), pods: []*state.Pod{pod("a", "1", "1Gi", hostPort(80)), pod("b", "1", "1Gi", hostPort(80))}, placed: []string{"a", "b"},
-			check: func(t *testing.T, r *Result) {
+		{name: "same port on different nodes", snap: statetest.Snapshot(statetest.Pools(def), nil, nil), pods: []*state.Pod{statetest.Pod("a", "1", "1Gi", statetest.WithHostPort(80)), statetest.Pod("b", "1", "1Gi", statetest.WithHostPort(80))}, placed: []string{"a", "b"},
+			check: func(t *testing.T, r *packing.Result) {
 				if nodeOf(r, "a") == nodeOf(r, "b") {
 					t.Errorf("both on %s", nodeOf(r, "a"))
 				}
 			}},
-		{name: "existing node's port taken", snap: snapshot(poolsOf(def), []*state.Node{node}, []*state.Pod{bound}), pods: one(pod("a", "1", "1Gi", hostPort(80)), pod("b", "1", "1Gi")), placed: []string{"a", "b"},
-			check: func(t *testing.T, r *Result) {
+		{name: "existing node's port taken", snap: statetest.Snapshot(statetest.Pools(def), []*state.Node{node}, []*state.Pod{bound}), pods: one(statetest.Pod("a", "1", "1Gi", statetest.WithHostPort(80)), statetest.Pod("b", "1", "1Gi")), placed: []string{"a", "b"},
+			check: func(t *testing.T, r *packing.Result) {
 				if nodeOf(r, "a") == "n1" || nodeOf(r, "b") != "n1" {
 					t.Errorf("a on %s, b on %s", nodeOf(r, "a"), nodeOf(r, "b"))
 				}
 			}},
-		{name: "port refused when the pool is capped", snap: snapshot(poolsOf(pool("default", withLimit(corev1.ResourceCPU, "3"))), nil, nil),
-			pods: []*state.Pod{pod("a", "1", "1Gi", hostPort(80)), pod("b", "1", "1Gi", hostPort(80))}, placed: []string{"a"},
+		{name: "port refused when the pool is capped", snap: statetest.Snapshot(statetest.Pools(statetest.Pool("default", statetest.WithLimit(corev1.ResourceCPU, "3"))), nil, nil),
+			pods: []*state.Pod{statetest.Pod("a", "1", "1Gi", statetest.WithHostPort(80)), statetest.Pod("b", "1", "1Gi", statetest.WithHostPort(80))}, placed: []string{"a"},
 			refused: map[string]string{"b": `nodepool "default" limit cpu=3 reached`}},
 	})
 }
 
 func TestLimitsAndWeights(t *testing.T) {
-	capped := pool("default", withLimit(corev1.ResourceCPU, "16"))
-	heavy := pool("heavy", withWeight(10), withLimit(corev1.ResourceCPU, "8"), withLabel("tier", "heavy"))
-	light := pool("light", withLabel("tier", "light"))
-	inflight := existingNode("claim-1", capped, "m5.2xlarge", "us-east-1a")
+	capped := statetest.Pool("default", statetest.WithLimit(corev1.ResourceCPU, "16"))
+	heavy := statetest.Pool("heavy", statetest.WithWeight(10), statetest.WithLimit(corev1.ResourceCPU, "8"), statetest.WithTemplateLabel("tier", "heavy"))
+	light := statetest.Pool("light", statetest.WithTemplateLabel("tier", "light"))
+	inflight := statetest.Node(capped, "claim-1", "m5.2xlarge", "us-east-1a")
 	inflight.InFlight, inflight.Initialized = true, false
 	runCases(t, []constraintCase{
-		{name: "limit reached", snap: snapshot(poolsOf(capped), nil, nil), pods: pods(6, "big", "7", "1Gi"),
+		{name: "limit reached", snap: statetest.Snapshot(statetest.Pools(capped), nil, nil), pods: statetest.Pods(6, "big", "7", "1Gi"),
 			placed: []string{"big-0", "big-1"}, refused: map[string]string{"big-5": `nodepool "default" limit cpu=16 reached`}},
-		{name: "in-flight claims count and take pods", snap: snapshot(poolsOf(capped), []*state.Node{inflight}, nil), pods: pods(3, "p", "3", "1Gi"),
+		{name: "in-flight claims count and take pods", snap: statetest.Snapshot(statetest.Pools(capped), []*state.Node{inflight}, nil), pods: statetest.Pods(3, "p", "3", "1Gi"),
 			placed: []string{"p-0", "p-1", "p-2"},
-			check: func(t *testing.T, r *Result) {
+			check: func(t *testing.T, r *packing.Result) {
 				if nodeOf(r, "p-0") != "claim-1" {
 					t.Errorf("p-0 on %s, want the in-flight claim", nodeOf(r, "p-0"))
 				}
 			}},
-		{name: "higher weight first, then fall back", snap: snapshot(poolsOf(heavy, light), nil, nil), pods: pods(4, "p", "3", "1Gi"), placed: []string{"p-0", "p-1", "p-2", "p-3"},
-			check: func(t *testing.T, r *Result) {
+		{name: "higher weight first, then fall back", snap: statetest.Snapshot(statetest.Pools(heavy, light), nil, nil), pods: statetest.Pods(4, "p", "3", "1Gi"), placed: []string{"p-0", "p-1", "p-2", "p-3"},
+			check: func(t *testing.T, r *packing.Result) {
 				pools := map[string]int{}
 				for _, c := range r.Claims {
 					pools[c.Pool]++
@@ -228,33 +231,33 @@ func TestLimitsAndWeights(t *testing.T) {
 					t.Errorf("claims per pool %v, want both", pools)
 				}
 			}},
-		{name: "no nodepool matches lists each", snap: snapshot(poolsOf(pool("a", withTaint("k", "v", corev1.TaintEffectNoSchedule)), pool("b", withLimit(corev1.ResourceCPU, "1"))), nil, nil),
-			pods: one(pod("x", "2", "1Gi")), refused: map[string]string{"x": `no nodepool matches: taint k=v:NoSchedule of nodepool "a" is not tolerated`}},
+		{name: "no nodepool matches lists each", snap: statetest.Snapshot(statetest.Pools(statetest.Pool("a", statetest.WithTaint("k", "v", corev1.TaintEffectNoSchedule)), statetest.Pool("b", statetest.WithLimit(corev1.ResourceCPU, "1"))), nil, nil),
+			pods: one(statetest.Pod("x", "2", "1Gi")), refused: map[string]string{"x": `no nodepool matches: taint k=v:NoSchedule of nodepool "a" is not tolerated`}},
 	})
 }
 
 func TestExistingNodesFirst(t *testing.T) {
-	def := pool("default")
-	n := existingNode("n1", def, "m5.2xlarge", "us-east-1a")
-	cordoned := existingNode("n2", def, "m5.2xlarge", "us-east-1a")
+	def := statetest.Pool("default")
+	n := statetest.Node(def, "n1", "m5.2xlarge", "us-east-1a")
+	cordoned := statetest.Node(def, "n2", "m5.2xlarge", "us-east-1a")
 	cordoned.Unschedulable = true
-	taken := existingNode("default-1", def, "m5.large", "us-east-1a")
+	taken := statetest.Node(def, "default-1", "m5.large", "us-east-1a")
 	taken.Unschedulable = true
 	runCases(t, []constraintCase{
-		{name: "fills existing node", snap: snapshot(poolsOf(def), []*state.Node{n}, nil), pods: pods(3, "p", "1", "1Gi"), placed: []string{"p-0", "p-1", "p-2"},
-			check: func(t *testing.T, r *Result) {
+		{name: "fills existing node", snap: statetest.Snapshot(statetest.Pools(def), []*state.Node{n}, nil), pods: statetest.Pods(3, "p", "1", "1Gi"), placed: []string{"p-0", "p-1", "p-2"},
+			check: func(t *testing.T, r *packing.Result) {
 				if len(r.Claims) != 0 {
 					t.Errorf("%d claims, want none", len(r.Claims))
 				}
 			}},
-		{name: "claim names skip existing names", snap: snapshot(poolsOf(def), []*state.Node{taken}, nil), pods: pods(1, "p", "1", "1Gi"), placed: []string{"p-0"},
-			check: func(t *testing.T, r *Result) {
+		{name: "claim names skip existing names", snap: statetest.Snapshot(statetest.Pools(def), []*state.Node{taken}, nil), pods: statetest.Pods(1, "p", "1", "1Gi"), placed: []string{"p-0"},
+			check: func(t *testing.T, r *packing.Result) {
 				if len(r.Claims) != 1 || r.Claims[0].Name != "default-2" {
 					t.Errorf("claims %v, want one named default-2", r.Claims)
 				}
 			}},
-		{name: "skips cordoned node", snap: snapshot(poolsOf(def), []*state.Node{cordoned}, nil), pods: pods(1, "p", "1", "1Gi"), placed: []string{"p-0"},
-			check: func(t *testing.T, r *Result) {
+		{name: "skips cordoned node", snap: statetest.Snapshot(statetest.Pools(def), []*state.Node{cordoned}, nil), pods: statetest.Pods(1, "p", "1", "1Gi"), placed: []string{"p-0"},
+			check: func(t *testing.T, r *packing.Result) {
 				if nodeOf(r, "p-0") == "n2" {
 					t.Error("placed on a cordoned node")
 				}
@@ -263,11 +266,11 @@ func TestExistingNodesFirst(t *testing.T) {
 }
 
 func TestMinValuesAndPrices(t *testing.T) {
-	mv := pool("default", withReq(scheduling.Exists(scheduling.LabelInstanceFamily).WithMinValues(5)))
-	unpriced := pool("default", withReq(scheduling.In(scheduling.LabelInstanceType, unpricedType(t))))
+	mv := statetest.Pool("default", statetest.WithRequirement(scheduling.Exists(scheduling.LabelInstanceFamily).WithMinValues(5)))
+	unpriced := statetest.Pool("default", statetest.WithRequirement(scheduling.In(scheduling.LabelInstanceType, unpricedType(t))))
 	runCases(t, []constraintCase{
-		{name: "minValues keeps families", snap: snapshot(poolsOf(mv), nil, nil), pods: one(pod("a", "1", "1Gi")), placed: []string{"a"},
-			check: func(t *testing.T, r *Result) {
+		{name: "minValues keeps families", snap: statetest.Snapshot(statetest.Pools(mv), nil, nil), pods: one(statetest.Pod("a", "1", "1Gi")), placed: []string{"a"},
+			check: func(t *testing.T, r *packing.Result) {
 				seen := map[string]bool{}
 				for _, o := range r.Claims[0].Options {
 					seen[strings.Split(o.InstanceType, ".")[0]] = true
@@ -276,13 +279,13 @@ func TestMinValuesAndPrices(t *testing.T) {
 					t.Errorf("%d families in options", len(seen))
 				}
 			}},
-		{name: "type without a price is never chosen", snap: snapshot(poolsOf(unpriced), nil, nil), pods: one(pod("a", "100m", "100Mi")),
+		{name: "type without a price is never chosen", snap: statetest.Snapshot(statetest.Pools(unpriced), nil, nil), pods: one(statetest.Pod("a", "100m", "100Mi")),
 			refused: map[string]string{"a": "no instance type with a price"}},
 	})
 }
 
 func unpricedType(t *testing.T) string {
-	for _, it := range testCatalog().InstanceTypes() {
+	for _, it := range statetest.Catalog().InstanceTypes() {
 		if len(it.Offerings) == 0 {
 			return it.Name
 		}

@@ -2,7 +2,8 @@
 // pods on existing nodes and in-flight claims first, then on new claims whose
 // instance types are chosen for the whole batch by cost, and says why any pod
 // cannot be placed. It also reports a proven lower bound on the cost of the
-// new nodes, and Check validates any Result against its Snapshot.
+// new nodes; engine/packing/check validates any Result against its
+// Snapshot, independently of the solver.
 //
 // How Solve works:
 //
@@ -50,16 +51,35 @@
 //     are honoured as if required, and dropped one at a time, in
 //     Karpenter's order, only for pods that could not be placed otherwise.
 //
-// The lower bound is the optimum of an assignment LP (assignlp.go): each
-// node of a type carries a fractional load of pods, every pod's whole
-// request on a type it fits, and the load obeys rounding rows that whole
-// pods obey and fractions need not (at most one pod over half the node's
-// cpu, and Fekete–Schepers' dual-feasible functions beyond). Column
-// generation solves it; Farley's bound turns whatever duals it reaches into
-// a true bound whatever the rounding. Should it not converge within its
-// counted effort, the bound is the best of that, the per-resource
-// fractional bound, an LP over node types with size-threshold rows, and a
-// coordinate ascent on the plain assignment LP's dual.
+// The lower bound is the optimum of an assignment LP: each node of a type
+// carries a fractional load of pods, every pod's whole request on a type it
+// fits, and the load obeys rounding rows that whole pods obey and
+// fractions need not. Column generation solves it (internal/bound, whose
+// package comment tells the rest).
+//
+// Where things are:
+//
+//   - solve.go: Solve, the strategies and the placement rounds;
+//     bound_input.go: what the lower bound reads of a result.
+//   - Compiling: solver.go (nodes, group counts, classes), class.go,
+//     pools.go (pools and their types and offerings), daemonset.go,
+//     dims.go (resource names to vector indices).
+//   - Rules: compat.go (which pools and nodes a class may use), pins.go
+//     (zone and capacity-type pins), place.go (the per-node rules and
+//     placing), repair.go (the safety nets).
+//   - New claims: fill.go (pool by pool, claim by claim), fill_decide.go
+//     (a claim's zone and type), fill_node.go (filling one node, or
+//     simulating it), plan.go and plan_knapsack.go (the configuration-LP
+//     plan).
+//   - improve.go, refill.go, regroup.go: the improvement pass.
+//   - claims.go: final offerings and the Result's claims; reasons.go: why
+//     a pod is unschedulable.
+//   - internal/resources: the resource vector; internal/lp: the simplex
+//     kernels; internal/bound: the lower bound and the pods' values.
+//   - The scheduling rules the packer shares with engine/packing/check and
+//     consolidation (node selection, pod selectors, a new node's labels and
+//     taints, host ports, which offerings a pool may buy) are in
+//     engine/scheduling and engine/state.
 //
 // The package is pure: values in, values out, deterministic for a given input
 // and bounded by the caller's context.

@@ -1,25 +1,15 @@
 package packing
 
 import (
-	"cmp"
 	"fmt"
 	"math"
 	"slices"
 	"strconv"
 
+	"github.com/tenonhq/terraform-provider-tenon/engine/packing/internal/bound"
+	"github.com/tenonhq/terraform-provider-tenon/engine/packing/internal/resources"
 	"github.com/tenonhq/terraform-provider-tenon/engine/scheduling"
 )
-
-// maxCandidates bounds the instance types a claim decision simulates.
-const maxCandidates = 16
-
-// maxCliqueCandidates is how many of the cheapest types that hold a
-// member of a large clique its node is chosen from. Sixteen stop below
-// r5a.large ($0.113/h, 1,930m and 14 GiB), which the bound's LP fills with
-// members and memory-heavy riders: with 32, diverse-5k costs 78.86 ->
-// 77.31 $/h and diverse-20k 314.93 -> 305.97, diverse-1k the same, in about
-// the same time (24 gains as much; 96 gains more on diverse-5k only).
-const maxCliqueCandidates = 32
 
 // staleFactor is how far the remaining demand's value may fall before a
 // cached claim decision is recomputed.
@@ -27,56 +17,45 @@ const staleFactor = 0.8
 
 // filler opens new claims in one pool for the buckets it serves.
 type filler struct {
-	s      *solver
-	p      *poolPlan
-	active []*bucket
-	pr     *pricer
-	valAt  float64
+	s        *solver
+	p        *poolPlan
+	active   []*bucket
+	pricer   *bound.Pricer
+	valuedAt float64
 	// cols are the pool's types as LP columns, undominated those no other
 	// type beats on every resource and price.
-	cols, undominated []column
+	cols, undominated []bound.Column
 	cache             map[string]*decision
 	failed            map[*bucket]bool
-	// scratch is reused for each decision's candidates, cands and live
-	// for each fill's buckets.
+	// scratch is reused for each decision's candidates, run for each
+	// fill's.
 	scratch []cand
-	cands   []fillCand
-	live    []int32
+	run     fillRun
 	// minReq is, per resource, the smallest request among the active
 	// buckets when last compacted (a lower bound since): a node with less
 	// room than that in some resource can take nothing more.
-	minReq vec
+	minReq resources.Vector
 	// cliqueNodes sizes a large clique's nodes by their members (see
 	// decideClique) instead of by efficiency.
 	cliqueNodes bool
-	// nodeVals caches pr.node per distinct allocatable (see
+	// nodeValues caches pricer.Node per distinct allocatable (see
 	// poolColumns.allocs; per type index without them), NaN when not yet
 	// computed.
-	nodeVals []float64
-	allocs   []int32
-	// exact is column generation on the assignment LP for exactValues,
-	// exactRow its row per request, exactLeft the counts per row.
-	exact     *assignState
-	exactRow  map[vec]int
-	exactLeft []int64
+	nodeValues []float64
+	allocs     []int32
+	// exact values the pods by column generation on the assignment LP
+	// (see exactValues).
+	exact *bound.Valuation
 	// dry is the node dry fills simulate on, dryTakes their takes.
 	dry      *node
 	dryTakes []take
 }
 
-// decision is the instance type and capacity type chosen for claims seeded
-// by a kind of bucket in a zone.
-type decision struct {
-	t     *ptype
-	ct    int
-	price float64
-}
-
 func (s *solver) fillPool(p *poolPlan, buckets []*bucket) error {
 	f := &filler{s: s, p: p, cache: map[string]*decision{}, failed: map[*bucket]bool{}, cliqueNodes: s.bigClique(buckets)}
 	for _, b := range buckets {
-		cp := s.compat(b.c, p)
-		if b.left() == 0 || cp.reason != "" || b.zones&cp.zoneMask == 0 || b.cts&cp.ctMask == 0 {
+		cp := s.compat(b.class, p)
+		if b.left() == 0 || cp.reason != "" || b.zones&cp.zoneMask == 0 || b.capacityTypes&cp.capacityTypeMask == 0 {
 			continue
 		}
 		f.active = append(f.active, b)
@@ -90,7 +69,7 @@ func (s *solver) fillPool(p *poolPlan, buckets []*bucket) error {
 	for i := 0; ; i++ {
 		if i%32 == 0 {
 			if err := s.ctx.Err(); err != nil {
-				return fmt.Errorf("packing new claims for nodepool %s: %w", p.p.Name, err)
+				return fmt.Errorf("packing new claims for nodepool %s: %w", p.pool.Name, err)
 			}
 			f.compact()
 		}
@@ -107,12 +86,12 @@ func (s *solver) fillPool(p *poolPlan, buckets []*bucket) error {
 // compact drops empty buckets and refreshes the smallest request left.
 func (f *filler) compact() {
 	f.active = slices.DeleteFunc(f.active, func(b *bucket) bool { return b.left() == 0 })
-	for d := range maxDims {
+	for d := range resources.MaxDims {
 		f.minReq[d] = math.MaxInt64
 	}
 	for _, b := range f.active {
-		for d := range maxDims {
-			f.minReq[d] = min(f.minReq[d], b.c.req[d])
+		for d := range resources.MaxDims {
+			f.minReq[d] = min(f.minReq[d], b.class.req[d])
 		}
 	}
 }
@@ -130,7 +109,7 @@ func (f *filler) seed() *bucket {
 func (f *filler) remValue() float64 {
 	var sum float64
 	for _, b := range f.active {
-		sum += b.val * float64(b.left())
+		sum += b.value * float64(b.left())
 	}
 	return sum
 }
@@ -138,13 +117,13 @@ func (f *filler) remValue() float64 {
 // refreshDuals recomputes the dual prices of the remaining demand when its
 // value has fallen enough since they were computed.
 func (f *filler) refreshDuals() {
-	if f.pr != nil && f.remValue() >= staleFactor*f.valAt {
+	if f.pricer != nil && f.remValue() >= staleFactor*f.valuedAt {
 		return
 	}
-	var items []demandItem
+	var items []bound.Demand
 	for _, b := range f.active {
 		if b.left() > 0 {
-			items = append(items, demandItem{req: b.c.req, count: b.left()})
+			items = append(items, bound.Demand{Req: b.class.req, Count: b.left()})
 		}
 	}
 	ndims := len(f.s.dims.names)
@@ -152,85 +131,61 @@ func (f *filler) refreshDuals() {
 		f.cols, f.undominated = f.p.lpColumns(ndims)
 	}
 	cols := f.cols
-	f.pr = newPricer(items, cols, f.undominated, ndims)
-	if f.nodeVals == nil {
+	f.pricer = bound.NewPricer(items, cols, f.undominated, ndims)
+	if f.nodeValues == nil {
 		n := len(f.p.types)
 		if c := f.p.columns; c != nil {
 			<-c.ready
 			f.allocs, n = c.allocs, c.distinct
 		}
-		f.nodeVals = make([]float64, n)
+		f.nodeValues = make([]float64, n)
 	}
-	for i := range f.nodeVals {
-		f.nodeVals[i] = math.NaN()
+	for i := range f.nodeValues {
+		f.nodeValues[i] = math.NaN()
 	}
 	// A pod is worth what it costs at least wherever it goes: the
 	// assignment bound's value, which knows that a small pod has cheap
 	// homes a large one lacks. The LP duals seed it.
 	seed := make([]float64, ndims)
 	for d := range ndims {
-		seed[d] = f.pr.pod(unit(d))
+		seed[d] = f.pricer.Pod(resources.Unit(d))
 	}
 	var values []float64
 	switch {
 	case f.s.opts.podValues && f.s.opts.valueRounds > 0:
 		values = f.exactValues(items, ndims)
 		if values == nil {
-			_, values = assignmentValues(items, f.undominated, 0, ndims, seed, quickEffort)
+			values = bound.AscentValues(items, f.undominated, ndims, seed)
 		}
 	case f.s.opts.podValues:
-		_, values = assignmentValues(items, f.undominated, 0, ndims, seed, quickEffort)
+		values = bound.AscentValues(items, f.undominated, ndims, seed)
 	}
 	k := 0
 	for _, b := range f.active {
-		b.val = f.pr.pod(b.c.req)
+		b.value = f.pricer.Pod(b.class.req)
 		if b.left() > 0 {
 			if values != nil && values[k] > 0 {
-				b.val = values[k]
+				b.value = values[k]
 			}
 			k++
 		}
 	}
-	f.valAt = f.remValue()
+	f.valuedAt = f.remValue()
 	clear(f.cache)
 }
 
 // exactValues values each item by the duals of the assignment LP over the
-// pool's undominated types for the demand left (assignlp.go), as far as
-// valueEffort and the strategy's rounds go: the first call sets up column
-// generation on the merged requests, later ones lower the counts and go on
-// from the last basis and loads, so each costs little. Nil when the LP
-// cannot be set up.
-func (f *filler) exactValues(items []demandItem, ndims int) []float64 {
+// pool's undominated types for the demand left (bound.Valuation), as far
+// as the strategy's rounds go: the first call sets column generation up,
+// later ones go on from the last basis and loads, so each costs little.
+// Nil when the LP cannot be set up.
+func (f *filler) exactValues(items []bound.Demand, ndims int) []float64 {
 	if f.exact == nil {
-		merged := mergeDemand(items)
-		f.exact = newAssignState(merged, f.undominated, 0, ndims)
-		if f.exact == nil {
+		if f.exact = bound.NewValuation(items, f.undominated, ndims); f.exact == nil {
 			return nil
 		}
-		f.exactRow = make(map[vec]int, len(merged))
-		for i, it := range merged {
-			f.exactRow[it.req] = i
-		}
-		f.exactLeft = make([]int64, len(merged))
-	} else {
-		clear(f.exactLeft)
-		for _, it := range items {
-			f.exactLeft[f.exactRow[it.req]] += it.count
-		}
-		f.exact.setDemand(f.exactLeft, valueEffort.pivots)
 	}
-	e := valueEffort
-	e.rounds = f.s.opts.valueRounds
-	_, _, pv := f.exact.run(e)
-	if pv == nil {
-		return nil
-	}
-	values := make([]float64, len(items))
-	for k, it := range items {
-		values[k] = pv[f.exactRow[it.req]]
-	}
-	return values
+	return f.exact.Values(items, f.s.opts.valueRounds)
 }
 
 // open opens claims for seed and fills them; false when no claim can take
@@ -238,23 +193,23 @@ func (f *filler) exactValues(items []demandItem, ndims int) []float64 {
 func (f *filler) open(seed *bucket) bool {
 	s, p := f.s, f.p
 	f.refreshDuals()
-	cp := s.compat(seed.c, p)
+	cp := s.compat(seed.class, p)
 	zone := f.zoneFor(seed, cp)
 	if zone < 0 {
 		return false
 	}
-	clique := f.isClique(seed.c)
-	key := fmt.Sprintf("%d|%d|%t|%p", zone, seed.cts&cp.ctMask, clique, cp.mask)
+	clique := f.isClique(seed.class)
+	key := fmt.Sprintf("%d|%d|%t|%p", zone, seed.capacityTypes&cp.capacityTypeMask, clique, cp.mask)
 	dec := f.cache[key]
-	if dec == nil || !seed.c.req.fits(dec.t.alloc) || !p.withinLimits(dec.t.capacity) || !cp.mask.has(dec.t.idx) {
+	if dec == nil || !seed.class.req.Fits(dec.t.alloc) || !p.withinLimits(dec.t.capacity) || !cp.mask.has(dec.t.idx) {
 		dec = f.decide(seed, cp, zone, clique)
 		if dec == nil {
 			return false
 		}
 		f.cache[key] = dec
 	}
-	n := s.newClaim(p, dec.t, zone, dec.ct)
-	pattern := f.fill(n, seed, false)
+	n := s.newClaim(p, dec.t, zone, dec.capacityType)
+	pattern := f.fill(n, seed)
 	if len(pattern) == 0 {
 		s.dropClaim(n)
 		return false
@@ -263,228 +218,13 @@ func (f *filler) open(seed *bucket) bool {
 	return true
 }
 
-// take is k pods of a bucket on one claim.
-type take struct {
-	b *bucket
-	k int64
-}
-
-// fill packs n from the active buckets, the seed first: each step takes
-// the bucket whose pods best use the resource the node has most of left,
-// half of what fits at a time. With dry set it only simulates.
-func (f *filler) fill(n *node, seed *bucket, dry bool) []take {
-	s := f.s
-	var takes []take
-	// A dry fill counts what it takes in the buckets' taken fields, reset
-	// before it returns. Its takes are read before the next fill, so they
-	// reuse one buffer.
-	if dry {
-		takes = f.dryTakes[:0]
-		defer func() {
-			for _, tk := range takes {
-				tk.b.taken = 0
-			}
-			f.dryTakes = takes[:0]
-		}()
-	}
-	left := func(b *bucket) int64 { return b.left() - b.taken }
-	put := func(b *bucket, k int64) {
-		if dry {
-			f.dryPut(n, b, k)
-		} else {
-			s.place(b, n, k)
-		}
-		if len(takes) > 0 && takes[len(takes)-1].b == b {
-			takes[len(takes)-1].k += k
-		} else {
-			takes = append(takes, take{b, k})
-		}
-	}
-	k := s.room(seed, n, left(seed))
-	if k <= 0 {
-		return nil
-	}
-	put(seed, (k+1)/2)
-	alloc := n.typ.alloc
-	price := n.typ.price[n.zone*numCT+n.ct]
-	// The buckets n admits at all (zone, capacity type, instance type), in
-	// f.active's order, with what a step reads of each kept at hand.
-	cands := f.cands[:0]
-	for _, b := range f.active {
-		if s.admits(b, n) {
-			cands = append(cands, fillCand{b: b, left: left(b), req: b.c.req, free: b.c.unconstrained(), affinity: len(b.c.affinity) > 0, bound: math.Inf(1)})
-		}
-	}
-	// With no negative request, n's room only shrinks, and so does every
-	// score (rounding is monotonic): a candidate's last score bounds its
-	// next ones, and one whose bound is no better than the step's best so
-	// far cannot be chosen (a later step looks at it again).
-	shrinking := true
-	for d := range maxDims {
-		shrinking = shrinking && f.minReq[d] >= 0
-	}
-	// live are the candidates that may still go on n: one leaves for good
-	// once it is empty, no longer fits n's room (which only shrinks), or n
-	// refuses it, unless it has pod affinity terms, which a pod placed
-	// later may satisfy.
-	live := f.live[:0]
-	for i := range cands {
-		live = append(live, int32(i))
-	}
-	defer func() { f.cands, f.live = cands[:0], live[:0] }()
-	for {
-		if !f.minReq.fits(n.room) {
-			return takes
-		}
-		best := -1
-		var bestK int64
-		bestScore := -1.0
-		kept := 0
-		for _, i := range live {
-			c := &cands[i]
-			if c.left == 0 {
-				continue
-			}
-			if shrinking && c.bound <= bestScore {
-				live[kept] = i
-				kept++
-				continue
-			}
-			if !c.req.fits(n.room) {
-				continue
-			}
-			// roomLeft, for a candidate n admits.
-			k := c.req.times(&n.room, c.left)
-			if k > 0 && !c.free {
-				k = s.constrain(c.b.c, n, k)
-			}
-			if k <= 0 {
-				if c.affinity {
-					live[kept] = i
-					kept++
-				}
-				continue
-			}
-			live[kept] = i
-			kept++
-			// A bucket's worth and shares of n are the same at every
-			// step of the fill.
-			if !c.priced {
-				c.worth, c.shares, c.priced = worth(c.b, alloc, price, s.opts.worth), shares(c.req, alloc), true
-			}
-			score := c.shares.align(n.room, alloc) * c.worth
-			if c.worth >= 0 {
-				c.bound = score
-			}
-			if score > bestScore {
-				best, bestK, bestScore = int(i), k, score
-			}
-		}
-		live = live[:kept]
-		if best < 0 {
-			return takes
-		}
-		c := &cands[best]
-		k := (bestK + 1) / 2
-		c.left -= k
-		put(c.b, k)
-	}
-}
-
-// dryPut simulates placing k pods of b on n: n's room and per-node counts
-// change as with place, and b counts them in taken, which the caller
-// resets.
-func (f *filler) dryPut(n *node, b *bucket, k int64) {
-	n.room.subTimes(&b.c.req, k)
-	for _, g := range b.c.matches {
-		n.bumpMatch(g, int32(k))
-	}
-	for _, t := range b.c.activeTerms(b.c.anti) {
-		n.bumpCarry(t.g, int32(k))
-	}
-	if len(b.c.ports) > 0 {
-		for range k {
-			n.ports = append(n.ports, b.c.ports...)
-		}
-	}
-	b.taken += k
-}
-
-// fillCand is a bucket during one fill: what is left of it for the node
-// (less what a dry fill took), its requests, whether its class has no
-// constraint for constrain to check or has pod affinity terms, and, once
-// computed, its worth and shares of the node.
-type fillCand struct {
-	b        *bucket
-	left     int64
-	req      vec
-	free     bool
-	affinity bool
-	priced   bool
-	worth    float64
-	shares   reqShares
-	// bound is the candidate's last score, +Inf before the first.
-	bound float64
-}
-
-// worth is how well a pod pays for the share of the node it takes: its
-// value over the node's price times its dominant share, capped at 1 so
-// that among pods that pay their way the best fit wins, raised to the
-// strategy's exponent.
-func worth(b *bucket, alloc vec, price, exponent float64) float64 {
-	if exponent == 0 {
-		return 1
-	}
-	share := 0.0
-	for d := range maxDims {
-		if alloc[d] > 0 && b.c.req[d] > 0 {
-			share = max(share, float64(b.c.req[d])/float64(alloc[d]))
-		}
-	}
-	if share <= 0 || price <= 0 {
-		return 1
-	}
-	return math.Pow(min(1, b.val/(price*share)), exponent)
-}
-
-// reqShares are a request's shares of a node's allocatable in every
-// resource but pods, computed once per fill for align.
-type reqShares struct {
-	n    int
-	dims [maxDims]int8
-	r    [maxDims]float64
-}
-
-func shares(req, alloc vec) reqShares {
-	var sh reqShares
-	for d := range maxDims {
-		if alloc[d] > 0 && req[d] > 0 && d != dimPods {
-			sh.dims[sh.n], sh.r[sh.n] = int8(d), float64(req[d])/float64(alloc[d])
-			sh.n++
-		}
-	}
-	return sh
-}
-
-// align scores how well a request uses the room a node has left: the dot
-// product of both, each relative to the node's allocatable
-// (req/alloc * room/alloc summed over the resources, in order).
-func (sh *reqShares) align(room, alloc vec) float64 {
-	var sum float64
-	for i := range sh.n {
-		d := sh.dims[i]
-		sum += sh.r[i] * float64(room[d]) / float64(alloc[d])
-	}
-	return sum
-}
-
 // replicate opens more claims with n's pattern while the buckets last.
 func (f *filler) replicate(n *node, pattern []take) {
 	s, p := f.s, f.p
 	merged := map[*bucket]int{}
 	var agg []take
 	for _, tk := range pattern {
-		if len(tk.b.c.activeTerms(tk.b.c.affinity)) > 0 {
+		if len(tk.b.class.activeTerms(tk.b.class.affinity)) > 0 {
 			return
 		}
 		if i, ok := merged[tk.b]; ok {
@@ -504,7 +244,7 @@ func (f *filler) replicate(n *node, pattern []take) {
 		if !p.withinLimits(n.typ.capacity) {
 			return
 		}
-		m := s.newClaim(p, n.typ, n.zone, n.ct)
+		m := s.newClaim(p, n.typ, n.zone, n.capacityType)
 		for _, tk := range pattern {
 			k := s.room(tk.b, m, tk.k)
 			if k < tk.k {
@@ -525,7 +265,7 @@ func (f *filler) replicate(n *node, pattern []take) {
 // needs its own node.
 func (f *filler) isClique(c *class) bool {
 	for _, t := range c.activeTerms(c.anti) {
-		if f.s.groups.list[t.g].key == scheduling.LabelHostname && c.matchesGroup(t.g) {
+		if f.s.groups.list[t.group].key == scheduling.LabelHostname && c.matchesGroup(t.group) {
 			return true
 		}
 	}
@@ -550,10 +290,10 @@ func (s *solver) bigClique(buckets []*bucket) bool {
 	}
 	members := map[int]int64{}
 	for _, b := range buckets {
-		for _, t := range b.c.activeTerms(b.c.anti) {
-			if isHostname(s.groups.list[t.g].key) && b.c.matchesGroup(t.g) {
-				members[t.g] += b.left()
-				if members[t.g] >= least {
+		for _, t := range b.class.activeTerms(b.class.anti) {
+			if isHostname(s.groups.list[t.group].key) && b.class.matchesGroup(t.group) {
+				members[t.group] += b.left()
+				if members[t.group] >= least {
 					return true
 				}
 			}
@@ -562,226 +302,23 @@ func (s *solver) bigClique(buckets []*bucket) bool {
 	return false
 }
 
-// zoneFor picks the zone of a claim seeded by b: its pin, else the zone
-// with the most demand pinned to it, else the next zone in turn.
-func (f *filler) zoneFor(b *bucket, cp *compat) int {
-	s := f.s
-	mask := b.zones & cp.zoneMask
-	if mask == 0 {
-		return -1
-	}
-	if isSingle(mask) {
-		for z := range s.zones {
-			if mask&(1<<z) != 0 {
-				return z
-			}
-		}
-	}
-	pinned := make([]int64, len(s.zones))
-	for _, o := range f.active {
-		if isSingle(o.zones) && o.zones&mask != 0 {
-			for z := range s.zones {
-				if o.zones&(1<<z) != 0 {
-					pinned[z] += o.left()
-				}
-			}
-		}
-	}
-	best := -1
-	n := len(s.zones)
-	for k := range n {
-		z := (k + f.p.next) % n
-		if mask&(1<<z) == 0 {
-			continue
-		}
-		if best < 0 || pinned[z] > pinned[best] {
-			best = z
-		}
-	}
-	return best
-}
-
-// cand is a type a claim decision considers, at its price in the zone.
-type cand struct {
-	t     *ptype
-	ct    int
-	price float64
-	ratio float64
-}
-
-// decide chooses the claim type for seed in zone: among the types with
-// the best dual value per dollar, the one whose simulated fill packs the
-// most value per dollar.
-func (f *filler) decide(seed *bucket, cp *compat, zone int, clique bool) *decision {
-	p := f.p
-	cands := f.scratch[:0]
-	cts := seed.cts & cp.ctMask
-	for _, t := range p.types {
-		if !cp.mask.has(t.idx) || !seed.c.req.fits(t.alloc) || !p.withinLimits(t.capacity) {
-			continue
-		}
-		ct, price := cheapestCT(t, zone, cts)
-		if ct < 0 {
-			continue
-		}
-		cands = append(cands, cand{t: t, ct: ct, price: price, ratio: f.nodeValue(t) / price})
-	}
-	f.scratch = cands
-	if len(cands) == 0 {
-		return nil
-	}
-	if clique && f.cliqueNodes {
-		// The cheapest types that hold the member and, for the few members
-		// of a small clique, the most efficient ones too, which may carry
-		// enough riders to pay for their size (too slow to simulate for
-		// thousands of members).
-		cheap := topCandidates(cands, maxCliqueCandidates, byPrice)
-		if f.s.opts.eagerCliques {
-			cheap = append(cheap, topCandidates(cands, maxCandidates/2, byRatio)...)
-		}
-		return f.decideClique(seed, zone, cheap)
-	}
-	cands = topCandidates(cands, maxCandidates, byRatio)
-	var best *decision
-	bestEff := -1.0
-	for _, c := range cands {
-		n := f.dryNode(zone, c.ct, c.t)
-		takes := f.fill(n, seed, true)
-		var v float64
-		for _, tk := range takes {
-			v += tk.b.val * float64(tk.k)
-		}
-		if eff := v / c.price; eff > bestEff*(1+1e-9) {
-			best, bestEff = &decision{t: c.t, ct: c.ct, price: c.price}, eff
-		}
-	}
-	return best
-}
-
-// byRatio orders candidates by dual value per dollar, best first, then
-// by price and name; byPrice by price, then value per dollar and name.
-// Each compares only as far as it must (cmp.Or would compare names every
-// time).
-func byRatio(a, b cand) int {
-	if c := cmp.Compare(b.ratio, a.ratio); c != 0 {
-		return c
-	}
-	if c := cmp.Compare(a.price, b.price); c != 0 {
-		return c
-	}
-	return cmp.Compare(a.t.it.Name, b.t.it.Name)
-}
-
-func byPrice(a, b cand) int {
-	if c := cmp.Compare(a.price, b.price); c != 0 {
-		return c
-	}
-	if c := cmp.Compare(b.ratio, a.ratio); c != 0 {
-		return c
-	}
-	return cmp.Compare(a.t.it.Name, b.t.it.Name)
-}
-
-// nodeValue is the pricer's value of a node of type t, computed once per
-// pricer and allocatable (many types share one).
-func (f *filler) nodeValue(t *ptype) float64 {
-	i := t.idx
-	if f.allocs != nil {
-		i = int(f.allocs[i])
-	}
-	if v := f.nodeVals[i]; !math.IsNaN(v) {
-		return v
-	}
-	v := f.pr.node(t.alloc)
-	f.nodeVals[i] = v
-	return v
-}
-
-// dryNode returns the filler's scratch node, emptied, as a claim of type
-// t in zone for a dry fill.
-func (f *filler) dryNode(zone, ct int, t *ptype) *node {
-	n := f.dry
-	if n == nil {
-		n = &node{claimState: &claimState{}}
-		f.dry = n
-	}
-	clear(n.match)
-	clear(n.carry)
-	n.zone, n.ct, n.pool, n.room, n.ports, n.typ = zone, ct, f.p, t.alloc, n.ports[:0], t
-	return n
-}
-
-// topCandidates returns the k first of cands by order, sorted, keeping
-// only k at a time instead of sorting them all.
-func topCandidates(cands []cand, k int, order func(a, b cand) int) []cand {
-	top := make([]cand, 0, k+1)
-	for _, c := range cands {
-		if len(top) == k && order(c, top[k-1]) >= 0 {
-			continue
-		}
-		i, _ := slices.BinarySearchFunc(top, c, order)
-		top = slices.Insert(top, i, c)
-		if len(top) > k {
-			top = top[:k]
-		}
-	}
-	return top
-}
-
-// decideClique chooses the node for a member of a large clique, which
-// needs a node of its own whatever it costs: the type whose price less the
-// dual value of the other pods it can also take is least, so a member's
-// node is as small as it can be and grows only when the pods riding along
-// are worth the difference.
-func (f *filler) decideClique(seed *bucket, zone int, cands []cand) *decision {
-	var best *decision
-	bestNet := math.Inf(1)
-	for _, c := range cands {
-		t, ct, price := c.t, c.ct, c.price
-		n := f.dryNode(zone, ct, t)
-		var riders float64
-		for _, tk := range f.fill(n, seed, true) {
-			riders += tk.b.val * float64(tk.k)
-		}
-		riders -= seed.val
-		if net := price - riders; net < bestNet-1e-12 {
-			best, bestNet = &decision{t: t, ct: ct, price: price}, net
-		}
-	}
-	return best
-}
-
-// cheapestCT returns the cheapest capacity type of t in zone among cts.
-func cheapestCT(t *ptype, zone int, cts uint8) (int, float64) {
-	best, price := -1, 0.0
-	for ct := range numCT {
-		if cts&(1<<ct) == 0 {
-			continue
-		}
-		if pr := t.price[zone*numCT+ct]; pr > 0 && (best < 0 || pr < price) {
-			best, price = ct, pr
-		}
-	}
-	return best, price
-}
-
 // newClaim opens an empty claim.
-func (s *solver) newClaim(p *poolPlan, t *ptype, zone, ct int) *node {
+func (s *solver) newClaim(p *poolPlan, t *poolType, zone, ct int) *node {
 	p.next++
-	name := p.p.Name + "-" + strconv.Itoa(p.next)
+	name := p.pool.Name + "-" + strconv.Itoa(p.next)
 	// Names of existing nodes and claims are skipped, so a claim never
 	// shadows one.
 	for s.nodeNames[name] {
 		p.next++
-		name = p.p.Name + "-" + strconv.Itoa(p.next)
+		name = p.pool.Name + "-" + strconv.Itoa(p.next)
 	}
 	n := &node{
 		name: name,
-		pool: p, zone: zone, ct: ct,
+		pool: p, zone: zone, capacityType: ct,
 		room:       t.alloc,
-		claimState: &claimState{typ: t, cts: p.ctMask},
+		claimState: &claimState{typ: t, capacityTypes: p.capacityTypeMask},
 	}
-	p.usage = p.usage.add(t.capacity)
+	p.usage = p.usage.Add(t.capacity)
 	s.claims = append(s.claims, n)
 	return n
 }
@@ -790,7 +327,7 @@ func (s *solver) newClaim(p *poolPlan, t *ptype, zone, ct int) *node {
 func (s *solver) dropClaim(n *node) {
 	if len(s.claims) > 0 && s.claims[len(s.claims)-1] == n && len(n.pods) == 0 {
 		s.claims = s.claims[:len(s.claims)-1]
-		n.pool.usage = n.pool.usage.sub(n.typ.capacity)
+		n.pool.usage = n.pool.usage.Sub(n.typ.capacity)
 		n.pool.next--
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/tenonhq/terraform-provider-tenon/engine/packing/internal/resources"
 	"github.com/tenonhq/terraform-provider-tenon/engine/scheduling"
 	"github.com/tenonhq/terraform-provider-tenon/engine/state"
 )
@@ -44,7 +45,7 @@ func (s *solver) improve() bool {
 	if len(s.claims) < 2 || s.hostMinDomains() {
 		return false
 	}
-	im := &improver{s: s, budget: improveBudget, movable: map[*class]bool{}, masks: map[*node]bitset{}, maxAlloc: map[*poolPlan]vec{}}
+	pass := &improver{s: s, budget: improveBudget, movable: map[*class]bool{}, masks: map[*node]bitset{}, maxAlloc: map[*poolPlan]resources.Vector{}}
 	type groupKey struct{ pool, zone int }
 	groups := map[groupKey][]*node{}
 	var keys []groupKey
@@ -63,20 +64,20 @@ func (s *solver) improve() bool {
 	for _, k := range keys {
 		ns := groups[k]
 		for _, n := range ns {
-			im.shrink(n)
+			pass.shrink(n)
 		}
 		if len(ns) < 2 {
 			continue
 		}
-		im.group(ns)
+		pass.group(ns)
 	}
-	im.refill()
+	pass.refill()
 	for range 3 {
-		if !im.regroup() {
+		if !pass.regroup() {
 			break
 		}
 	}
-	return im.emptied > 0
+	return pass.emptied > 0
 }
 
 // improver is one improve pass's state.
@@ -87,7 +88,7 @@ type improver struct {
 	movable map[*class]bool
 	// masks caches, per claim, the types its classes allow.
 	masks    map[*node]bitset
-	maxAlloc map[*poolPlan]vec
+	maxAlloc map[*poolPlan]resources.Vector
 	// emptied counts the claims the pass emptied.
 	emptied int
 	// offerBuf and bucketBuf are regroup's scratch, reused across
@@ -102,7 +103,7 @@ type improver struct {
 func (s *solver) hostMinDomains() bool {
 	for _, c := range s.classes {
 		for _, sp := range c.spreads {
-			if sp.minDomains > 0 && isHostname(s.groups.list[sp.g].key) {
+			if sp.minDomains > 0 && isHostname(s.groups.list[sp.group].key) {
 				return true
 			}
 		}
@@ -111,7 +112,7 @@ func (s *solver) hostMinDomains() bool {
 }
 
 func (p *poolPlan) anyLimit() bool {
-	for d := range maxDims {
+	for d := range resources.MaxDims {
 		if p.limited[d] {
 			return true
 		}
@@ -123,33 +124,33 @@ func (p *poolPlan) anyLimit() bool {
 // in one zone without breaking or weakening any rule: no node
 // requirement, no host port, and every pod (anti-)affinity term, spread,
 // and group that counts it keyed on the zone, where counts do not change.
-func (im *improver) isMovable(c *class, p *poolPlan) bool {
-	if m, ok := im.movable[c]; ok {
+func (pass *improver) isMovable(c *class, p *poolPlan) bool {
+	if m, ok := pass.movable[c]; ok {
 		return m
 	}
-	s := im.s
+	s := pass.s
 	zonal := func(g int) bool { return s.groups.list[g].key == scheduling.LabelTopologyZone }
 	ok := len(c.ports) == 0 && len(s.compat(c, p).term) == 0 && len(c.preferred) == 0
 	for _, t := range c.anti {
-		ok = ok && zonal(t.g)
+		ok = ok && zonal(t.group)
 	}
 	for _, t := range c.affinity {
-		ok = ok && zonal(t.g)
+		ok = ok && zonal(t.group)
 	}
 	for _, sp := range c.spreads {
-		ok = ok && zonal(sp.g)
+		ok = ok && zonal(sp.group)
 	}
 	for _, g := range c.matches {
 		ok = ok && zonal(g)
 	}
-	im.movable[c] = ok
+	pass.movable[c] = ok
 	return ok
 }
 
 // allMovable reports whether every pod on n is movable.
-func (im *improver) allMovable(n *node) bool {
+func (pass *improver) allMovable(n *node) bool {
 	for _, p := range n.pods {
-		if !im.isMovable(im.s.podClass[p], n.pool) {
+		if !pass.isMovable(pass.s.podClass[p], n.pool) {
 			return false
 		}
 	}
@@ -157,33 +158,33 @@ func (im *improver) allMovable(n *node) bool {
 }
 
 // mask is the types every class on n allows in its pool.
-func (im *improver) mask(n *node) bitset {
-	if m, ok := im.masks[n]; ok {
+func (pass *improver) mask(n *node) bitset {
+	if m, ok := pass.masks[n]; ok {
 		return m
 	}
 	m := n.pool.typeMask(nil)
 	seen := map[*compat]bool{}
 	for _, c := range n.classes {
-		cp := im.s.compat(c, n.pool)
+		cp := pass.s.compat(c, n.pool)
 		if !seen[cp] {
 			seen[cp] = true
 			m = m.and(cp.mask)
 		}
 	}
-	im.masks[n] = m
+	pass.masks[n] = m
 	return m
 }
 
-// cheapest is the cheapest offering in n's pool and zone, among the
-// capacity types cts and the types mask allows, that holds used and costs
-// at least lo and less than hi; ok is false when none does or the budget
-// ran out. mask2 narrows mask further. The offerings are sorted by price, so only those in [lo, hi)
-// are looked at.
-func (im *improver) cheapest(n *node, mask, mask2 bitset, cts uint8, used vec, lo, hi float64) (offer, bool) {
+// cheapest is the cheapest offering in n's pool and zone, among
+// capacityTypes and the types mask (narrowed by mask2) allows, that holds
+// used and costs at least lo and less than hi; ok is false when none does
+// or the budget ran out. The offerings are sorted by price, so only those
+// in [lo, hi) are looked at.
+func (pass *improver) cheapest(n *node, mask, mask2 bitset, capacityTypes uint8, used resources.Vector, lo, hi float64) (offer, bool) {
 	p := n.pool
-	cts &= p.ctMask
-	im.budget--
-	if !used.fits(im.largest(p)) {
+	capacityTypes &= p.capacityTypeMask
+	pass.budget--
+	if !used.Fits(pass.largest(p)) {
 		return offer{}, false
 	}
 	offers := p.offers[n.zone]
@@ -203,11 +204,11 @@ func (im *improver) cheapest(n *node, mask, mask2 bitset, cts uint8, used vec, l
 		if o.price >= hi {
 			return offer{}, false
 		}
-		im.budget--
-		if im.budget < 0 {
+		pass.budget--
+		if pass.budget < 0 {
 			return offer{}, false
 		}
-		if cts&(1<<o.ct) != 0 && mask.has(o.t.idx) && mask2.has(o.t.idx) && used.fits(o.t.alloc) {
+		if capacityTypes&(1<<o.capacityType) != 0 && mask.has(o.t.idx) && mask2.has(o.t.idx) && used.Fits(o.t.alloc) {
 			return o, true
 		}
 	}
@@ -215,72 +216,72 @@ func (im *improver) cheapest(n *node, mask, mask2 bitset, cts uint8, used vec, l
 }
 
 // largest is, per resource, the most any of p's types has.
-func (im *improver) largest(p *poolPlan) vec {
-	if v, ok := im.maxAlloc[p]; ok {
+func (pass *improver) largest(p *poolPlan) resources.Vector {
+	if v, ok := pass.maxAlloc[p]; ok {
 		return v
 	}
-	var v vec
+	var v resources.Vector
 	for _, t := range p.types {
-		for d := range maxDims {
+		for d := range resources.MaxDims {
 			v[d] = max(v[d], t.alloc[d])
 		}
 	}
-	im.maxAlloc[p] = v
+	pass.maxAlloc[p] = v
 	return v
 }
 
 // price is what n costs at its type and capacity type in its zone.
-func price(n *node) float64 { return n.typ.price[n.zone*numCT+n.ct] }
+func price(n *node) float64 { return n.typ.price[n.zone*numCapacityTypes+n.capacityType] }
 
 // shrink re-sizes n to the cheapest offering that holds its pods.
-func (im *improver) shrink(n *node) {
-	if o, ok := im.cheapest(n, im.mask(n), im.mask(n), n.cts, n.used, 0, price(n)-1e-12); ok {
-		im.retype(n, o)
+func (pass *improver) shrink(n *node) {
+	if o, ok := pass.cheapest(n, pass.mask(n), pass.mask(n), n.capacityTypes, n.used, 0, price(n)-1e-12); ok {
+		pass.retype(n, o)
 	}
 }
 
 // retype gives n the offering o.
-func (im *improver) retype(n *node, o offer) {
+func (pass *improver) retype(n *node, o offer) {
 	p := n.pool
-	p.usage = p.usage.sub(n.typ.capacity).add(o.t.capacity)
-	n.typ, n.ct = o.t, o.ct
-	n.room = o.t.alloc.sub(n.used)
+	p.usage = p.usage.Sub(n.typ.capacity).Add(o.t.capacity)
+	n.typ, n.capacityType = o.t, o.capacityType
+	n.room = o.t.alloc.Sub(n.used)
 }
 
 // group improves the claims of one pool and zone.
-func (im *improver) group(ns []*node) {
+func (pass *improver) group(ns []*node) {
 	order := slices.Clone(ns)
 	slices.SortStableFunc(order, func(a, b *node) int { return cmp.Compare(price(a), price(b)) })
 	for _, n := range order {
-		if im.budget <= 0 || im.s.ctx.Err() != nil {
+		if pass.budget <= 0 || pass.s.ctx.Err() != nil {
 			return
 		}
-		if len(n.pods) == 0 || !im.allMovable(n) {
+		if len(n.pods) == 0 || !pass.allMovable(n) {
 			continue
 		}
-		if im.merge(n, ns) || im.evacuate(n, ns) {
-			im.emptied++
+		if pass.merge(n, ns) || pass.evacuate(n, ns) {
+			pass.emptied++
 		}
 	}
 }
 
 // merge moves all of n's pods onto the one other claim whose re-sized
 // offering saves the most, if any saves.
-func (im *improver) merge(n *node, ns []*node) bool {
+func (pass *improver) merge(n *node, ns []*node) bool {
 	var best *node
 	var bestOffer offer
 	bestGain := 1e-9
-	mask := im.mask(n)
+	mask := pass.mask(n)
 	for _, m := range ns {
-		if m == n || len(m.pods) == 0 || im.budget <= 0 {
+		if m == n || len(m.pods) == 0 || pass.budget <= 0 {
 			continue
 		}
 		// m is already the cheapest offering for its own pods, so no
 		// offering for both costs less than m; one that saves costs
 		// less than m and n together.
-		cts := m.cts & n.cts
-		used := m.used.add(n.used)
-		o, ok := im.cheapest(m, mask, im.mask(m), cts, used, price(m), price(m)+price(n)-bestGain)
+		capacityTypes := m.capacityTypes & n.capacityTypes
+		used := m.used.Add(n.used)
+		o, ok := pass.cheapest(m, mask, pass.mask(m), capacityTypes, used, price(m), price(m)+price(n)-bestGain)
 		if !ok {
 			continue
 		}
@@ -293,9 +294,9 @@ func (im *improver) merge(n *node, ns []*node) bool {
 	}
 	pods := slices.Clone(n.pods)
 	for _, p := range pods {
-		im.move(p, n, best)
+		pass.move(p, n, best)
 	}
-	im.retype(best, bestOffer)
+	pass.retype(best, bestOffer)
 	return true
 }
 
@@ -303,15 +304,15 @@ func (im *improver) merge(n *node, ns []*node) bool {
 // the least room left once it is there, within the room of the target's
 // current offering (already paid for), and reports whether all of them
 // found a place; otherwise nothing moves.
-func (im *improver) evacuate(n *node, ns []*node) bool {
-	s := im.s
+func (pass *improver) evacuate(n *node, ns []*node) bool {
+	s := pass.s
 	pods := slices.Clone(n.pods)
 	slices.SortStableFunc(pods, func(a, b *state.Pod) int {
 		return cmp.Compare(s.size(s.podClass[b].req), s.size(s.podClass[a].req))
 	})
 	// Tentative room per target: its current type's room, which it pays
 	// for already.
-	room := map[*node]vec{}
+	room := map[*node]resources.Vector{}
 	dest := make([]*node, len(pods))
 	for i, p := range pods {
 		req := s.podClass[p].req
@@ -321,18 +322,18 @@ func (im *improver) evacuate(n *node, ns []*node) bool {
 			if m == n || len(m.pods) == 0 {
 				continue
 			}
-			im.budget--
-			if im.budget < 0 {
+			pass.budget--
+			if pass.budget < 0 {
 				return false
 			}
 			r, ok := room[m]
 			if !ok {
 				r = m.room
 			}
-			if !req.fits(r) || m.cts&n.cts == 0 || !s.compat(s.podClass[p], m.pool).mask.has(m.typ.idx) {
+			if !req.Fits(r) || m.capacityTypes&n.capacityTypes == 0 || !s.compat(s.podClass[p], m.pool).mask.has(m.typ.idx) {
 				continue
 			}
-			if left := s.size(r.sub(req)); best == nil || left < bestLeft {
+			if left := s.size(r.Sub(req)); best == nil || left < bestLeft {
 				best, bestLeft = m, left
 			}
 		}
@@ -343,37 +344,37 @@ func (im *improver) evacuate(n *node, ns []*node) bool {
 		if !ok {
 			r = best.room
 		}
-		room[best] = r.sub(req)
+		room[best] = r.Sub(req)
 		dest[i] = best
 	}
 	// The targets keep their offerings, so emptying n saves its price.
 	for i, p := range pods {
-		im.move(p, n, dest[i])
+		pass.move(p, n, dest[i])
 	}
 	return true
 }
 
 // move puts pod p from claim from onto claim to.
-func (im *improver) move(p *state.Pod, from, to *node) {
-	s := im.s
+func (pass *improver) move(p *state.Pod, from, to *node) {
+	s := pass.s
 	c := s.podClass[p]
-	from.used = from.used.sub(c.req)
-	from.room = from.room.add(c.req)
+	from.used = from.used.Sub(c.req)
+	from.room = from.room.Add(c.req)
 	from.pods = slices.DeleteFunc(from.pods, func(q *state.Pod) bool { return q == p })
 	for _, gid := range c.matches {
 		from.bumpMatch(gid, -1)
 		to.bumpMatch(gid, 1)
 	}
 	for _, t := range c.activeTerms(c.anti) {
-		from.bumpCarry(t.g, -1)
-		to.bumpCarry(t.g, 1)
+		from.bumpCarry(t.group, -1)
+		to.bumpCarry(t.group, 1)
 	}
-	to.used = to.used.add(c.req)
-	to.room = to.room.sub(c.req)
+	to.used = to.used.Add(c.req)
+	to.room = to.room.Sub(c.req)
 	to.pods = append(to.pods, p)
 	if !slices.Contains(to.classes, c) {
 		to.classes = append(to.classes, c)
-		delete(im.masks, to)
+		delete(pass.masks, to)
 	}
 	s.placed[p] = to.name
 }
@@ -391,7 +392,7 @@ func (s *solver) renumber() {
 		var name string
 		for {
 			next[p]++
-			name = fmt.Sprintf("%s-%d", p.p.Name, next[p])
+			name = fmt.Sprintf("%s-%d", p.pool.Name, next[p])
 			if !s.nodeNames[name] {
 				break
 			}

@@ -10,16 +10,16 @@ import (
 
 // bucket is the pods of one class that share zone and capacity-type pins.
 type bucket struct {
-	c     *class
-	zones uint64
-	cts   uint8
-	pods  []*state.Pod
-	next  int
+	class         *class
+	zones         uint64
+	capacityTypes uint8
+	pods          []*state.Pod
+	next          int
 	// size and hardness order the buckets in a round (see round).
 	size     int64
 	hardness int
 	// val is the pods' dual value while a pool fills claims.
-	val float64
+	value float64
 	// taken counts the pods a dry (simulated) fill took; 0 otherwise.
 	taken int64
 }
@@ -35,9 +35,9 @@ type pinner struct {
 	s *solver
 	// zc counts, per group, matching pods per zone (or capacity type)
 	// index, existing and pinned.
-	zc  [][]int32
-	cc  [][numCT]int32
-	all uint64
+	zoneCounts         [][]int32
+	capacityTypeCounts [][numCapacityTypes]int32
+	all                uint64
 	// carried marks groups some class in the batch spreads on, with the
 	// smallest maxSkew.
 	carried map[int]int32
@@ -45,34 +45,34 @@ type pinner struct {
 }
 
 func (s *solver) newPinner(classes []*class) *pinner {
-	pn := &pinner{s: s, carried: map[int]int32{}, failed: map[*state.Pod]string{}}
+	pins := &pinner{s: s, carried: map[int]int32{}, failed: map[*state.Pod]string{}}
 	for _, p := range s.pools {
-		pn.all |= p.zoneMask
+		pins.all |= p.zoneMask
 	}
 	for _, n := range s.snap.Nodes {
 		if z, ok := s.zoneIdx[n.Zone]; ok {
-			pn.all |= 1 << z
+			pins.all |= 1 << z
 		}
 	}
-	pn.zc = make([][]int32, len(s.groups.list))
-	pn.cc = make([][numCT]int32, len(s.groups.list))
+	pins.zoneCounts = make([][]int32, len(s.groups.list))
+	pins.capacityTypeCounts = make([][numCapacityTypes]int32, len(s.groups.list))
 	for _, g := range s.groups.list {
-		pn.zc[g.id] = make([]int32, len(s.zones))
+		pins.zoneCounts[g.id] = make([]int32, len(s.zones))
 		for z, name := range s.zones {
-			pn.zc[g.id][z] = s.counts[g.id][name]
+			pins.zoneCounts[g.id][z] = s.counts[g.id][name]
 		}
-		for ct := range numCT {
-			pn.cc[g.id][ct] = s.counts[g.id][ctNames[ct]]
+		for ct := range numCapacityTypes {
+			pins.capacityTypeCounts[g.id][ct] = s.counts[g.id][capacityTypeNames[ct]]
 		}
 	}
 	for _, sp := range s.spreadsInForce(classes) {
-		if key := s.groups.list[sp.g].key; key == scheduling.LabelTopologyZone || key == scheduling.LabelCapacityType {
-			if cur, ok := pn.carried[sp.g]; !ok || sp.maxSkew < cur {
-				pn.carried[sp.g] = sp.maxSkew
+		if key := s.groups.list[sp.group].key; key == scheduling.LabelTopologyZone || key == scheduling.LabelCapacityType {
+			if cur, ok := pins.carried[sp.group]; !ok || sp.maxSkew < cur {
+				pins.carried[sp.group] = sp.maxSkew
 			}
 		}
 	}
-	return pn
+	return pins
 }
 
 func (c *class) activeSpreads() []spread {
@@ -104,7 +104,7 @@ func (c *class) activeTerms(terms []podTerm) []podTerm {
 // baseMasks are the zones and capacity types the class's node terms allow.
 func (s *solver) baseMasks(c *class) (uint64, uint8) {
 	var zones uint64
-	var cts uint8
+	var capacityTypes uint8
 	for _, t := range c.effectiveTerms() {
 		zr, cr := t.Get(scheduling.LabelTopologyZone), t.Get(scheduling.LabelCapacityType)
 		for z, name := range s.zones {
@@ -112,62 +112,62 @@ func (s *solver) baseMasks(c *class) (uint64, uint8) {
 				zones |= 1 << z
 			}
 		}
-		for ct := range numCT {
-			if cr.Has(ctNames[ct]) {
-				cts |= 1 << ct
+		for ct := range numCapacityTypes {
+			if cr.Has(capacityTypeNames[ct]) {
+				capacityTypes |= 1 << ct
 			}
 		}
 	}
-	return zones, cts
+	return zones, capacityTypes
 }
 
 // pin splits the pending pods of classes into buckets.
-func (pn *pinner) pin(classes []*class) []*bucket {
+func (pins *pinner) pin(classes []*class) []*bucket {
 	var out []*bucket
 	for _, c := range classes {
-		out = append(out, pn.pinClass(c)...)
+		out = append(out, pins.pinClass(c)...)
 	}
-	pn.pinAffinity(classes, out)
-	pn.pinAntiSymmetry(out)
+	pins.pinAffinity(classes, out)
+	pins.pinAntiSymmetry(out)
 	return out
 }
 
-func (pn *pinner) needsPins(c *class) bool {
+func (pins *pinner) needsPins(c *class) bool {
 	for _, sp := range c.activeSpreads() {
-		if key := pn.s.groups.list[sp.g].key; key == scheduling.LabelTopologyZone || key == scheduling.LabelCapacityType {
+		if key := pins.s.groups.list[sp.group].key; key == scheduling.LabelTopologyZone || key == scheduling.LabelCapacityType {
 			return true
 		}
 	}
 	for _, t := range c.activeTerms(c.anti) {
-		if pn.s.groups.list[t.g].key == scheduling.LabelTopologyZone {
+		if pins.s.groups.list[t.group].key == scheduling.LabelTopologyZone {
 			return true
 		}
 	}
 	for _, g := range c.matches {
-		if _, ok := pn.carried[g]; ok {
+		if _, ok := pins.carried[g]; ok {
 			return true
 		}
 	}
 	return false
 }
 
-func (pn *pinner) pinClass(c *class) []*bucket {
-	zones, cts := pn.s.baseMasks(c)
-	if !pn.needsPins(c) {
-		return []*bucket{{c: c, zones: zones, cts: cts, pods: c.pods}}
+func (pins *pinner) pinClass(c *class) []*bucket {
+	zones, capacityTypes := pins.s.baseMasks(c)
+	if !pins.needsPins(c) {
+		return []*bucket{{class: c, zones: zones, capacityTypes: capacityTypes, pods: c.pods}}
 	}
 	// Domains count wherever the pod may be placed by its node affinity,
 	// but a pod is only pinned where some pool or node can take it.
-	uz, uc := pn.s.usable(c)
+	usableZones, usableCapacityTypes := pins.s.usable(c)
 	byPin := map[[2]uint64]*bucket{}
 	var out []*bucket
 	for i, p := range c.pods {
-		z, ct, reason := pn.choose(c, zones&pn.all, cts, uz, uc, i)
+		z, ct, reason := pins.choose(c, zones&pins.all, capacityTypes, usableZones, usableCapacityTypes, i)
 		if reason != "" {
-			pn.failed[p] = reason
+			pins.failed[p] = reason
 			continue
 		}
-		pz, pc := zones, cts
+		pz, pc := zones, capacityTypes
 		if z >= 0 {
 			pz = 1 << z
 		}
@@ -177,7 +177,7 @@ func (pn *pinner) pinClass(c *class) []*bucket {
 		key := [2]uint64{pz, uint64(pc)}
 		b := byPin[key]
 		if b == nil {
-			b = &bucket{c: c, zones: pz, cts: pc}
+			b = &bucket{class: c, zones: pz, capacityTypes: pc}
 			byPin[key] = b
 			out = append(out, b)
 		}
@@ -188,29 +188,29 @@ func (pn *pinner) pinClass(c *class) []*bucket {
 
 // choose picks a zone (or -1 when not pinned) and a capacity type for one
 // pod, and counts it.
-func (pn *pinner) choose(c *class, zones uint64, cts uint8, uz uint64, uc uint8, i int) (int, int, string) {
-	s := pn.s
-	zoneGroups, ctGroups := pn.constrained(c)
-	antiZonal := pn.zonalAnti(c)
+func (pins *pinner) choose(c *class, zones uint64, capacityTypes uint8, usableZones uint64, usableCapacityTypes uint8, i int) (int, int, string) {
+	s := pins.s
+	zoneGroups, ctGroups := pins.constrained(c)
+	antiZonal := pins.zonalAnti(c)
 	z, ct := -1, -1
 	if len(zoneGroups) > 0 || len(antiZonal) > 0 {
-		z = pn.bestDomain(c, zones, zones&uz, len(s.zones), zoneGroups, antiZonal, func(g, d int) int32 { return pn.zc[g][d] }, i)
+		z = pins.bestDomain(c, zones, zones&usableZones, len(s.zones), zoneGroups, antiZonal, func(g, d int) int32 { return pins.zoneCounts[g][d] }, i)
 		if z < 0 {
-			return 0, 0, pn.spreadReason(c, zoneGroups, antiZonal, "zone", pn.s.maskZones(uz&zones))
+			return 0, 0, pins.spreadReason(c, zoneGroups, antiZonal, "zone", pins.s.maskZones(usableZones&zones))
 		}
 	}
 	if len(ctGroups) > 0 {
-		ct = pn.bestDomain(c, uint64(cts), uint64(cts&uc), numCT, ctGroups, nil, func(g, d int) int32 { return pn.cc[g][d] }, i)
+		ct = pins.bestDomain(c, uint64(capacityTypes), uint64(capacityTypes&usableCapacityTypes), numCapacityTypes, ctGroups, nil, func(g, d int) int32 { return pins.capacityTypeCounts[g][d] }, i)
 		if ct < 0 {
-			return 0, 0, pn.spreadReason(c, ctGroups, nil, "capacity type", ctList(uc&cts))
+			return 0, 0, pins.spreadReason(c, ctGroups, nil, "capacity type", capacityTypeList(usableCapacityTypes&capacityTypes))
 		}
 	}
 	for _, g := range c.matches {
 		if z >= 0 {
-			pn.zc[g][z]++
+			pins.zoneCounts[g][z]++
 		}
 		if ct >= 0 {
-			pn.cc[g][ct]++
+			pins.capacityTypeCounts[g][ct]++
 		}
 	}
 	return z, ct, ""
@@ -220,20 +220,20 @@ func (pn *pinner) choose(c *class, zones uint64, cts uint8, uz uint64, uc uint8,
 // node could take a pod of c, capacity aside.
 func (s *solver) usable(c *class) (uint64, uint8) {
 	var zones uint64
-	var cts uint8
+	var capacityTypes uint8
 	for _, p := range s.pools {
 		if cp := s.compat(c, p); cp.reason == "" {
 			zones |= cp.zoneMask
-			cts |= cp.ctMask
+			capacityTypes |= cp.capacityTypeMask
 		}
 	}
 	for _, n := range s.nodes {
-		if n.zone >= 0 && n.ct >= 0 && s.nodeOK(c, n) {
+		if n.zone >= 0 && n.capacityType >= 0 && s.nodeOK(c, n) {
 			zones |= 1 << n.zone
-			cts |= 1 << n.ct
+			capacityTypes |= 1 << n.capacityType
 		}
 	}
-	return zones, cts
+	return zones, capacityTypes
 }
 
 // limit is one spread bound a pod must keep: on group g, at most maxSkew
@@ -245,8 +245,8 @@ type limit struct {
 	self       bool
 }
 
-func (pn *pinner) constrained(c *class) (zone, ct []limit) {
-	s := pn.s
+func (pins *pinner) constrained(c *class) (zone, ct []limit) {
+	s := pins.s
 	add := func(key string, l limit) {
 		switch key {
 		case scheduling.LabelTopologyZone:
@@ -257,22 +257,22 @@ func (pn *pinner) constrained(c *class) (zone, ct []limit) {
 	}
 	seen := map[int]bool{}
 	for _, sp := range c.activeSpreads() {
-		seen[sp.g] = true
-		add(s.groups.list[sp.g].key, limit{g: sp.g, maxSkew: sp.maxSkew, minDomains: sp.minDomains, self: c.matchesGroup(sp.g)})
+		seen[sp.group] = true
+		add(s.groups.list[sp.group].key, limit{g: sp.group, maxSkew: sp.maxSkew, minDomains: sp.minDomains, self: c.matchesGroup(sp.group)})
 	}
 	for _, g := range c.matches {
-		if skew, ok := pn.carried[g]; ok && !seen[g] {
+		if skew, ok := pins.carried[g]; ok && !seen[g] {
 			add(s.groups.list[g].key, limit{g: g, maxSkew: skew, self: true})
 		}
 	}
 	return zone, ct
 }
 
-func (pn *pinner) zonalAnti(c *class) []int {
+func (pins *pinner) zonalAnti(c *class) []int {
 	var out []int
 	for _, t := range c.activeTerms(c.anti) {
-		if pn.s.groups.list[t.g].key == scheduling.LabelTopologyZone {
-			out = append(out, t.g)
+		if pins.s.groups.list[t.group].key == scheduling.LabelTopologyZone {
+			out = append(out, t.group)
 		}
 	}
 	return out
@@ -280,19 +280,19 @@ func (pn *pinner) zonalAnti(c *class) []int {
 
 // bestDomain returns the allowed domain that keeps every limit and anti
 // term, least loaded first, or -1.
-func (pn *pinner) bestDomain(c *class, mask, usable uint64, n int, limits []limit, anti []int, count func(g, d int) int32, i int) int {
+func (pins *pinner) bestDomain(c *class, mask, usable uint64, n int, limits []limit, anti []int, count func(g, d int) int32, i int) int {
 	best, bestLoad := -1, int32(0)
 	for k := range n {
 		d := (k + i) % n
 		if i == 0 {
 			d = k
 		}
-		if usable&(1<<d) == 0 || !pn.keeps(mask, n, limits, count, d) {
+		if usable&(1<<d) == 0 || !pins.keeps(mask, n, limits, count, d) {
 			continue
 		}
 		blocked := false
 		for _, g := range anti {
-			if count(g, d) > 0 || pn.s.carriers[g][pn.s.zones[d]] > 0 && c.matchesGroup(g) {
+			if count(g, d) > 0 || pins.s.carriers[g][pins.s.zones[d]] > 0 && c.matchesGroup(g) {
 				blocked = true
 			}
 		}
@@ -310,7 +310,7 @@ func (pn *pinner) bestDomain(c *class, mask, usable uint64, n int, limits []limi
 	return best
 }
 
-func (pn *pinner) keeps(mask uint64, n int, limits []limit, count func(g, d int) int32, d int) bool {
+func (pins *pinner) keeps(mask uint64, n int, limits []limit, count func(g, d int) int32, d int) bool {
 	for _, l := range limits {
 		lo, domains := int32(-1), int32(0)
 		for e := range n {
@@ -336,43 +336,43 @@ func (pn *pinner) keeps(mask uint64, n int, limits []limit, count func(g, d int)
 	return true
 }
 
-func (pn *pinner) spreadReason(c *class, limits []limit, anti []int, what string, usable []string) string {
+func (pins *pinner) spreadReason(c *class, limits []limit, anti []int, what string, usable []string) string {
 	if len(anti) > 0 && len(limits) == 0 {
-		return fmt.Sprintf("pod anti-affinity on %s: every %s a pool or node can serve (%s) already runs a matching pod (%s)", what, what, strings.Join(usable, ", "), pn.s.groups.list[anti[0]].sel)
+		return fmt.Sprintf("pod anti-affinity on %s: every %s a pool or node can serve (%s) already runs a matching pod (%s)", what, what, strings.Join(usable, ", "), pins.s.groups.list[anti[0]].sel)
 	}
 	l := limits[0]
 	return fmt.Sprintf("topology spread on %s (maxSkew %d, selector %s): one more pod in the %ss a pool or node can serve (%s) would exceed maxSkew; add capacity in the other %ss or raise maxSkew",
-		what, l.maxSkew, pn.s.groups.list[l.g].sel, what, strings.Join(usable, ", "), what)
+		what, l.maxSkew, pins.s.groups.list[l.g].sel, what, strings.Join(usable, ", "), what)
 }
 
 // pinAffinity confines carriers of zonal pod affinity to zones with a
 // matching pod, choosing one zone for a group with none yet.
-func (pn *pinner) pinAffinity(classes []*class, buckets []*bucket) {
-	s := pn.s
+func (pins *pinner) pinAffinity(classes []*class, buckets []*bucket) {
+	s := pins.s
 	done := map[int]bool{}
 	for _, c := range classes {
 		for _, t := range c.activeTerms(c.affinity) {
-			g := s.groups.list[t.g]
+			g := s.groups.list[t.group]
 			if g.key != scheduling.LabelTopologyZone || done[g.id] {
 				continue
 			}
 			done[g.id] = true
 			var with uint64
 			for z := range s.zones {
-				if pn.zc[g.id][z] > 0 {
+				if pins.zoneCounts[g.id][z] > 0 {
 					with |= 1 << z
 				}
 			}
 			if with == 0 {
-				with = pn.firstZone(g.id, buckets)
+				with = pins.firstZone(g.id, buckets)
 				for _, b := range buckets {
-					if b.c.matchesGroup(g.id) {
+					if b.class.matchesGroup(g.id) {
 						b.zones &= with
 					}
 				}
 			}
 			for _, b := range buckets {
-				if carries(b.c, g.id) {
+				if carries(b.class, g.id) {
 					b.zones &= with
 				}
 			}
@@ -382,16 +382,16 @@ func (pn *pinner) pinAffinity(classes []*class, buckets []*bucket) {
 
 // firstZone picks the zone for a group whose pods are all pending: the
 // first zone every matching bucket allows, rotated by group for spread.
-func (pn *pinner) firstZone(g int, buckets []*bucket) uint64 {
-	common := pn.all
+func (pins *pinner) firstZone(g int, buckets []*bucket) uint64 {
+	common := pins.all
 	for _, b := range buckets {
-		if b.c.matchesGroup(g) || carries(b.c, g) {
+		if b.class.matchesGroup(g) || carries(b.class, g) {
 			if common&b.zones != 0 {
 				common &= b.zones
 			}
 		}
 	}
-	n := len(pn.s.zones)
+	n := len(pins.s.zones)
 	for k := range n {
 		z := (k + g) % n
 		if common&(1<<z) != 0 {
@@ -403,7 +403,7 @@ func (pn *pinner) firstZone(g int, buckets []*bucket) uint64 {
 
 func carries(c *class, g int) bool {
 	for _, t := range c.activeTerms(c.affinity) {
-		if t.g == g {
+		if t.group == g {
 			return true
 		}
 	}
@@ -412,8 +412,8 @@ func carries(c *class, g int) bool {
 
 // pinAntiSymmetry keeps pods matching a zonal anti-affinity term out of the
 // zones where a carrier of the term runs or is pinned.
-func (pn *pinner) pinAntiSymmetry(buckets []*bucket) {
-	s := pn.s
+func (pins *pinner) pinAntiSymmetry(buckets []*bucket) {
+	s := pins.s
 	blocked := map[int]uint64{}
 	for _, g := range s.groups.list {
 		if g.key != scheduling.LabelTopologyZone {
@@ -426,15 +426,15 @@ func (pn *pinner) pinAntiSymmetry(buckets []*bucket) {
 		}
 	}
 	for _, b := range buckets {
-		for _, g := range pn.zonalAnti(b.c) {
+		for _, g := range pins.zonalAnti(b.class) {
 			if isSingle(b.zones) {
 				blocked[g] |= b.zones
 			}
 		}
 	}
 	for _, b := range buckets {
-		own := pn.zonalAnti(b.c)
-		for _, g := range b.c.matches {
+		own := pins.zonalAnti(b.class)
+		for _, g := range b.class.matches {
 			if m, ok := blocked[g]; ok && !containsInt(own, g) {
 				b.zones &^= m
 			}

@@ -25,22 +25,22 @@ func (s *solver) admits(b *bucket, n *node) bool {
 	if n.zone < 0 && b.zones != s.allZones() {
 		return false
 	}
-	if n.ct >= 0 && b.cts&(1<<n.ct) == 0 {
+	if n.capacityType >= 0 && b.capacityTypes&(1<<n.capacityType) == 0 {
 		return false
 	}
 	if n.claimState != nil {
-		cp := s.compat(b.c, n.pool)
+		cp := s.compat(b.class, n.pool)
 		return cp.reason == "" && cp.mask.has(n.typ.idx)
 	}
-	return s.nodeOK(b.c, n)
+	return s.nodeOK(b.class, n)
 }
 
 // roomLeft is room for a bucket n admits: what n's room and the per-node
 // constraints leave.
 func (s *solver) roomLeft(b *bucket, n *node, limit int64) int64 {
-	c := b.c
+	c := b.class
 	limit = min(limit, b.left())
-	k := c.req.times(&n.room, limit)
+	k := c.req.Times(&n.room, limit)
 	if k == 0 {
 		return 0
 	}
@@ -67,11 +67,11 @@ func (s *solver) allZones() uint64 {
 // port rules on node n.
 func (s *solver) constrain(c *class, n *node, k int64) int64 {
 	for _, t := range c.activeTerms(c.anti) {
-		g := s.groups.list[t.g]
+		g := s.groups.list[t.group]
 		if s.domainCount(n, g) > 0 {
 			return 0
 		}
-		if c.matchesGroup(t.g) {
+		if c.matchesGroup(t.group) {
 			k = min(k, 1)
 		}
 	}
@@ -81,12 +81,12 @@ func (s *solver) constrain(c *class, n *node, k int64) int64 {
 		}
 	}
 	for _, sp := range c.activeSpreads() {
-		g := s.groups.list[sp.g]
+		g := s.groups.list[sp.group]
 		if g.key != scheduling.LabelHostname {
 			continue
 		}
 		have := s.domainCount(n, g)
-		if c.matchesGroup(sp.g) {
+		if c.matchesGroup(sp.group) {
 			k = min(k, int64(sp.maxSkew-have))
 		} else if have > sp.maxSkew {
 			return 0
@@ -98,7 +98,7 @@ func (s *solver) constrain(c *class, n *node, k int64) int64 {
 		}
 	}
 	for _, t := range c.activeTerms(c.affinity) {
-		g := s.groups.list[t.g]
+		g := s.groups.list[t.group]
 		if g.key == scheduling.LabelTopologyZone {
 			continue
 		}
@@ -107,12 +107,12 @@ func (s *solver) constrain(c *class, n *node, k int64) int64 {
 		}
 		// kube-scheduler's first-pod rule: with no matching pod anywhere,
 		// a pod matching its own term may start the group.
-		if s.totals[t.g] > 0 || !c.matchesGroup(t.g) {
+		if s.totals[t.group] > 0 || !c.matchesGroup(t.group) {
 			return 0
 		}
 	}
 	if len(c.ports) > 0 {
-		if portsClash(c.ports, n.ports) {
+		if state.HostPortsClash(c.ports, n.ports) {
 			return 0
 		}
 		k = min(k, 1)
@@ -120,38 +120,17 @@ func (s *solver) constrain(c *class, n *node, k int64) int64 {
 	return max(k, 0)
 }
 
-// portsClash reports whether two sets of host ports collide.
-func portsClash(a, b []state.HostPort) bool {
-	for _, x := range a {
-		for _, y := range b {
-			if x.Port == y.Port && protocol(x) == protocol(y) && (wildcard(x.IP) || wildcard(y.IP) || x.IP == y.IP) {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-func protocol(p state.HostPort) string {
-	if p.Protocol == "" {
-		return "TCP"
-	}
-	return string(p.Protocol)
-}
-
-func wildcard(ip string) bool { return ip == "" || ip == "0.0.0.0" || ip == "::" }
-
 // place puts the next k pods of b on n.
 func (s *solver) place(b *bucket, n *node, k int64) {
-	c := b.c
+	c := b.class
 	pods := b.pods[b.next : b.next+int(k)]
 	b.next += int(k)
-	n.room.subTimes(&c.req, k)
+	n.room.SubTimes(&c.req, k)
 	for _, gid := range c.matches {
 		s.addCount(n, s.groups.list[gid], int32(k))
 	}
 	for _, t := range c.activeTerms(c.anti) {
-		s.addCarry(n, s.groups.list[t.g], int32(k))
+		s.addCarry(n, s.groups.list[t.group], int32(k))
 	}
 	for range k {
 		n.ports = append(n.ports, c.ports...)
@@ -161,8 +140,8 @@ func (s *solver) place(b *bucket, n *node, k int64) {
 		s.podClass[p] = c
 	}
 	if n.claimState != nil {
-		n.cts &= b.cts
-		n.used.addTimes(&c.req, k)
+		n.capacityTypes &= b.capacityTypes
+		n.used.AddTimes(&c.req, k)
 		n.pods = append(n.pods, pods...)
 		if len(n.classes) == 0 || n.classes[len(n.classes)-1] != c {
 			n.classes = append(n.classes, c)

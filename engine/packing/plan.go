@@ -7,6 +7,10 @@ import (
 	"math"
 	"math/bits"
 	"slices"
+
+	"github.com/tenonhq/terraform-provider-tenon/engine/packing/internal/bound"
+	"github.com/tenonhq/terraform-provider-tenon/engine/packing/internal/lp"
+	"github.com/tenonhq/terraform-provider-tenon/engine/packing/internal/resources"
 )
 
 // The configuration LP as a packing plan.
@@ -26,7 +30,7 @@ import (
 // where a configuration c is a type and a whole number a_ic of pods of
 // each request i that fit one node of it together (each clique member
 // taking its clique's one slot per node). Column generation solves it on
-// coverLP: the duals π of the restricted master ask the types for
+// lp.Cover: the duals π of the restricted master ask the types for
 // configurations worth more than their price, a bounded knapsack solved
 // by depth-first branch and bound with surrogate bounds (knapsack); the
 // types whose bound promises most per dollar are searched first, until a
@@ -72,7 +76,7 @@ var planEfforts = [...]planEffort{
 // filler's buckets, and the buckets that hold them, those pinned to fewer
 // zones first.
 type planItem struct {
-	req     vec
+	req     resources.Vector
 	count   int64
 	buckets []*bucket
 }
@@ -81,8 +85,8 @@ type planItem struct {
 // clique, and its cheapest price in the zones and capacity types the
 // buckets allow.
 type planType struct {
-	t     *ptype
-	alloc vec
+	t     *poolType
+	alloc resources.Vector
 	price float64
 	holds int64
 }
@@ -96,64 +100,65 @@ type planConfig struct {
 }
 
 type planner struct {
-	ctx    context.Context
-	effort planEffort
-	items  []planItem
-	types  []planType
-	ndims  int
-	cts    uint8
-	zones  uint64
-	lp     *coverLP
+	ctx           context.Context
+	effort        planEffort
+	items         []planItem
+	types         []planType
+	ndims         int
+	capacityTypes uint8
+	zones         uint64
+	master        *lp.Cover
 	// cols are the master's configurations, in the order of its
 	// structural columns (after the m artificials and m surpluses).
 	cols []planConfig
 	// left is the demand not yet planned, stepsLeft the knapsack steps
-	// left of pl.effort.totalSteps.
+	// left of plan.effort.totalSteps.
 	left      []int64
 	stepsLeft int
-	// ws caches weights; order, cur and best are knapsack's scratch.
-	ws    [][maxDims]float64
-	order []int32
-	cur   []int64
-	best  []int64
+	// weightCache caches weights; order, cur and best are knapsack's
+	// scratch.
+	weightCache [][resources.MaxDims]float64
+	order       []int32
+	cur         []int64
+	best        []int64
 }
 
 // planFill opens the claims a plan calls for when the filler's buckets
 // allow one (see newPlanner); the greedy fill takes what is left.
 func (f *filler) planFill() {
-	pl := f.newPlanner()
-	if pl == nil {
+	plan := f.newPlanner()
+	if plan == nil {
 		return
 	}
-	pl.start()
-	pl.generate(pl.effort.rounds)
-	configs := pl.round()
+	plan.start()
+	plan.generate(plan.effort.rounds)
+	configs := plan.round()
 	// A cancelled plan opens nothing; fillPool reports the cancellation.
 	if f.s.ctx.Err() != nil {
 		return
 	}
-	f.realize(pl, configs)
+	f.realize(plan, configs)
 }
 
 // newPlanner sets a plan up for the filler's buckets, or returns nil when
 // they do not suit one: the pool has limits or minValues, the buckets
 // differ in the types or capacity types they allow, or there are more
-// distinct requests than maxAssignItems.
+// distinct requests than bound.MaxAssignItems.
 func (f *filler) newPlanner() *planner {
 	s, p := f.s, f.p
 	if p.anyLimit() || len(p.minValues) > 0 || len(f.active) == 0 {
 		return nil
 	}
-	cp0 := s.compat(f.active[0].c, p)
-	pl := &planner{ctx: s.ctx, effort: planEfforts[s.opts.plan-1], ndims: len(s.dims.names), cts: f.active[0].cts & cp0.ctMask}
+	cp0 := s.compat(f.active[0].class, p)
+	plan := &planner{ctx: s.ctx, effort: planEfforts[s.opts.plan-1], ndims: len(s.dims.names), capacityTypes: f.active[0].capacityTypes & cp0.capacityTypeMask}
 	cliques := map[int]int64{}
 	for _, b := range f.active {
-		cp := s.compat(b.c, p)
-		if !slices.Equal(cp.mask, cp0.mask) || b.cts&cp.ctMask != pl.cts {
+		cp := s.compat(b.class, p)
+		if !slices.Equal(cp.mask, cp0.mask) || b.capacityTypes&cp.capacityTypeMask != plan.capacityTypes {
 			return nil
 		}
-		pl.zones |= b.zones & cp.zoneMask
-		for _, g := range f.cliquesOf(b.c) {
+		plan.zones |= b.zones & cp.zoneMask
+		for _, g := range f.cliquesOf(b.class) {
 			cliques[g] += b.left()
 		}
 	}
@@ -163,49 +168,49 @@ func (f *filler) newPlanner() *planner {
 	slices.SortStableFunc(gs, func(a, b int) int { return cmp.Compare(cliques[b], cliques[a]) })
 	slot := map[int]int{}
 	for _, g := range gs {
-		if pl.ndims < maxDims && cliques[g] > 1 {
-			slot[g] = pl.ndims
-			pl.ndims++
+		if plan.ndims < resources.MaxDims && cliques[g] > 1 {
+			slot[g] = plan.ndims
+			plan.ndims++
 		}
 	}
-	at := map[vec]int{}
+	at := map[resources.Vector]int{}
 	for _, b := range f.active {
-		req := b.c.req
-		for _, g := range f.cliquesOf(b.c) {
+		req := b.class.req
+		for _, g := range f.cliquesOf(b.class) {
 			if d, ok := slot[g]; ok {
 				req[d] = 1
 			}
 		}
 		i, ok := at[req]
 		if !ok {
-			i = len(pl.items)
+			i = len(plan.items)
 			at[req] = i
-			pl.items = append(pl.items, planItem{req: req})
+			plan.items = append(plan.items, planItem{req: req})
 		}
-		pl.items[i].count += b.left()
-		pl.items[i].buckets = append(pl.items[i].buckets, b)
+		plan.items[i].count += b.left()
+		plan.items[i].buckets = append(plan.items[i].buckets, b)
 	}
-	if len(pl.items) > maxAssignItems {
+	if len(plan.items) > bound.MaxAssignItems {
 		return nil
 	}
-	for i := range pl.items {
-		slices.SortStableFunc(pl.items[i].buckets, func(a, b *bucket) int {
+	for i := range plan.items {
+		slices.SortStableFunc(plan.items[i].buckets, func(a, b *bucket) int {
 			return cmp.Compare(bits.OnesCount64(a.zones), bits.OnesCount64(b.zones))
 		})
 	}
-	pl.compileTypes(p, cp0, slot)
-	if len(pl.types) == 0 {
+	plan.compileTypes(p, cp0, slot)
+	if len(plan.types) == 0 {
 		return nil
 	}
-	return pl
+	return plan
 }
 
 // cliquesOf lists the hostname anti-affinity groups c is a member of.
 func (f *filler) cliquesOf(c *class) []int {
 	var gs []int
 	for _, t := range c.activeTerms(c.anti) {
-		if isHostname(f.s.groups.list[t.g].key) && c.matchesGroup(t.g) {
-			gs = append(gs, t.g)
+		if isHostname(f.s.groups.list[t.group].key) && c.matchesGroup(t.group) {
+			gs = append(gs, t.group)
 		}
 	}
 	return gs
@@ -214,18 +219,18 @@ func (f *filler) cliquesOf(c *class) []int {
 // compileTypes lists the pool's types the buckets allow that hold some
 // item, at their cheapest price in the plan's zones and capacity types,
 // without those another type beats on every resource and price.
-func (pl *planner) compileTypes(p *poolPlan, cp *compat, slot map[int]int) {
+func (plan *planner) compileTypes(p *poolPlan, cp *compat, slot map[int]int) {
 	var all []planType
 	for _, t := range p.types {
 		if !cp.mask.has(t.idx) {
 			continue
 		}
 		price := math.Inf(1)
-		for z := range bits.Len64(pl.zones) {
-			if pl.zones&(1<<z) == 0 {
+		for z := range bits.Len64(plan.zones) {
+			if plan.zones&(1<<z) == 0 {
 				continue
 			}
-			if ct, pr := cheapestCT(t, z, pl.cts); ct >= 0 {
+			if ct, pr := cheapestCapacityType(t, z, plan.capacityTypes); ct >= 0 {
 				price = min(price, pr)
 			}
 		}
@@ -237,8 +242,8 @@ func (pl *planner) compileTypes(p *poolPlan, cp *compat, slot map[int]int) {
 			alloc[d] = 1
 		}
 		var holds int64
-		for _, it := range pl.items {
-			holds = max(holds, it.req.times(&alloc, math.MaxInt64))
+		for _, it := range plan.items {
+			holds = max(holds, it.req.Times(&alloc, math.MaxInt64))
 		}
 		if holds == 0 {
 			continue
@@ -246,46 +251,46 @@ func (pl *planner) compileTypes(p *poolPlan, cp *compat, slot map[int]int) {
 		all = append(all, planType{t: t, alloc: alloc, price: price, holds: holds})
 	}
 	slices.SortStableFunc(all, func(a, b planType) int {
-		return cmp.Or(cmp.Compare(a.price, b.price), cmp.Compare(b.alloc[dimCPU], a.alloc[dimCPU]),
-			cmp.Compare(b.alloc[dimMemory], a.alloc[dimMemory]), cmp.Compare(a.t.it.Name, b.t.it.Name))
+		return cmp.Or(cmp.Compare(a.price, b.price), cmp.Compare(b.alloc[resources.CPU], a.alloc[resources.CPU]),
+			cmp.Compare(b.alloc[resources.Memory], a.alloc[resources.Memory]), cmp.Compare(a.t.instance.Name, b.t.instance.Name))
 	})
 	for _, t := range all {
-		if !slices.ContainsFunc(pl.types, func(k planType) bool { return t.alloc.fits(k.alloc) }) {
-			pl.types = append(pl.types, t)
+		if !slices.ContainsFunc(plan.types, func(k planType) bool { return t.alloc.Fits(k.alloc) }) {
+			plan.types = append(plan.types, t)
 		}
 	}
 }
 
 // start sets the master up with one configuration per item: as many of
 // its pods as fit the type cheapest per pod.
-func (pl *planner) start() {
-	m := len(pl.items)
+func (plan *planner) start() {
+	m := len(plan.items)
 	d := make([]float64, m)
-	pl.left = make([]int64, m)
-	for i, it := range pl.items {
+	plan.left = make([]int64, m)
+	for i, it := range plan.items {
 		d[i] = float64(it.count)
-		pl.left[i] = it.count
+		plan.left[i] = it.count
 	}
-	pl.lp = newCoverLP(d)
-	for i, it := range pl.items {
+	plan.master = lp.NewCover(d)
+	for i, it := range plan.items {
 		best, bestPer, bestK := -1, math.Inf(1), int64(0)
-		for j, t := range pl.types {
-			k := it.req.times(&t.alloc, it.count)
+		for j, t := range plan.types {
+			k := it.req.Times(&t.alloc, it.count)
 			if k > 0 && t.price/float64(k) < bestPer {
 				best, bestPer, bestK = j, t.price/float64(k), k
 			}
 		}
 		if best >= 0 {
-			pl.addConfig(planConfig{typ: best, idx: []int32{int32(i)}, cnt: []int64{bestK}})
+			plan.addConfig(planConfig{typ: best, idx: []int32{int32(i)}, cnt: []int64{bestK}})
 		}
 	}
-	pl.stepsLeft = pl.effort.totalSteps
+	plan.stepsLeft = plan.effort.totalSteps
 }
 
 // generate runs at most rounds rounds of column generation on the
-// demand left, within pl.effort.
-func (pl *planner) generate(rounds int) {
-	pi := make([]float64, len(pl.items))
+// demand left, within plan.effort.
+func (plan *planner) generate(rounds int) {
+	pi := make([]float64, len(plan.items))
 	type cand struct {
 		c     planConfig
 		ratio float64
@@ -297,327 +302,168 @@ func (pl *planner) generate(rounds int) {
 	}
 	var promise []typePromise
 	for range rounds {
-		if pl.ctx.Err() != nil {
+		if plan.ctx.Err() != nil {
 			return
 		}
-		pl.lp.solve(pl.effort.pivots)
-		pl.lp.duals(pi)
+		plan.master.Solve(plan.effort.pivots)
+		plan.master.Duals(pi)
 		cands = cands[:0]
 		// Partial pricing: the types whose surrogate bound promises the
 		// most value per dollar are searched first, until perRound
 		// configurations are found.
 		promise = promise[:0]
-		for j := range pl.types {
-			if r := pl.rootBound(pi, j) / pl.types[j].price; r > 1+1e-9 {
+		for j := range plan.types {
+			if r := plan.rootBound(pi, j) / plan.types[j].price; r > 1+1e-9 {
 				promise = append(promise, typePromise{j, r})
 			}
 		}
 		slices.SortStableFunc(promise, func(a, b typePromise) int { return cmp.Compare(b.ratio, a.ratio) })
 		for _, tp := range promise {
-			if len(cands) >= pl.effort.perRound || pl.stepsLeft <= 0 {
+			if len(cands) >= plan.effort.perRound || plan.stepsLeft <= 0 {
 				break
 			}
-			steps := pl.effort.steps
-			if pl.types[tp.j].holds > pl.effort.bigPods {
-				steps = pl.effort.bigSteps
+			steps := plan.effort.steps
+			if plan.types[tp.j].holds > plan.effort.bigPods {
+				steps = plan.effort.bigSteps
 			}
-			v, c := pl.knapsack(pi, tp.j, min(steps, pl.stepsLeft))
-			if v > pl.types[tp.j].price*(1+1e-9) {
-				cands = append(cands, cand{c, v / pl.types[tp.j].price})
+			v, c := plan.knapsack(pi, tp.j, min(steps, plan.stepsLeft))
+			if v > plan.types[tp.j].price*(1+1e-9) {
+				cands = append(cands, cand{c, v / plan.types[tp.j].price})
 			}
 		}
 		if len(cands) == 0 {
 			break
 		}
 		slices.SortStableFunc(cands, func(a, b cand) int { return cmp.Compare(b.ratio, a.ratio) })
-		for _, c := range cands[:min(len(cands), pl.effort.perRound)] {
-			pl.addConfig(c.c)
+		for _, c := range cands[:min(len(cands), plan.effort.perRound)] {
+			plan.addConfig(c.c)
 		}
 	}
-	pl.lp.solve(pl.effort.pivots)
+	plan.master.Solve(plan.effort.pivots)
 }
 
-func (pl *planner) addConfig(c planConfig) {
+func (plan *planner) addConfig(c planConfig) {
 	val := make([]float64, len(c.cnt))
 	for k, n := range c.cnt {
 		val[k] = float64(n)
 	}
-	pl.cols = append(pl.cols, c)
-	pl.lp.add(pl.types[c.typ].price, c.idx, val, false)
-}
-
-// rootBound bounds the value of any configuration of type j at duals pi
-// by knapsack's surrogate bounds for an empty node.
-func (pl *planner) rootBound(pi []float64, j int) float64 {
-	t := &pl.types[j]
-	ub := math.Inf(1)
-	for _, w := range pl.weights() {
-		best := 0.0
-		for i, it := range pl.items {
-			if pi[i] <= 1e-12 || !it.req.fits(t.alloc) {
-				continue
-			}
-			var x float64
-			for d, wd := range w {
-				if wd > 0 && t.alloc[d] > 0 {
-					x += wd * float64(it.req[d]) / float64(t.alloc[d])
-				}
-			}
-			if x <= 0 {
-				best = math.Inf(1)
-				break
-			}
-			best = max(best, pi[i]/x)
-		}
-		var c float64
-		for d, wd := range w {
-			if t.alloc[d] > 0 {
-				c += wd
-			}
-		}
-		ub = min(ub, c*best)
-	}
-	return ub
-}
-
-// knapsack returns the configuration of type j worth most at duals pi,
-// and its worth, by depth-first branch and bound over the items in order
-// of worth per share of the node, within steps (the best found so far
-// when they run out).
-func (pl *planner) knapsack(pi []float64, j int, steps int) (float64, planConfig) {
-	t := &pl.types[j]
-	order := pl.order[:0]
-	for i, it := range pl.items {
-		if pi[i] > 1e-12 && it.req.fits(t.alloc) {
-			order = append(order, int32(i))
-		}
-	}
-	pl.order = order
-	if len(order) == 0 {
-		return 0, planConfig{}
-	}
-	share := func(i int32) float64 { return shareOf(pl.items[i].req, t.alloc) }
-	slices.SortStableFunc(order, func(a, b int32) int { return cmp.Compare(pi[b]/share(b), pi[a]/share(a)) })
-	n := len(order)
-	// Surrogate bounds: for a weighting w of the resources (each amount a
-	// share of the node's), the pods placed from room weigh at most
-	// w·(room/alloc), so the rest of the value is at most that times the
-	// best value per weight among order[k:] (ratio[k*nw+q]).
-	// coef[q] are weighting q's non-zero coefficients per unit of each
-	// resource, the weight divided by the node's amount.
-	type term struct {
-		d int
-		c float64
-	}
-	ws := pl.weights()
-	nw := len(ws)
-	coef := make([][]term, nw)
-	for q, w := range ws {
-		for d, wd := range w {
-			if wd > 0 && t.alloc[d] > 0 {
-				coef[q] = append(coef[q], term{d, wd / float64(t.alloc[d])})
-			}
-		}
-	}
-	ratio := make([]float64, (n+1)*nw)
-	for k := n - 1; k >= 0; k-- {
-		it := &pl.items[order[k]]
-		for q := range nw {
-			var x float64
-			for _, tm := range coef[q] {
-				x += tm.c * float64(it.req[tm.d])
-			}
-			r := math.Inf(1)
-			if x > 0 {
-				r = pi[order[k]] / x
-			}
-			ratio[k*nw+q] = max(ratio[(k+1)*nw+q], r)
-		}
-	}
-	bound := func(k int, room *vec) float64 {
-		ub := math.Inf(1)
-		rk := ratio[k*nw : k*nw+nw]
-		for q, cs := range coef {
-			if math.IsInf(rk[q], 1) {
-				continue
-			}
-			var c float64
-			for _, tm := range cs {
-				c += tm.c * float64(room[tm.d])
-			}
-			ub = min(ub, c*rk[q])
-		}
-		return ub
-	}
-	if cap(pl.cur) < len(pl.items) {
-		pl.cur = make([]int64, len(pl.items))
-		pl.best = make([]int64, len(pl.items))
-	}
-	cur, best := pl.cur[:len(pl.items)], pl.best[:len(pl.items)]
-	clear(cur)
-	clear(best)
-	// Only configurations worth more than the price matter: the search
-	// prunes every branch that cannot beat it.
-	bestV := t.price
-	if bound(0, &t.alloc) <= bestV*(1+1e-9) {
-		return 0, planConfig{}
-	}
-	left := steps
-	defer func() { pl.stepsLeft -= steps - left }()
-
-	var dfs func(k int, room vec, v float64)
-	dfs = func(k int, room vec, v float64) {
-		left--
-		if v > bestV+1e-12 {
-			bestV = v
-			copy(best, cur)
-		}
-		if k == n || left <= 0 {
-			return
-		}
-		if v+bound(k, &room) <= bestV*(1+1e-9) {
-			return
-		}
-		i := order[k]
-		it := &pl.items[i]
-		for x := it.req.times(&room, pl.left[i]); x >= 0 && left > 0; x-- {
-			cur[i] = x
-			r := room
-			r.subTimes(&it.req, x)
-			dfs(k+1, r, v+float64(x)*pi[i])
-		}
-		cur[i] = 0
-	}
-	dfs(0, t.alloc, 0)
-	if bestV <= t.price {
-		return 0, planConfig{}
-	}
-	c := planConfig{typ: j}
-	for _, i := range order {
-		if best[i] > 0 {
-			c.idx = append(c.idx, i)
-			c.cnt = append(c.cnt, best[i])
-		}
-	}
-	return bestV, c
-}
-
-// weights are the resource weightings of knapsack's surrogate bounds:
-// each resource alone, and cpu and memory mixed.
-func (pl *planner) weights() [][maxDims]float64 {
-	if pl.ws != nil {
-		return pl.ws
-	}
-	for d := range pl.ndims {
-		var w [maxDims]float64
-		w[d] = 1
-		pl.ws = append(pl.ws, w)
-	}
-	for _, l := range []float64{0.25, 0.5, 0.75} {
-		var w [maxDims]float64
-		w[dimCPU], w[dimMemory] = l, 1-l
-		pl.ws = append(pl.ws, w)
-	}
-	return pl.ws
+	plan.cols = append(plan.cols, c)
+	plan.master.Add(plan.types[c.typ].price, c.idx, val, false)
 }
 
 // round turns the master's solution into whole configurations: each
 // column's whole part is fixed (a fixed configuration takes no more of an
 // item than is left), the demand falls by what was fixed, and column
-// generation goes on for what is left, pl.effort.passes times or until
+// generation goes on for what is left, plan.effort.passes times or until
 // no column is whole (or, with roundUp set, none can be rounded up). The
 // greedy fill takes the rest.
-func (pl *planner) round() []planConfig {
-	m := len(pl.items)
+func (plan *planner) round() []planConfig {
+	m := len(plan.items)
 	d := make([]float64, m)
 	var out []planConfig
-	take := func(c planConfig) bool {
-		t := planConfig{typ: c.typ}
-		for k, i := range c.idx {
-			if n := min(c.cnt[k], pl.left[i]); n > 0 {
-				t.idx = append(t.idx, i)
-				t.cnt = append(t.cnt, n)
-				pl.left[i] -= n
-			}
-		}
-		if len(t.idx) == 0 {
-			return false
-		}
-		out = append(out, t)
-		return true
-	}
-	lp := pl.lp
-	for range pl.effort.passes {
-		if pl.ctx.Err() != nil {
+	for range plan.effort.passes {
+		if plan.ctx.Err() != nil {
 			break
 		}
-		fixed := false
-		for r := range m {
-			j := lp.basis[r] - 2*m
-			if j < 0 {
-				continue
-			}
-			for range int64(lp.xB[r] + 1e-9) {
-				if !take(pl.cols[j]) {
-					break
-				}
-				fixed = true
-			}
-		}
-		if !fixed && pl.effort.roundUp > 0 {
-			// No column is whole: round up those at least roundUp,
-			// or else the largest.
-			best, bestX := -1, 0.0
-			for r := range m {
-				j := lp.basis[r] - 2*m
-				if j < 0 || lp.xB[r] <= 1e-9 {
-					continue
-				}
-				if lp.xB[r] >= pl.effort.roundUp {
-					fixed = take(pl.cols[j]) || fixed
-				} else if lp.xB[r] > bestX {
-					best, bestX = j, lp.xB[r]
-				}
-			}
-			if !fixed && best >= 0 {
-				fixed = take(pl.cols[best])
-			}
+		fixed := plan.fixWhole(&out)
+		if !fixed && plan.effort.roundUp > 0 {
+			fixed = plan.fixRoundedUp(&out)
 		}
 		done := true
 		for i := range m {
-			d[i] = float64(pl.left[i])
-			done = done && pl.left[i] == 0
+			d[i] = float64(plan.left[i])
+			done = done && plan.left[i] == 0
 		}
 		if !fixed || done {
 			break
 		}
-		lp.setDemand(d)
-		lp.dualSolve(pl.effort.pivots)
-		pl.generate(pl.effort.residualRounds)
+		plan.master.SetDemand(d)
+		plan.master.DualSolve(plan.effort.pivots)
+		plan.generate(plan.effort.residualRounds)
 	}
 	return out
+}
+
+// fixWhole fixes each basic configuration as many times as its value is
+// whole, and reports whether it fixed any.
+func (plan *planner) fixWhole(out *[]planConfig) bool {
+	fixed := false
+	for r := range plan.master.Rows() {
+		j, x := plan.master.Basic(r)
+		if j < 0 {
+			continue
+		}
+		for range int64(x + 1e-9) {
+			if !plan.take(plan.cols[j], out) {
+				break
+			}
+			fixed = true
+		}
+	}
+	return fixed
+}
+
+// fixRoundedUp fixes, when no configuration is whole, those whose value
+// is at least roundUp, or else the largest; it reports whether it fixed
+// any.
+func (plan *planner) fixRoundedUp(out *[]planConfig) bool {
+	fixed := false
+	best, bestX := -1, 0.0
+	for r := range plan.master.Rows() {
+		j, x := plan.master.Basic(r)
+		if j < 0 || x <= 1e-9 {
+			continue
+		}
+		if x >= plan.effort.roundUp {
+			fixed = plan.take(plan.cols[j], out) || fixed
+		} else if x > bestX {
+			best, bestX = j, x
+		}
+	}
+	if !fixed && best >= 0 {
+		fixed = plan.take(plan.cols[best], out)
+	}
+	return fixed
+}
+
+// take fixes one node of configuration c, capped by the demand left, into
+// out; false when c takes nothing any more.
+func (plan *planner) take(c planConfig, out *[]planConfig) bool {
+	t := planConfig{typ: c.typ}
+	for k, i := range c.idx {
+		if n := min(c.cnt[k], plan.left[i]); n > 0 {
+			t.idx = append(t.idx, i)
+			t.cnt = append(t.cnt, n)
+			plan.left[i] -= n
+		}
+	}
+	if len(t.idx) == 0 {
+		return false
+	}
+	*out = append(*out, t)
+	return true
 }
 
 // realize opens a claim per planned configuration, the dearest first, in
 // the zone where the most of it can be filled, and fills it with the pods
 // of its items, checking each pod's per-node rules as any fill does.
-func (f *filler) realize(pl *planner, configs []planConfig) {
+func (f *filler) realize(plan *planner, configs []planConfig) {
 	s := f.s
 	slices.SortStableFunc(configs, func(a, b planConfig) int {
-		return cmp.Compare(pl.types[b.typ].price, pl.types[a.typ].price)
+		return cmp.Compare(plan.types[b.typ].price, plan.types[a.typ].price)
 	})
 	for _, c := range configs {
-		t := pl.types[c.typ].t
+		t := plan.types[c.typ].t
 		bestZ, bestCT, bestV := -1, -1, 0.0
 		for z := range len(s.zones) {
-			if pl.zones&(1<<z) == 0 {
+			if plan.zones&(1<<z) == 0 {
 				continue
 			}
-			ct, _ := cheapestCT(t, z, pl.cts)
+			ct, _ := cheapestCapacityType(t, z, plan.capacityTypes)
 			if ct < 0 {
 				continue
 			}
-			if v := f.fillConfig(pl, c, f.dryNode(z, ct, t), true); v > bestV {
+			if v := f.dryFillConfig(plan, c, f.dryNode(z, ct, t)); v > bestV {
 				bestZ, bestCT, bestV = z, ct, v
 			}
 		}
@@ -625,7 +471,7 @@ func (f *filler) realize(pl *planner, configs []planConfig) {
 			continue
 		}
 		n := s.newClaim(f.p, t, bestZ, bestCT)
-		if f.fillConfig(pl, c, n, false); len(n.pods) == 0 {
+		if f.fillConfig(plan, c, n); len(n.pods) == 0 {
 			s.dropClaim(n)
 		}
 	}
@@ -633,14 +479,31 @@ func (f *filler) realize(pl *planner, configs []planConfig) {
 
 // fillConfig places on n up to the configuration's count of each item,
 // from the item's buckets in order, and returns the share of n's
-// resources the pods placed take; with dry set it only simulates.
-func (f *filler) fillConfig(pl *planner, c planConfig, n *node, dry bool) float64 {
+// resources the pods placed take.
+func (f *filler) fillConfig(plan *planner, c planConfig, n *node) float64 {
+	return f.packConfig(plan, c, n, f.s.place)
+}
+
+// dryFillConfig is fillConfig simulated on n (a scratch node, see
+// dryNode): the pods stay in their buckets.
+func (f *filler) dryFillConfig(plan *planner, c planConfig, n *node) float64 {
+	v := f.packConfig(plan, c, n, f.dryPut)
+	// The dry puts counted the pods in the buckets' taken fields.
+	for _, i := range c.idx {
+		for _, b := range plan.items[i].buckets {
+			b.taken = 0
+		}
+	}
+	return v
+}
+
+// packConfig is fillConfig with put doing the placing.
+func (f *filler) packConfig(plan *planner, c planConfig, n *node, put func(*bucket, *node, int64)) float64 {
 	s := f.s
-	var taken []*bucket
 	var v float64
 	for k, i := range c.idx {
 		need := c.cnt[k]
-		for _, b := range pl.items[i].buckets {
+		for _, b := range plan.items[i].buckets {
 			if need == 0 {
 				break
 			}
@@ -652,26 +515,18 @@ func (f *filler) fillConfig(pl *planner, c planConfig, n *node, dry bool) float6
 			if x <= 0 {
 				continue
 			}
-			if dry {
-				f.dryPut(n, b, x)
-				taken = append(taken, b)
-			} else {
-				s.place(b, n, x)
-			}
+			put(b, n, x)
 			need -= x
-			v += float64(x) * shareOf(b.c.req, n.typ.alloc)
+			v += float64(x) * shareOf(b.class.req, n.typ.alloc)
 		}
-	}
-	for _, b := range taken {
-		b.taken = 0
 	}
 	return v
 }
 
 // shareOf is the largest share of alloc that req takes in any resource.
-func shareOf(req, alloc vec) float64 {
+func shareOf(req, alloc resources.Vector) float64 {
 	var s float64
-	for d := range maxDims {
+	for d := range resources.MaxDims {
 		if alloc[d] > 0 {
 			s = max(s, float64(req[d])/float64(alloc[d]))
 		}

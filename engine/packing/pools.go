@@ -8,25 +8,27 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/tenonhq/terraform-provider-tenon/engine/catalog"
+	"github.com/tenonhq/terraform-provider-tenon/engine/packing/internal/bound"
+	"github.com/tenonhq/terraform-provider-tenon/engine/packing/internal/resources"
 	"github.com/tenonhq/terraform-provider-tenon/engine/scheduling"
 	"github.com/tenonhq/terraform-provider-tenon/engine/state"
 )
 
 // Capacity type indices.
 const (
-	ctOnDemand = iota
-	ctSpot
-	numCT
+	capacityOnDemand = iota
+	capacitySpot
+	numCapacityTypes
 )
 
-var ctNames = [numCT]string{scheduling.CapacityTypeOnDemand, scheduling.CapacityTypeSpot}
+var capacityTypeNames = [numCapacityTypes]string{scheduling.CapacityTypeOnDemand, scheduling.CapacityTypeSpot}
 
-func ctIndex(name string) int {
+func capacityTypeIndex(name string) int {
 	switch name {
 	case scheduling.CapacityTypeOnDemand:
-		return ctOnDemand
+		return capacityOnDemand
 	case scheduling.CapacityTypeSpot:
-		return ctSpot
+		return capacitySpot
 	}
 	return -1
 }
@@ -34,19 +36,19 @@ func ctIndex(name string) int {
 // poolPlan is a state.Pool compiled for one Solve.
 type poolPlan struct {
 	idx    int
-	p      *state.Pool
+	pool   *state.Pool
 	taints scheduling.Taints
 	// soft are the PreferNoSchedule taints.
-	soft     scheduling.Taints
-	zoneMask uint64
-	ctMask   uint8
-	types    []*ptype
+	soft             scheduling.Taints
+	zoneMask         uint64
+	capacityTypeMask uint8
+	types            []*poolType
 	// offers are every allowed offering per zone, cheapest first.
 	offers  [][]offer
-	limits  vec
-	limited [maxDims]bool
+	limits  resources.Vector
+	limited [resources.MaxDims]bool
 	// usage is the capacity of the pool's nodes, claims included.
-	usage vec
+	usage resources.Vector
 	// minValues are the requirements with MinValues.
 	minValues []scheduling.Requirement
 	// masks caches the type set per node requirement signature.
@@ -58,16 +60,16 @@ type poolPlan struct {
 }
 
 // poolColumns are a pool's types as LP columns (allocatable, cheapest
-// price), one per distinct allocatable (see distinctColumns), and the
-// undominated ones (see paretoColumns), for ndims resources; ready is
+// price), one per distinct allocatable (see bound.DistinctColumns), and the
+// undominated ones (see bound.ParetoColumns), for ndims resources; ready is
 // closed once they are set.
 type poolColumns struct {
 	ready             chan struct{}
 	ndims             int
-	cols, undominated []column
+	cols, undominated []bound.Column
 	// lb are the columns of the lower bound: allocatable less only the
 	// daemonsets that surely run (at least 0), one per distinct one.
-	lb []column
+	lb []bound.Column
 	// allocs numbers the distinct allocatables of the types (by type
 	// index), which price the same as nodes; distinct is how many.
 	allocs   []int32
@@ -84,17 +86,17 @@ func startColumns(pools []*poolPlan, ndims int, wg *sync.WaitGroup) {
 		for _, p := range pools {
 			c := p.columns
 			c.allocs, c.distinct = distinctAllocs(p.types)
-			c.cols = make([]column, c.distinct)
+			c.cols = make([]bound.Column, c.distinct)
 			for i, t := range p.types {
 				// The ids count up in the order of first occurrence.
-				if col := &c.cols[c.allocs[i]]; col.price == 0 || t.cheapest < col.price {
-					*col = column{alloc: t.alloc, price: t.cheapest}
+				if col := &c.cols[c.allocs[i]]; col.Price == 0 || t.cheapest < col.Price {
+					*col = bound.Column{Alloc: t.alloc, Price: t.cheapest}
 				}
 			}
-			c.undominated = paretoColumns(c.cols, ndims)
+			c.undominated = bound.ParetoColumns(c.cols, ndims)
 			c.lb = c.cols
 			if !lbSameAsAlloc(p.types) {
-				c.lb = distinctColumns(lbColumns(p.types))
+				c.lb = bound.DistinctColumns(lbColumns(p.types))
 			}
 			close(c.ready)
 		}
@@ -102,9 +104,9 @@ func startColumns(pools []*poolPlan, ndims int, wg *sync.WaitGroup) {
 }
 
 // distinctAllocs numbers the types' distinct allocatables, by type index.
-func distinctAllocs(types []*ptype) ([]int32, int) {
+func distinctAllocs(types []*poolType) ([]int32, int) {
 	ids := make([]int32, len(types))
-	seen := make(map[vec]int32, len(types))
+	seen := make(map[resources.Vector]int32, len(types))
 	for i, t := range types {
 		id, ok := seen[t.alloc]
 		if !ok {
@@ -116,40 +118,16 @@ func distinctAllocs(types []*ptype) ([]int32, int) {
 	return ids, len(seen)
 }
 
-// distinctColumns keeps one column per distinct allocatable, at the lowest
-// price of those with it, in the order of first occurrence. The LP bounds
-// and the pricer read a column list only for the cheapest price per unit
-// of a resource, the sizes at which fewer columns hold a pod, and the
-// columns no other beats (paretoColumns), none of which a dearer column
-// with the same allocatable changes: they are the same over the
-// distinct columns, a quarter as many on the embedded catalog.
-func distinctColumns(cols []column) []column {
-	at := make(map[vec]int32, len(cols))
-	var out []column
-	for _, c := range cols {
-		i, ok := at[c.alloc]
-		if !ok {
-			at[c.alloc] = int32(len(out))
-			out = append(out, c)
-			continue
-		}
-		if c.price < out[i].price {
-			out[i].price = c.price
-		}
-	}
-	return out
-}
-
 // lbColumns are the types as the lower bound's columns: allocatable less
 // the daemonsets that surely run (at least 0) at the cheapest price.
-func lbColumns(types []*ptype) []column {
-	cols := make([]column, len(types))
+func lbColumns(types []*poolType) []bound.Column {
+	cols := make([]bound.Column, len(types))
 	for i, t := range types {
-		var a vec
-		for d := range maxDims {
+		var a resources.Vector
+		for d := range resources.MaxDims {
 			a[d] = max(t.allocLB[d], 0)
 		}
-		cols[i] = column{alloc: a, price: t.cheapest}
+		cols[i] = bound.Column{Alloc: a, Price: t.cheapest}
 	}
 	return cols
 }
@@ -157,12 +135,12 @@ func lbColumns(types []*ptype) []column {
 // lbSameAsAlloc reports whether every type's lower-bound allocatable is
 // its allocatable, none negative: the lower bound's columns are then the
 // pricer's.
-func lbSameAsAlloc(types []*ptype) bool {
+func lbSameAsAlloc(types []*poolType) bool {
 	for _, t := range types {
 		if t.allocLB != t.alloc {
 			return false
 		}
-		for d := range maxDims {
+		for d := range resources.MaxDims {
 			if t.alloc[d] < 0 {
 				return false
 			}
@@ -172,19 +150,19 @@ func lbSameAsAlloc(types []*ptype) bool {
 }
 
 // lpColumns returns the types as LP columns, all and undominated.
-func lpColumns(types []*ptype, ndims int) ([]column, []column) {
-	cols := make([]column, len(types))
+func lpColumns(types []*poolType, ndims int) ([]bound.Column, []bound.Column) {
+	cols := make([]bound.Column, len(types))
 	for i, t := range types {
-		cols[i] = column{alloc: t.alloc, price: t.cheapest}
+		cols[i] = bound.Column{Alloc: t.alloc, Price: t.cheapest}
 	}
-	return cols, paretoColumns(cols, ndims)
+	return cols, bound.ParetoColumns(cols, ndims)
 }
 
 // lpColumns returns the pool's LP columns for ndims resources: the shared
 // ones once ready, else computed afresh. The shared ones are read by every
 // variant at once: callers must not change them (the pricer and the
 // assignment bound only read their columns).
-func (p *poolPlan) lpColumns(ndims int) ([]column, []column) {
+func (p *poolPlan) lpColumns(ndims int) ([]bound.Column, []bound.Column) {
 	if c := p.columns; c != nil && c.ndims == ndims {
 		<-c.ready
 		return c.cols, c.undominated
@@ -194,7 +172,7 @@ func (p *poolPlan) lpColumns(ndims int) ([]column, []column) {
 
 // lbColumns returns the pool's lower-bound columns: the shared distinct
 // ones once ready, else one per type. Callers must not change them.
-func (p *poolPlan) lbColumns() []column {
+func (p *poolPlan) lbColumns() []bound.Column {
 	if c := p.columns; c != nil {
 		<-c.ready
 		return c.lb
@@ -202,17 +180,17 @@ func (p *poolPlan) lbColumns() []column {
 	return lbColumns(p.types)
 }
 
-// ptype is an instance type as one pool offers it.
-type ptype struct {
-	idx int
-	it  *catalog.InstanceType
+// poolType is an instance type as one pool offers it.
+type poolType struct {
+	idx      int
+	instance *catalog.InstanceType
 	// alloc is allocatable less the daemonsets that may run on the node.
-	alloc vec
+	alloc resources.Vector
 	// allocLB is allocatable less the daemonsets that surely run there,
 	// for the lower bound.
-	allocLB  vec
-	capacity vec
-	// price per zone*numCT+ct; 0 when not offered.
+	allocLB  resources.Vector
+	capacity resources.Vector
+	// price per zone*numCapacityTypes+capacityType; 0 when not offered.
 	price []float64
 	// cheapest is the lowest allowed price in the pool.
 	cheapest float64
@@ -220,10 +198,10 @@ type ptype struct {
 }
 
 type offer struct {
-	t     *ptype
-	zone  int
-	ct    int
-	price float64
+	t            *poolType
+	zone         int
+	capacityType int
+	price        float64
 }
 
 func (s *solver) compilePools() {
@@ -233,8 +211,8 @@ func (s *solver) compilePools() {
 }
 
 func (s *solver) compilePool(i int, sp *state.Pool) *poolPlan {
-	p := &poolPlan{idx: i, p: sp, masks: map[string]bitset{}, offers: make([][]offer, len(s.zones))}
-	for _, t := range scheduling.Taints(sp.Taints).WithoutStartupTaints(sp.StartupTaints) {
+	p := &poolPlan{idx: i, pool: sp, masks: map[string]bitset{}, offers: make([][]offer, len(s.zones))}
+	for _, t := range sp.NewNodeTaints() {
 		switch t.Effect {
 		case corev1.TaintEffectPreferNoSchedule:
 			p.soft = append(p.soft, t)
@@ -242,7 +220,7 @@ func (s *solver) compilePool(i int, sp *state.Pool) *poolPlan {
 			p.taints = append(p.taints, t)
 		}
 	}
-	compiled := make([]*ptype, len(sp.InstanceTypes))
+	compiled := make([]*poolType, len(sp.InstanceTypes))
 	s.compileTypes(p, sp.InstanceTypes, compiled)
 	// Each zone's offerings are counted first, so each list is allocated
 	// once.
@@ -254,14 +232,14 @@ func (s *solver) compilePool(i int, sp *state.Pool) *poolPlan {
 		}
 		types++
 		for z := range s.zones {
-			for ct := range numCT {
-				if t.price[z*numCT+ct] > 0 {
+			for ct := range numCapacityTypes {
+				if t.price[z*numCapacityTypes+ct] > 0 {
 					counts[z]++
 				}
 			}
 		}
 	}
-	p.types = make([]*ptype, 0, types)
+	p.types = make([]*poolType, 0, types)
 	for z, k := range counts {
 		p.offers[z] = make([]offer, 0, k)
 	}
@@ -272,11 +250,11 @@ func (s *solver) compilePool(i int, sp *state.Pool) *poolPlan {
 		t.idx = len(p.types)
 		p.types = append(p.types, t)
 		for z := range s.zones {
-			for ct := range numCT {
-				if price := t.price[z*numCT+ct]; price > 0 {
-					p.offers[z] = append(p.offers[z], offer{t: t, zone: z, ct: ct, price: price})
+			for ct := range numCapacityTypes {
+				if price := t.price[z*numCapacityTypes+ct]; price > 0 {
+					p.offers[z] = append(p.offers[z], offer{t: t, zone: z, capacityType: ct, price: price})
 					p.zoneMask |= 1 << z
-					p.ctMask |= 1 << ct
+					p.capacityTypeMask |= 1 << ct
 				}
 			}
 		}
@@ -309,10 +287,10 @@ func compareOffers(a, b offer) int {
 	if c := cmp.Compare(a.price, b.price); c != 0 {
 		return c
 	}
-	if c := cmp.Compare(a.t.it.Name, b.t.it.Name); c != 0 {
+	if c := cmp.Compare(a.t.instance.Name, b.t.instance.Name); c != 0 {
 		return c
 	}
-	if c := cmp.Compare(a.ct, b.ct); c != 0 {
+	if c := cmp.Compare(a.capacityType, b.capacityType); c != 0 {
 		return c
 	}
 	return cmp.Compare(a.t.idx, b.t.idx)
@@ -320,29 +298,29 @@ func compareOffers(a, b offer) int {
 
 // compileTypes compiles the pool's types in its into out (nil for a type
 // the pool cannot launch: no requirement overlap or no allowed price).
-func (s *solver) compileTypes(p *poolPlan, its []*catalog.InstanceType, out []*ptype) {
-	sp := p.p
-	zoneReq, ctReq := sp.Requirements.Get(scheduling.LabelTopologyZone), sp.Requirements.Get(scheduling.LabelCapacityType)
+func (s *solver) compileTypes(p *poolPlan, its []*catalog.InstanceType, out []*poolType) {
+	sp := p.pool
+	offerings := sp.Offerings()
 	// The types and their price tables come from two allocations, not
 	// two per type: there are over a thousand.
-	w := len(s.zones) * numCT
-	slab := make([]ptype, len(its))
+	w := len(s.zones) * numCapacityTypes
+	slab := make([]poolType, len(its))
 	prices := make([]float64, len(its)*w)
 	compile := func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			it := its[i]
-			if len(it.Offerings) == 0 || !it.Requirements.Overlaps(sp.Requirements) {
+			if !sp.Launchable(it) {
 				continue
 			}
 			t := &slab[i]
-			t.it, t.price = it, prices[i*w:(i+1)*w:(i+1)*w]
+			t.instance, t.price = it, prices[i*w:(i+1)*w:(i+1)*w]
 			for _, o := range it.Offerings {
 				z, ok := s.zoneIdx[o.Zone]
-				ct := ctIndex(o.CapacityType)
-				if !ok || ct < 0 || !o.Available || o.PricePerHour <= 0 || !zoneReq.Has(o.Zone) || !ctReq.Has(o.CapacityType) {
+				ct := capacityTypeIndex(o.CapacityType)
+				if !ok || ct < 0 || !offerings.Allows(o) {
 					continue
 				}
-				t.price[z*numCT+ct] = o.PricePerHour
+				t.price[z*numCapacityTypes+ct] = o.PricePerHour
 				if t.cheapest == 0 || o.PricePerHour < t.cheapest {
 					t.cheapest = o.PricePerHour
 				}
@@ -363,26 +341,26 @@ func (s *solver) compileTypes(p *poolPlan, its []*catalog.InstanceType, out []*p
 }
 
 // compileType sets a type's allocatable after daemonset overhead.
-func (s *solver) compileType(p *poolPlan, t *ptype) {
-	t.capacity = s.dims.vec(t.it.Capacity)
-	alloc := s.dims.vec(t.it.Allocatable)
-	var over, sure vec
+func (s *solver) compileType(p *poolPlan, t *poolType) {
+	t.capacity = s.dims.vector(t.instance.Capacity)
+	alloc := s.dims.vector(t.instance.Allocatable)
+	var over, sure resources.Vector
 	if len(s.daemons) > 0 {
-		reqs := p.p.Requirements.Intersection(t.it.Requirements)
+		reqs := p.pool.Requirements.Intersection(t.instance.Requirements)
 		for _, dm := range s.daemons {
 			if !dm.runsOnReqs(reqs, p.taints) {
 				continue
 			}
-			over = over.add(dm.req)
+			over = over.Add(dm.req)
 			if dm.zonal {
 				t.zonal = true
 			} else {
-				sure = sure.add(dm.req)
+				sure = sure.Add(dm.req)
 			}
 		}
 	}
-	t.alloc = alloc.sub(over)
-	t.allocLB = alloc.sub(sure)
+	t.alloc = alloc.Sub(over)
+	t.allocLB = alloc.Sub(sure)
 }
 
 // typeMask returns the pool's types a node requirement term allows.
@@ -393,7 +371,7 @@ func (p *poolPlan) typeMask(term scheduling.Requirements) bitset {
 	}
 	m := newBitset(len(p.types))
 	for _, t := range p.types {
-		if t.it.Requirements.Overlaps(term) {
+		if t.instance.Requirements.Overlaps(term) {
 			m.set(t.idx)
 		}
 	}
@@ -403,31 +381,11 @@ func (p *poolPlan) typeMask(term scheduling.Requirements) bitset {
 
 // withinLimits reports whether adding capacity keeps the pool within its
 // limits.
-func (p *poolPlan) withinLimits(capacity vec) bool {
-	for d := range maxDims {
+func (p *poolPlan) withinLimits(capacity resources.Vector) bool {
+	for d := range resources.MaxDims {
 		if p.limited[d] && p.usage[d]+capacity[d] > p.limits[d] {
 			return false
 		}
 	}
 	return true
-}
-
-// nodeLabels returns the labels a new node of the pool with this offering
-// carries.
-func nodeLabels(p *state.Pool, t *catalog.InstanceType, zone, capacityType, name string) map[string]string {
-	labels := map[string]string{}
-	for k, v := range t.Requirements.Labels() {
-		labels[k] = v
-	}
-	for k, v := range p.Requirements.Labels() {
-		labels[k] = v
-	}
-	for k, v := range p.Labels {
-		labels[k] = v
-	}
-	labels[scheduling.LabelTopologyZone] = zone
-	labels[scheduling.LabelCapacityType] = capacityType
-	labels[scheduling.LabelNodePool] = p.Name
-	labels[scheduling.LabelHostname] = name
-	return labels
 }

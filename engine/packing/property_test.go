@@ -1,4 +1,4 @@
-package packing
+package packing_test
 
 import (
 	"fmt"
@@ -12,18 +12,19 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/tenonhq/terraform-provider-tenon/engine/catalog"
+	"github.com/tenonhq/terraform-provider-tenon/engine/packing"
+	"github.com/tenonhq/terraform-provider-tenon/engine/packing/check"
 	"github.com/tenonhq/terraform-provider-tenon/engine/scheduling"
 	"github.com/tenonhq/terraform-provider-tenon/engine/state"
+	"github.com/tenonhq/terraform-provider-tenon/engine/state/statetest"
 )
 
 // propertyScenarios is how many random scenarios the property test solves.
 const propertyScenarios = 1000
 
-var zonesABC = []string{"us-east-1a", "us-east-1b", "us-east-1c"}
-
 var pricedAMD64 = sync.OnceValue(func() []*catalog.InstanceType {
 	var all []*catalog.InstanceType
-	for _, it := range testCatalog().InstanceTypes() {
+	for _, it := range statetest.Catalog().InstanceTypes() {
 		if len(it.Offerings) > 0 && it.Requirements.Get(scheduling.LabelArch).Has(scheduling.ArchAMD64) {
 			all = append(all, it)
 		}
@@ -51,22 +52,22 @@ func randomScenario(rng *rand.Rand) (*state.Snapshot, []*state.Pod, bool) {
 	limited := false
 	var pools []*state.Pool
 	for i := range 1 + rng.IntN(3) {
-		zones := append([]string(nil), zonesABC[:1+rng.IntN(3)]...)
-		opts := []poolOpt{
-			withReq(scheduling.In(scheduling.LabelTopologyZone, zones...)),
-			withWeight(int32(rng.IntN(3))),
+		zones := append([]string(nil), statetest.Zones[:1+rng.IntN(3)]...)
+		opts := []statetest.PoolOption{
+			statetest.WithRequirement(scheduling.In(scheduling.LabelTopologyZone, zones...)),
+			statetest.WithWeight(int32(rng.IntN(3))),
 		}
 		if rng.IntN(2) == 0 {
-			opts = append(opts, withSpot())
+			opts = append(opts, statetest.WithSpot())
 		}
 		if rng.IntN(4) == 0 {
-			opts = append(opts, withTaint("dedicated", fmt.Sprint(i), corev1.TaintEffectNoSchedule))
+			opts = append(opts, statetest.WithTaint("dedicated", fmt.Sprint(i), corev1.TaintEffectNoSchedule))
 		}
 		if rng.IntN(4) == 0 {
-			opts = append(opts, withLimit(corev1.ResourceCPU, fmt.Sprint(8+rng.IntN(40))))
+			opts = append(opts, statetest.WithLimit(corev1.ResourceCPU, fmt.Sprint(8+rng.IntN(40))))
 			limited = true
 		}
-		p := pool(fmt.Sprintf("pool%d", i), opts...)
+		p := statetest.Pool(fmt.Sprintf("pool%d", i), opts...)
 		p.InstanceTypes = randomTypes(rng, 15)
 		pools = append(pools, p)
 	}
@@ -75,47 +76,47 @@ func randomScenario(rng *rand.Rand) (*state.Snapshot, []*state.Pod, bool) {
 	for i := range rng.IntN(3) {
 		p := pick(rng, pools)
 		it := pick(rng, p.InstanceTypes)
-		n := existingNode(fmt.Sprintf("node%d", i), p, it.Name, pick(rng, zonesABC))
+		n := statetest.Node(p, fmt.Sprintf("node%d", i), it.Name, pick(rng, statetest.Zones))
 		n.Taints = p.Taints
 		nodes = append(nodes, n)
 		if rng.IntN(2) == 0 {
-			b := pod(fmt.Sprintf("bound%d", i), "100m", "128Mi", label("app", pick(rng, []string{"a", "b"})))
+			b := statetest.Pod(fmt.Sprintf("bound%d", i), "100m", "128Mi", statetest.WithLabel("app", pick(rng, []string{"a", "b"})))
 			b.NodeName = n.Name
 			bound = append(bound, b)
 		}
 	}
 	var daemons []*state.DaemonSet
 	if rng.IntN(3) == 0 {
-		daemons = append(daemons, daemonSet("agent", "100m", "128Mi"))
+		daemons = append(daemons, statetest.DaemonSet("agent", "100m", "128Mi"))
 	}
 	var pending []*state.Pod
 	for i := range 1 + rng.IntN(12) {
 		app := pick(rng, []string{"a", "b"})
 		sel := map[string]string{"app": app}
-		opts := []podOpt{label("app", app)}
+		opts := []statetest.PodOption{statetest.WithLabel("app", app)}
 		if rng.IntN(10) == 0 {
-			opts = append(opts, nodeSelector(scheduling.LabelTopologyZone, pick(rng, zonesABC)))
+			opts = append(opts, statetest.WithNodeSelector(scheduling.LabelTopologyZone, pick(rng, statetest.Zones)))
 		}
 		if rng.IntN(3) == 0 {
-			opts = append(opts, tolerate("dedicated", fmt.Sprint(rng.IntN(3)), corev1.TaintEffectNoSchedule))
+			opts = append(opts, statetest.WithToleration("dedicated", fmt.Sprint(rng.IntN(3)), corev1.TaintEffectNoSchedule))
 		}
 		switch rng.IntN(10) {
 		case 0:
-			opts = append(opts, antiAffinity(scheduling.LabelHostname, sel))
+			opts = append(opts, statetest.WithAntiAffinity(scheduling.LabelHostname, sel))
 		case 1:
-			opts = append(opts, spreadOn(scheduling.LabelTopologyZone, 1, corev1.DoNotSchedule, sel))
+			opts = append(opts, statetest.WithSpread(scheduling.LabelTopologyZone, 1, corev1.DoNotSchedule, sel))
 		case 2:
-			opts = append(opts, spreadOn(scheduling.LabelHostname, 1, corev1.DoNotSchedule, sel))
+			opts = append(opts, statetest.WithSpread(scheduling.LabelHostname, 1, corev1.DoNotSchedule, sel))
 		case 3:
-			opts = append(opts, podAffinity(scheduling.LabelTopologyZone, sel))
+			opts = append(opts, statetest.WithPodAffinity(scheduling.LabelTopologyZone, sel))
 		case 4:
-			opts = append(opts, hostPort(80))
+			opts = append(opts, statetest.WithHostPort(80))
 		case 5:
-			opts = append(opts, preferNode(5, scheduling.LabelTopologyZone, pick(rng, zonesABC)))
+			opts = append(opts, statetest.WithPreferredNodeAffinity(5, scheduling.LabelTopologyZone, pick(rng, statetest.Zones)))
 		}
-		pending = append(pending, pod(fmt.Sprintf("p%d", i), pick(rng, []string{"100m", "500m", "1", "2", "4"}), pick(rng, []string{"128Mi", "1Gi", "4Gi"}), opts...))
+		pending = append(pending, statetest.Pod(fmt.Sprintf("p%d", i), pick(rng, []string{"100m", "500m", "1", "2", "4"}), pick(rng, []string{"128Mi", "1Gi", "4Gi"}), opts...))
 	}
-	return snapshot(pools, nodes, bound, daemons...), pending, limited
+	return statetest.Snapshot(pools, nodes, bound, daemons...), pending, limited
 }
 
 // alone reports whether a pod has no constraint that depends on other pods.
@@ -130,30 +131,30 @@ func TestProperties(t *testing.T) {
 		name := fmt.Sprintf("scenario-%d", i)
 		// Every strategy alone in turn, and every tenth scenario the
 		// whole portfolio Solve runs by default, twice for determinism.
-		var opts []Option
+		var opts []packing.Option
 		if i%10 != 0 {
-			opts = append(opts, WithStrategy(i%len(strategies())))
+			opts = append(opts, packing.WithStrategy(i%packing.Strategies))
 			if i%2 == 1 {
-				opts = append(opts, func(o *options) { o.eagerCliques = true })
+				opts = append(opts, packing.WithEagerCliques())
 			}
 			// Every third scenario packs from a plan (plan.go) first,
 			// with either effort.
 			if i%3 == 0 {
-				opts = append(opts, func(o *options) { o.plan = 1 + i%len(planEfforts) })
+				opts = append(opts, packing.WithPlan(1+i%packing.PlanEfforts))
 			}
 		}
-		r, err := Solve(t.Context(), snap, pending, opts...)
+		r, err := packing.Solve(t.Context(), snap, pending, opts...)
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		for _, v := range Check(snap, pending, r) {
+		for _, v := range check.Result(snap, pending, r) {
 			t.Errorf("%s: violation: %s", name, v)
 		}
 		if r.LowerBoundPerHour > r.CostPerHour+1e-9 {
 			t.Errorf("%s: lower bound %.5f above cost %.5f", name, r.LowerBoundPerHour, r.CostPerHour)
 		}
 		if i%10 == 0 {
-			again, err := Solve(t.Context(), snap, pending, opts...)
+			again, err := packing.Solve(t.Context(), snap, pending, opts...)
 			if err != nil || !reflect.DeepEqual(r, again) {
 				t.Errorf("%s: two solves differ", name)
 			}
@@ -166,7 +167,7 @@ func TestProperties(t *testing.T) {
 			if p == nil || !alone(p) || constrainedApp(pending, p.Labels["app"]) {
 				continue
 			}
-			if solo, err := Solve(t.Context(), snap, []*state.Pod{p}, opts...); err == nil && len(solo.Unschedulable) == 0 {
+			if solo, err := packing.Solve(t.Context(), snap, []*state.Pod{p}, opts...); err == nil && len(solo.Unschedulable) == 0 {
 				t.Errorf("%s: %s placeable alone but unschedulable in the batch: %s", name, u.Pod, u.Reason)
 			}
 		}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/tenonhq/terraform-provider-tenon/engine/packing/internal/resources"
 	"github.com/tenonhq/terraform-provider-tenon/engine/scheduling"
 )
 
@@ -39,9 +40,9 @@ func (s *solver) poolReason(c *class, p *poolPlan) string {
 
 // limitReason names the limit that stops every type fitting c, or "".
 func (s *solver) limitReason(c *class, p *poolPlan, cp *compat) string {
-	var blocked *ptype
+	var blocked *poolType
 	for _, t := range p.types {
-		if !cp.mask.has(t.idx) || !c.req.fits(t.alloc) || !t.offered(cp.zoneMask, cp.ctMask) {
+		if !cp.mask.has(t.idx) || !c.req.Fits(t.alloc) || !t.offered(cp.zoneMask, cp.capacityTypeMask) {
 			continue
 		}
 		if p.withinLimits(t.capacity) {
@@ -54,9 +55,9 @@ func (s *solver) limitReason(c *class, p *poolPlan, cp *compat) string {
 	if blocked == nil {
 		return ""
 	}
-	for d := range maxDims {
+	for d := range resources.MaxDims {
 		if p.limited[d] && p.usage[d]+blocked.capacity[d] > p.limits[d] {
-			return fmt.Sprintf("nodepool %q limit %s=%s reached (%s in use)", p.p.Name, s.dims.names[d], s.dims.format(d, p.limits[d]), s.dims.format(d, p.usage[d]))
+			return fmt.Sprintf("nodepool %q limit %s=%s reached (%s in use)", p.pool.Name, s.dims.names[d], s.dims.format(d, p.limits[d]), s.dims.format(d, p.usage[d]))
 		}
 	}
 	return ""
@@ -66,28 +67,28 @@ func (s *solver) limitReason(c *class, p *poolPlan, cp *compat) string {
 // constraints left no node.
 func (s *solver) constraintReason(c *class, p *poolPlan) string {
 	for _, t := range c.activeTerms(c.affinity) {
-		g := s.groups.list[t.g]
-		if s.totals[t.g] == 0 && !c.matchesGroup(t.g) {
+		g := s.groups.list[t.group]
+		if s.totals[t.group] == 0 && !c.matchesGroup(t.group) {
 			return fmt.Sprintf("required pod affinity on %s: no pod matches %s; create the pods it needs first", g.key, g.sel)
 		}
 	}
 	var parts []string
 	for _, t := range c.activeTerms(c.anti) {
-		parts = append(parts, "pod anti-affinity on "+s.groups.list[t.g].key)
+		parts = append(parts, "pod anti-affinity on "+s.groups.list[t.group].key)
 	}
 	for _, t := range c.activeTerms(c.affinity) {
-		parts = append(parts, "pod affinity on "+s.groups.list[t.g].key)
+		parts = append(parts, "pod affinity on "+s.groups.list[t.group].key)
 	}
 	for _, sp := range c.activeSpreads() {
-		parts = append(parts, fmt.Sprintf("topology spread on %s (maxSkew %d)", s.groups.list[sp.g].key, sp.maxSkew))
+		parts = append(parts, fmt.Sprintf("topology spread on %s (maxSkew %d)", s.groups.list[sp.group].key, sp.maxSkew))
 	}
 	if len(c.ports) > 0 {
 		parts = append(parts, "host ports")
 	}
 	if len(parts) == 0 {
-		return fmt.Sprintf("nodepool %q could not take the pod", p.p.Name)
+		return fmt.Sprintf("nodepool %q could not take the pod", p.pool.Name)
 	}
-	return fmt.Sprintf("nodepool %q: the pod's %s leave no node for it", p.p.Name, strings.Join(parts, ", "))
+	return fmt.Sprintf("nodepool %q: the pod's %s leave no node for it", p.pool.Name, strings.Join(parts, ", "))
 }
 
 // isHostname reports whether key is the per-node topology key.

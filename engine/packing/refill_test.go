@@ -5,6 +5,7 @@ import (
 
 	"github.com/tenonhq/terraform-provider-tenon/engine/scheduling"
 	"github.com/tenonhq/terraform-provider-tenon/engine/state"
+	"github.com/tenonhq/terraform-provider-tenon/engine/state/statetest"
 )
 
 // TestRefillPacksRidersAroundPodsThatCannotMove gives each of two members
@@ -14,20 +15,20 @@ import (
 // room, leave the members where they are, drop the emptied claims and shrink
 // what is left, for less than before.
 func TestRefillPacksRidersAroundPodsThatCannotMove(t *testing.T) {
-	p := pool("default")
-	snap := snapshot(poolsOf(p), nil, nil)
+	p := statetest.Pool("default")
+	snap := statetest.Snapshot(statetest.Pools(p), nil, nil)
 	sel := map[string]string{"role": "nginx"}
 	ps := []*state.Pod{
-		pod("nginx-0", "1", "1Gi", label("role", "nginx"), antiAffinity(scheduling.LabelHostname, sel)),
-		pod("nginx-1", "1", "1Gi", label("role", "nginx"), antiAffinity(scheduling.LabelHostname, sel)),
-		pod("plain-0", "1", "2Gi"),
-		pod("plain-1", "1", "2Gi"),
+		statetest.Pod("nginx-0", "1", "1Gi", statetest.WithLabel("role", "nginx"), statetest.WithAntiAffinity(scheduling.LabelHostname, sel)),
+		statetest.Pod("nginx-1", "1", "1Gi", statetest.WithLabel("role", "nginx"), statetest.WithAntiAffinity(scheduling.LabelHostname, sel)),
+		statetest.Pod("plain-0", "1", "2Gi"),
+		statetest.Pod("plain-1", "1", "2Gi"),
 	}
 	s := classifiedSolver(t, snap, ps)
 	big := typeNamed(t, s.pools[0], "m6a.xlarge")
 	claimOf, before := claimEach(s, big)
-	im := newImprover(s)
-	if !im.refill() {
+	pass := newImprover(s)
+	if !pass.refill() {
 		t.Fatal("refill changed nothing")
 	}
 	left, after := claimsLeft(t, s, ps)

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"slices"
 
+	"github.com/tenonhq/terraform-provider-tenon/engine/packing/internal/resources"
 	"github.com/tenonhq/terraform-provider-tenon/engine/state"
 )
 
@@ -43,17 +44,17 @@ const regroupMaxOffers = 24
 // orders. The re-pack that saves the most is applied, re-using the old
 // claims as the new nodes (each keeps its zone, so the new offering is
 // looked up in that zone). It reports whether it changed anything.
-func (im *improver) regroup() bool {
+func (pass *improver) regroup() bool {
 	budget := regroupBudget
 	changed := false
-	for _, ns := range im.claimGroups(func(n *node) (claimGroup, bool) {
+	for _, ns := range pass.claimGroups(func(n *node) (claimGroup, bool) {
 		// Claims whose pods no rule counts form one group across zones;
 		// the others, whose rules count per zone, one group per zone.
-		if !im.allMovable(n) {
+		if !pass.allMovable(n) {
 			return claimGroup{}, false
 		}
-		k := claimGroup{n.pool.idx, n.zone, n.cts}
-		if im.allZoneFree(n) {
+		k := claimGroup{n.pool.idx, n.zone, n.capacityTypes}
+		if pass.allZoneFree(n) {
 			k.zone = -1
 		}
 		return k, true
@@ -89,7 +90,7 @@ func (im *improver) regroup() bool {
 			if len(set) > regroupMaxSet {
 				break
 			}
-			plan, ok := im.repack(set, cost-bestGain, &budget)
+			plan, ok := pass.repack(set, cost-bestGain, &budget)
 			if !ok {
 				continue
 			}
@@ -101,7 +102,7 @@ func (im *improver) regroup() bool {
 				best, bestSet, bestGain = plan, set, gain
 			}
 		}
-		if best != nil && im.apply(bestSet, best) {
+		if best != nil && pass.apply(bestSet, best) {
 			changed = true
 		}
 	}
@@ -116,13 +117,13 @@ type regroupNode struct {
 
 // zoneFree reports whether pods of c may move to any claim of the pool, in
 // any zone: movable, and no rule of its own or of another class counts it.
-func (im *improver) zoneFree(c *class, p *poolPlan) bool {
-	return im.isMovable(c, p) && len(c.anti) == 0 && len(c.affinity) == 0 && len(c.spreads) == 0 && len(c.matches) == 0
+func (pass *improver) zoneFree(c *class, p *poolPlan) bool {
+	return pass.isMovable(c, p) && len(c.anti) == 0 && len(c.affinity) == 0 && len(c.spreads) == 0 && len(c.matches) == 0
 }
 
-func (im *improver) allZoneFree(n *node) bool {
+func (pass *improver) allZoneFree(n *node) bool {
 	for _, c := range n.classes {
-		if !im.zoneFree(c, n.pool) {
+		if !pass.zoneFree(c, n.pool) {
 			return false
 		}
 	}
@@ -139,43 +140,43 @@ func (im *improver) allZoneFree(n *node) bool {
 // valuable then largest first (on w1 these two found every saving; most
 // valuable then smallest, and most cpu first, never beat both). It gives
 // up when the budget runs out or a pod fits no offering.
-func (im *improver) repack(set []*node, limit float64, budget *int) ([]regroupNode, bool) {
-	s := im.s
+func (pass *improver) repack(set []*node, limit float64, budget *int) ([]regroupNode, bool) {
+	s := pass.s
 	n0 := set[0]
-	mask := im.mask(n0)
+	mask := pass.mask(n0)
 	for _, n := range set[1:] {
-		mask = mask.and(im.mask(n))
+		mask = mask.and(pass.mask(n))
 	}
 	// The offerings worth trying: in price order, below the limit, not
 	// dominated by a cheaper one.
-	offers := im.offerBuf[:0]
+	offers := pass.offerBuf[:0]
 	for _, o := range n0.pool.offers[n0.zone] {
 		if o.price >= limit || len(offers) == regroupMaxOffers {
 			break
 		}
 		*budget--
-		if n0.cts&(1<<o.ct) == 0 || !mask.has(o.t.idx) {
+		if n0.capacityTypes&(1<<o.capacityType) == 0 || !mask.has(o.t.idx) {
 			continue
 		}
-		if !slices.ContainsFunc(offers, func(k offer) bool { return o.t.alloc.fits(k.t.alloc) }) {
+		if !slices.ContainsFunc(offers, func(k offer) bool { return o.t.alloc.Fits(k.t.alloc) }) {
 			offers = append(offers, o)
 		}
 	}
-	im.offerBuf = offers
+	pass.offerBuf = offers
 	if len(offers) == 0 {
 		return nil, false
 	}
 	// The pods by class, with each class's value.
-	bs := im.bucketBuf[:0]
+	bs := pass.bucketBuf[:0]
 	var pods int
 	for _, n := range set {
 		for _, pod := range n.pods {
 			c := s.podClass[pod]
-			k := slices.IndexFunc(bs, func(b regroupBucket) bool { return b.c == c })
+			k := slices.IndexFunc(bs, func(b regroupBucket) bool { return b.class == c })
 			if k < 0 {
-				b := regroupBucket{c: c, value: -1}
+				b := regroupBucket{class: c, value: -1}
 				for _, o := range offers {
-					if c.req.fits(o.t.alloc) {
+					if c.req.Fits(o.t.alloc) {
 						b.value = o.price
 						break
 					}
@@ -193,24 +194,24 @@ func (im *improver) repack(set []*node, limit float64, budget *int) ([]regroupNo
 			pods++
 		}
 	}
-	im.bucketBuf = bs
+	pass.bucketBuf = bs
 	defer func() {
-		for i := range im.bucketBuf {
-			im.bucketBuf[i].pods = im.bucketBuf[i].pods[:0]
+		for i := range pass.bucketBuf {
+			pass.bucketBuf[i].pods = pass.bucketBuf[i].pods[:0]
 		}
 	}()
 	take := make([]int, len(bs))
 	// fill is how many pods of each bucket, in order, a node with alloc
 	// takes, and their value.
-	fill := func(alloc vec) float64 {
+	fill := func(alloc resources.Vector) float64 {
 		room := alloc
 		var v float64
 		for i, b := range bs {
 			*budget--
-			k := b.c.req.times(&room, int64(len(b.pods)-b.next))
+			k := b.class.req.Times(&room, int64(len(b.pods)-b.next))
 			take[i] = int(k)
 			if k > 0 {
-				room.subTimes(&b.c.req, k)
+				room.SubTimes(&b.class.req, k)
 				v += float64(k) * b.value
 			}
 		}
@@ -221,14 +222,14 @@ func (im *improver) repack(set []*node, limit float64, budget *int) ([]regroupNo
 	for order := range regroupOrders {
 		slices.SortStableFunc(bs, func(a, b regroupBucket) int {
 			if order == 0 {
-				return cmp.Or(cmp.Compare(b.c.req[dimMemory], a.c.req[dimMemory]), cmp.Compare(b.c.req[dimCPU], a.c.req[dimCPU]))
+				return cmp.Or(cmp.Compare(b.class.req[resources.Memory], a.class.req[resources.Memory]), cmp.Compare(b.class.req[resources.CPU], a.class.req[resources.CPU]))
 			}
-			return cmp.Or(cmp.Compare(b.value, a.value), cmp.Compare(s.size(b.c.req), s.size(a.c.req)))
+			return cmp.Or(cmp.Compare(b.value, a.value), cmp.Compare(s.size(b.class.req), s.size(a.class.req)))
 		})
 		for i := range bs {
 			bs[i].next = 0
 		}
-		plan, cost, ok := im.greedyPlan(bs, offers, take, fill, pods, bestCost, budget)
+		plan, cost, ok := pass.greedyPlan(bs, offers, take, fill, pods, bestCost, budget)
 		if *budget < 0 {
 			break
 		}
@@ -242,7 +243,7 @@ func (im *improver) repack(set []*node, limit float64, budget *int) ([]regroupNo
 // regroupBucket is the pods of one class in a re-pack, the first next of
 // them placed.
 type regroupBucket struct {
-	c     *class
+	class *class
 	value float64
 	pods  []*state.Pod
 	next  int
@@ -250,12 +251,12 @@ type regroupBucket struct {
 
 // greedyPlan is one re-pack of the buckets in their order (see repack):
 // the plan, its cost, and whether it placed every pod for less than limit.
-func (im *improver) greedyPlan(bs []regroupBucket, offers []offer, take []int, fill func(vec) float64, pods int, limit float64, budget *int) ([]regroupNode, float64, bool) {
+func (pass *improver) greedyPlan(bs []regroupBucket, offers []offer, take []int, fill func(resources.Vector) float64, pods int, limit float64, budget *int) ([]regroupNode, float64, bool) {
 	// Each offering's fill is kept until a bucket it takes from has fewer
 	// pods left than it takes: with the same buckets in the same order
 	// before that one, a fill is the same again.
 	nb := len(bs)
-	g := &im.greedy
+	g := &pass.greedy
 	g.value = resize(g.value, len(offers))
 	g.takes = resize(g.takes, len(offers)*nb)
 	g.stale = resize(g.stale, len(offers))
@@ -359,7 +360,7 @@ func resize[T any](s []T, n int) []T {
 // its zone offers the same type and capacity type for no more), and the
 // claims left over are left empty for finalize to drop. It reports false,
 // changing nothing, when the claims cannot host the plan.
-func (im *improver) apply(set []*node, plan []regroupNode) bool {
+func (pass *improver) apply(set []*node, plan []regroupNode) bool {
 	hosts := make([]*node, len(plan))
 	offers := make([]offer, len(plan))
 	used := map[*node]bool{}
@@ -372,7 +373,7 @@ func (im *improver) apply(set []*node, plan []regroupNode) bool {
 				hosts[i], offers[i] = n, r.o
 				break
 			}
-			if o, ok := im.sameOffer(n, r.o); ok {
+			if o, ok := pass.sameOffer(n, r.o); ok {
 				hosts[i], offers[i] = n, o
 				break
 			}
@@ -391,16 +392,16 @@ func (im *improver) apply(set []*node, plan []regroupNode) bool {
 	for _, n := range set {
 		for _, pod := range slices.Clone(n.pods) {
 			if to := dest[pod]; to != n {
-				im.move(pod, n, to)
+				pass.move(pod, n, to)
 			}
 		}
 	}
 	for i, n := range hosts {
-		im.retype(n, offers[i])
+		pass.retype(n, offers[i])
 	}
 	for _, n := range set {
 		if !used[n] {
-			im.emptied++
+			pass.emptied++
 		}
 	}
 	return true
@@ -408,9 +409,9 @@ func (im *improver) apply(set []*node, plan []regroupNode) bool {
 
 // sameOffer is o's type and capacity type in n's zone, if offered there
 // at no more than o's price.
-func (im *improver) sameOffer(n *node, o offer) (offer, bool) {
+func (pass *improver) sameOffer(n *node, o offer) (offer, bool) {
 	for _, z := range n.pool.offers[n.zone] {
-		if z.t == o.t && z.ct == o.ct && z.price <= o.price+1e-12 {
+		if z.t == o.t && z.capacityType == o.capacityType && z.price <= o.price+1e-12 {
 			return z, true
 		}
 	}

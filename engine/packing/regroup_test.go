@@ -1,9 +1,11 @@
 package packing
 
 import (
+	"strconv"
 	"testing"
 
 	"github.com/tenonhq/terraform-provider-tenon/engine/state"
+	"github.com/tenonhq/terraform-provider-tenon/engine/state/statetest"
 )
 
 // TestRegroupJoinsSmallClaims puts six 512Mi pods on a t3a.micro each, the
@@ -12,17 +14,17 @@ import (
 // them onto fewer, cheaper nodes, every pod placed once and every node
 // within its type's allocatable.
 func TestRegroupJoinsSmallClaims(t *testing.T) {
-	p := pool("default")
-	snap := snapshot(poolsOf(p), nil, nil)
+	p := statetest.Pool("default")
+	snap := statetest.Snapshot(statetest.Pools(p), nil, nil)
 	var ps []*state.Pod
 	for i, cpu := range []string{"100m", "250m", "100m", "250m", "100m", "250m"} {
-		ps = append(ps, pod("p"+itoa(i), cpu, "512Mi"))
+		ps = append(ps, statetest.Pod("p"+strconv.Itoa(i), cpu, "512Mi"))
 	}
 	s := classifiedSolver(t, snap, ps)
 	micro := typeNamed(t, s.pools[0], "t3a.micro")
 	_, before := claimEach(s, micro)
-	im := newImprover(s)
-	if !im.regroup() {
+	pass := newImprover(s)
+	if !pass.regroup() {
 		t.Fatal("regroup changed nothing")
 	}
 	left, after := claimsLeft(t, s, ps)

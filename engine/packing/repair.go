@@ -19,15 +19,15 @@ func (s *solver) repairSpreads(out map[*state.Pod]string) {
 	carrier := map[int]*class{}
 	for _, c := range s.classes {
 		for _, sp := range c.spreads {
-			key := s.groups.list[sp.g].key
+			key := s.groups.list[sp.group].key
 			if sp.soft || (key != scheduling.LabelTopologyZone && key != scheduling.LabelCapacityType) {
 				continue
 			}
-			if cur, ok := skews[sp.g]; !ok || sp.maxSkew < cur {
-				skews[sp.g] = sp.maxSkew
+			if cur, ok := skews[sp.group]; !ok || sp.maxSkew < cur {
+				skews[sp.group] = sp.maxSkew
 			}
-			if carrier[sp.g] == nil {
-				carrier[sp.g] = c
+			if carrier[sp.group] == nil {
+				carrier[sp.group] = c
 			}
 		}
 	}
@@ -56,7 +56,7 @@ func mapsKeys[V any](m map[int]V) func(func(int) bool) {
 // spreadDomains are the zones (or capacity types) a carrier's spread is
 // counted over: those of the pools and nodes its node affinity allows.
 func (s *solver) spreadDomains(c *class, key string) []string {
-	zones, cts := s.baseMasks(c)
+	zones, capacityTypes := s.baseMasks(c)
 	var out []string
 	if key == scheduling.LabelTopologyZone {
 		var all uint64
@@ -77,16 +77,16 @@ func (s *solver) spreadDomains(c *class, key string) []string {
 	}
 	var all uint8
 	for _, p := range s.pools {
-		all |= p.ctMask
+		all |= p.capacityTypeMask
 	}
 	for _, n := range s.snap.Nodes {
-		if ct := ctIndex(n.CapacityType); ct >= 0 {
+		if ct := capacityTypeIndex(n.CapacityType); ct >= 0 {
 			all |= 1 << ct
 		}
 	}
-	for ct := range numCT {
-		if all&cts&(1<<ct) != 0 {
-			out = append(out, ctNames[ct])
+	for ct := range numCapacityTypes {
+		if all&capacityTypes&(1<<ct) != 0 {
+			out = append(out, capacityTypeNames[ct])
 		}
 	}
 	return out
@@ -134,15 +134,15 @@ func (s *solver) repairGroup(g *group, skew int32, domains []string, nodes map[s
 func (s *solver) unplace(p *state.Pod, n *node) {
 	c := s.podClass[p]
 	delete(s.placed, p)
-	n.room = n.room.add(c.req)
+	n.room = n.room.Add(c.req)
 	for _, gid := range c.matches {
 		s.addCount(n, s.groups.list[gid], -1)
 	}
 	for _, t := range c.activeTerms(c.anti) {
-		s.addCarry(n, s.groups.list[t.g], -1)
+		s.addCarry(n, s.groups.list[t.group], -1)
 	}
 	if n.claimState != nil {
-		n.used = n.used.sub(c.req)
+		n.used = n.used.Sub(c.req)
 		n.pods = slices.DeleteFunc(n.pods, func(q *state.Pod) bool { return q == p })
 	}
 }
@@ -156,8 +156,8 @@ func (s *solver) repairAffinity(out map[*state.Pod]string) {
 	terms := map[int]bool{}
 	for _, c := range s.classes {
 		for _, t := range c.affinity {
-			if !t.soft && s.groups.list[t.g].key != scheduling.LabelHostname {
-				terms[t.g] = true
+			if !t.soft && s.groups.list[t.group].key != scheduling.LabelHostname {
+				terms[t.group] = true
 			}
 		}
 	}

@@ -75,14 +75,3 @@ type Unschedulable struct {
 	// Reason says what stops the pod and what to change.
 	Reason string
 }
-
-// Violation is one broken rule Check found in a Result.
-type Violation struct {
-	// Subject is the pod key, node, claim or pool the violation concerns.
-	Subject string
-	// Message says which rule is broken and by how much.
-	Message string
-}
-
-// String returns "subject: message".
-func (v Violation) String() string { return v.Subject + ": " + v.Message }

@@ -5,13 +5,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
 	"slices"
 	"sync"
 	"sync/atomic"
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/tenonhq/terraform-provider-tenon/engine/packing/internal/resources"
 	"github.com/tenonhq/terraform-provider-tenon/engine/scheduling"
 	"github.com/tenonhq/terraform-provider-tenon/engine/state"
 )
@@ -47,21 +47,21 @@ func Solve(ctx context.Context, snap *state.Snapshot, pods []*state.Pod, opts ..
 	startColumns(shared.pools, len(shared.dims.names), &columns)
 	spot := false
 	for _, p := range shared.pools {
-		spot = spot || p.ctMask&(1<<ctSpot) != 0
+		spot = spot || p.capacityTypeMask&(1<<capacitySpot) != 0
 	}
-	ws := strategiesFor(pods, spot)
+	picked := strategiesFor(pods, spot)
 	if o.strategy >= 0 {
-		ws = []strategy{{worth: strategies()[o.strategy], eagerCliques: o.eagerCliques, plan: o.plan}}
+		picked = []strategy{{worth: strategies()[o.strategy], eagerCliques: o.eagerCliques, plan: o.plan}}
 	}
-	results := make([]*Result, len(ws))
-	solvers := make([]*solver, len(ws))
-	errs := make([]error, len(ws))
+	results := make([]*Result, len(picked))
+	solvers := make([]*solver, len(picked))
+	errs := make([]error, len(picked))
 	// The variant that finishes first computes the lower bound of its
 	// result on its core while the others finish (see earlyBound).
 	var variants, early sync.WaitGroup
 	var eb earlyBound
 	defer early.Wait()
-	for i, w := range ws {
+	for i, w := range picked {
 		variants.Add(1)
 		early.Go(func() {
 			so := o
@@ -169,23 +169,23 @@ func strategies() []float64 { return []float64{0, 0.5, 1, 0.25} }
 func strategiesFor(pods []*state.Pod, spot bool) []strategy {
 	all := strategies()
 	size := largestClique(pods)
-	var ws []strategy
+	var picked []strategy
 	switch {
 	case size >= minSharedClique:
 		return []strategy{{worth: all[1], plan: 1}, {worth: all[1], plan: 2}}
 	case size >= minEagerClique:
-		ws = []strategy{{worth: all[0]}, {worth: all[2], eagerCliques: true, plan: 1}}
+		picked = []strategy{{worth: all[0]}, {worth: all[2], eagerCliques: true, plan: 1}}
 	case spot:
-		ws = []strategy{{worth: all[0]}, {worth: all[3]}}
+		picked = []strategy{{worth: all[0]}, {worth: all[3]}}
 	default:
-		ws = []strategy{{worth: all[0]}, {worth: all[1]}}
+		picked = []strategy{{worth: all[0]}, {worth: all[1]}}
 	}
 	if len(pods) >= exactValuesMinPods {
-		for i := range ws {
-			ws[i].valueRounds = exactValueRounds
+		for i := range picked {
+			picked[i].valueRounds = exactValueRounds
 		}
 	}
-	return ws
+	return picked
 }
 
 // exactValuesMinPods is the smallest batch whose pods are valued by
@@ -222,10 +222,10 @@ func largestClique(pods []*state.Pod) int {
 		list, ok := sigs[a]
 		if !ok {
 			for _, t := range a.RequiredDuringSchedulingIgnoredDuringExecution {
-				if topologyKey(t.TopologyKey) != scheduling.LabelHostname {
+				if scheduling.NormalizeLabelKey(t.TopologyKey) != scheduling.LabelHostname {
 					continue
 				}
-				if sel, err := termSelector(t, p.Namespace, p.Labels); err == nil && sel.matches(p.Namespace, p.Labels) {
+				if sel, err := scheduling.AffinityTermSelector(t, p.Namespace, p.Labels); err == nil && sel.Matches(p.Namespace, p.Labels) {
 					list = append(list, sel.String())
 				}
 			}
@@ -245,7 +245,7 @@ func (s *solver) compileShared() {
 	s.daemons = compileDaemons(s.snap.DaemonSets, s.dims)
 	s.compilePools()
 	slices.SortStableFunc(s.pools, func(a, b *poolPlan) int {
-		return cmp.Or(cmp.Compare(b.p.Weight, a.p.Weight), cmp.Compare(a.p.Name, b.p.Name))
+		return cmp.Or(cmp.Compare(b.pool.Weight, a.pool.Weight), cmp.Compare(a.pool.Name, b.pool.Name))
 	})
 }
 
@@ -257,7 +257,7 @@ func (s *solver) share(from *solver) {
 	for i, p := range from.pools {
 		c := *p
 		c.masks = map[string]bitset{}
-		c.usage, c.next = vec{}, 0
+		c.usage, c.next = resources.Vector{}, 0
 		s.pools[i] = &c
 	}
 }
@@ -416,16 +416,16 @@ func sortedClasses(m map[*class][]*state.Pod) []*class {
 func (s *solver) round(classes []*class) (map[*class][]*state.Pod, map[*state.Pod]string, error) {
 	s.hostSpread = map[int]int32{}
 	for _, sp := range s.spreadsInForce(classes) {
-		if isHostname(s.groups.list[sp.g].key) {
-			if cur, ok := s.hostSpread[sp.g]; !ok || sp.maxSkew < cur {
-				s.hostSpread[sp.g] = sp.maxSkew
+		if isHostname(s.groups.list[sp.group].key) {
+			if cur, ok := s.hostSpread[sp.group]; !ok || sp.maxSkew < cur {
+				s.hostSpread[sp.group] = sp.maxSkew
 			}
 		}
 	}
-	pn := s.newPinner(classes)
-	buckets := pn.pin(classes)
+	pins := s.newPinner(classes)
+	buckets := pins.pin(classes)
 	for _, b := range buckets {
-		b.size, b.hardness = s.size(b.c.req), s.hardness(b.c)
+		b.size, b.hardness = s.size(b.class.req), s.hardness(b.class)
 	}
 	slices.SortStableFunc(buckets, func(a, b *bucket) int {
 		if c := cmp.Compare(b.hardness, a.hardness); c != 0 {
@@ -434,7 +434,7 @@ func (s *solver) round(classes []*class) (map[*class][]*state.Pod, map[*state.Po
 		if c := cmp.Compare(b.size, a.size); c != 0 {
 			return c
 		}
-		return cmp.Compare(a.c.id, b.c.id)
+		return cmp.Compare(a.class.id, b.class.id)
 	})
 	for i, b := range buckets {
 		if i%64 == 0 {
@@ -453,12 +453,12 @@ func (s *solver) round(classes []*class) (map[*class][]*state.Pod, map[*state.Po
 	left := map[*class][]*state.Pod{}
 	for _, b := range buckets {
 		if b.left() > 0 {
-			left[b.c] = append(left[b.c], b.pods[b.next:]...)
+			left[b.class] = append(left[b.class], b.pods[b.next:]...)
 		}
 	}
 	for _, c := range classes {
 		for _, p := range c.pods {
-			if _, ok := pn.failed[p]; ok {
+			if _, ok := pins.failed[p]; ok {
 				left[c] = append(left[c], p)
 			}
 		}
@@ -466,7 +466,7 @@ func (s *solver) round(classes []*class) (map[*class][]*state.Pod, map[*state.Po
 	for c := range left {
 		slices.SortFunc(left[c], func(a, b *state.Pod) int { return cmp.Compare(a.Key(), b.Key()) })
 	}
-	return left, pn.failed, nil
+	return left, pins.failed, nil
 }
 
 // spreadsInForce are the spreads every matching pod must respect in a
@@ -488,8 +488,8 @@ func (s *solver) spreadsInForce(classes []*class) []spread {
 }
 
 // size orders pods: the larger of cpu and memory, with 4 GiB per core.
-func (s *solver) size(v vec) int64 {
-	return max(v[dimCPU]*(4<<20), v[dimMemory])
+func (s *solver) size(v resources.Vector) int64 {
+	return max(v[resources.CPU]*(4<<20), v[resources.Memory])
 }
 
 // hardness ranks classes so the most constrained are placed first: pods
@@ -497,14 +497,14 @@ func (s *solver) size(v vec) int64 {
 func (s *solver) hardness(c *class) int {
 	h := 0
 	for _, t := range c.activeTerms(c.anti) {
-		if isHostname(s.groups.list[t.g].key) {
+		if isHostname(s.groups.list[t.group].key) {
 			h = max(h, 3)
 		} else {
 			h = max(h, 2)
 		}
 	}
 	for _, sp := range c.activeSpreads() {
-		if isHostname(s.groups.list[sp.g].key) {
+		if isHostname(s.groups.list[sp.group].key) {
 			h = max(h, 2)
 		} else {
 			h = max(h, 1)
@@ -514,135 +514,4 @@ func (s *solver) hardness(c *class) int {
 		h = max(h, 3)
 	}
 	return h
-}
-
-// boundInput is what lowerBound reads of a solver's result: the demand
-// on new claims (merged by request), the pools' types as columns, the
-// least node count and the number of resources.
-type boundInput struct {
-	items    []demandItem
-	cols     []column
-	minNodes int64
-	ndims    int
-}
-
-// bound is the lower bound of the input.
-func (in boundInput) bound() float64 {
-	return lowerBound(in.items, in.cols, in.minNodes, in.ndims)
-}
-
-// equal reports whether two inputs are the same, so their bounds are.
-func (in boundInput) equal(o boundInput) bool {
-	return in.minNodes == o.minNodes && in.ndims == o.ndims && slices.Equal(in.items, o.items) && slices.Equal(in.cols, o.cols)
-}
-
-// boundInput collects the input of the lower bound of the cost of any
-// set of new nodes for the pods Solve put on new claims.
-func (s *solver) boundInput() boundInput {
-	onClaim := map[string]bool{}
-	for _, n := range s.claims {
-		if n.dropped {
-			continue
-		}
-		onClaim[n.name] = true
-	}
-	// Pods that pairwise refuse to share a node need a node each.
-	cliques := map[int]int64{}
-	ports := map[string]int64{}
-	var items []demandItem
-	var owners []*class
-	for _, c := range s.classes {
-		if c.derived {
-			continue
-		}
-		var k int64
-		for _, p := range c.pods {
-			if onClaim[s.placed[p]] {
-				k++
-			}
-		}
-		if k > 0 {
-			items = append(items, demandItem{req: c.req, count: k})
-			owners = append(owners, c)
-		}
-		for _, t := range c.anti {
-			if !t.soft && isHostname(s.groups.list[t.g].key) && c.matchesGroup(t.g) {
-				cliques[t.g] += k
-			}
-		}
-		for _, hp := range c.ports {
-			ports[fmt.Sprintf("%s/%d", protocol(hp), hp.Port)] += k
-		}
-	}
-	// Each clique becomes a resource of its own while dimensions are free,
-	// the largest first: a node has one slot of each and each member needs
-	// it, so the bound knows which pods need the nodes, not only how many,
-	// and that members of different cliques may share one.
-	gs := slices.Sorted(maps.Keys(cliques))
-	slices.SortStableFunc(gs, func(a, b int) int { return cmp.Compare(cliques[b], cliques[a]) })
-	var k int64
-	if len(gs) > 0 {
-		k = cliques[gs[0]]
-	}
-	ndims := len(s.dims.names)
-	var slots []int
-	for _, g := range gs {
-		if ndims+len(slots) < maxDims && cliques[g] > 1 {
-			slots = append(slots, g)
-		}
-	}
-	for j, g := range slots {
-		for i, c := range owners {
-			for _, t := range c.anti {
-				if t.g == g && !t.soft && c.matchesGroup(t.g) {
-					items[i].req[ndims+j] = 1
-				}
-			}
-		}
-	}
-	if len(slots) > 0 {
-		// The largest clique's slots count its nodes.
-		k = 0
-	}
-	for _, v := range ports {
-		k = max(k, v)
-	}
-	// The pools' lower-bound columns, with the cliques' slots.
-	lbs := make([][]column, len(s.pools))
-	n := 0
-	for i, p := range s.pools {
-		lbs[i] = p.lbColumns()
-		n += len(lbs[i])
-	}
-	var cols []column
-	if n > 0 {
-		cols = make([]column, 0, n)
-	}
-	for _, lb := range lbs {
-		for _, c := range lb {
-			for j := range slots {
-				c.alloc[ndims+j] = 1
-			}
-			cols = append(cols, c)
-		}
-	}
-	ndims += len(slots)
-	return boundInput{items: mergeDemand(items), cols: cols, minNodes: k, ndims: ndims}
-}
-
-// mergeDemand sums the counts of items with the same request, keeping
-// the first one's place: the bounds depend only on how many pods of each
-// request there are, and many classes (one per Deployment) share one.
-func mergeDemand(items []demandItem) []demandItem {
-	at := make(map[vec]int, len(items))
-	var out []demandItem
-	for _, it := range items {
-		if i, ok := at[it.req]; ok {
-			out[i].count += it.count
-			continue
-		}
-		at[it.req] = len(out)
-		out = append(out, it)
-	}
-	return out
 }

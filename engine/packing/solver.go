@@ -7,6 +7,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/tenonhq/terraform-provider-tenon/engine/packing/internal/resources"
 	"github.com/tenonhq/terraform-provider-tenon/engine/scheduling"
 	"github.com/tenonhq/terraform-provider-tenon/engine/state"
 )
@@ -46,14 +47,14 @@ type solver struct {
 
 // node is an existing node, an in-flight claim or a new claim.
 type node struct {
-	name   string
-	pool   *poolPlan
-	zone   int
-	ct     int
-	labels map[string]string
-	taints scheduling.Taints
-	soft   scheduling.Taints
-	room   vec
+	name         string
+	pool         *poolPlan
+	zone         int
+	capacityType int
+	labels       map[string]string
+	taints       scheduling.Taints
+	soft         scheduling.Taints
+	room         resources.Vector
 	// match and carry count, per group, the pods on the node matching it
 	// and carrying an anti-affinity term on it.
 	match map[int]int32
@@ -61,17 +62,17 @@ type node struct {
 	ports []state.HostPort
 	// ok caches class compatibility of existing nodes: 0 unknown, 1 yes,
 	// 2 no.
-	ok []int8
+	classOK []int8
 	*claimState
 }
 
 // claimState is what a new claim carries beyond a node.
 type claimState struct {
-	typ     *ptype
-	cts     uint8
-	used    vec
-	pods    []*state.Pod
-	classes []*class
+	typ           *poolType
+	capacityTypes uint8
+	used          resources.Vector
+	pods          []*state.Pod
+	classes       []*class
 	// dropped is set when finalize gave the claim's pods back.
 	dropped bool
 	// final is what finalize decided for a claim it kept.
@@ -123,18 +124,16 @@ func (s *solver) compileZones() {
 // domain returns the value of a node for a topology key.
 func (s *solver) domain(n *node, key string) string {
 	switch key {
-	case scheduling.LabelHostname:
-		return n.name
 	case scheduling.LabelTopologyZone:
 		if n.zone >= 0 {
 			return s.zones[n.zone]
 		}
 	case scheduling.LabelCapacityType:
-		if n.ct >= 0 {
-			return ctNames[n.ct]
+		if n.capacityType >= 0 {
+			return capacityTypeNames[n.capacityType]
 		}
 	}
-	return n.labels[key]
+	return scheduling.TopologyDomain(key, n.name, n.labels)
 }
 
 // compileNodes builds the existing nodes and in-flight claims that can take
@@ -142,25 +141,22 @@ func (s *solver) domain(n *node, key string) string {
 func (s *solver) compileNodes(pending map[string]bool) {
 	poolByName := map[string]*poolPlan{}
 	for _, p := range s.pools {
-		poolByName[p.p.Name] = p
+		poolByName[p.pool.Name] = p
 	}
 	byName := map[string]*node{}
 	for _, sn := range s.snap.Nodes {
-		n := &node{name: sn.Name, zone: -1, ct: ctIndex(sn.CapacityType), labels: sn.Labels}
+		n := &node{name: sn.Name, zone: -1, capacityType: capacityTypeIndex(sn.CapacityType), labels: sn.Labels}
 		if z, ok := s.zoneIdx[sn.Zone]; ok && sn.Zone != "" {
 			n.zone = z
 		}
-		n.room = s.dims.vec(sn.Allocatable)
+		n.room = s.dims.vector(sn.Allocatable)
 		p := poolByName[sn.Pool]
 		n.pool = p
-		taints := scheduling.Taints(sn.Taints)
-		if !sn.Initialized {
-			taints = taints.WithoutEphemeralTaints()
-			if p != nil {
-				taints = taints.WithoutStartupTaints(p.p.StartupTaints)
-			}
+		var pool *state.Pool
+		if p != nil {
+			pool = p.pool
 		}
-		for _, t := range taints {
+		for _, t := range sn.SchedulingTaints(pool) {
 			if t.Effect == corev1.TaintEffectPreferNoSchedule {
 				n.soft = append(n.soft, t)
 			} else {
@@ -168,7 +164,7 @@ func (s *solver) compileNodes(pending map[string]bool) {
 			}
 		}
 		if p != nil {
-			p.usage = p.usage.add(s.nodeCapacity(p, sn))
+			p.usage = p.usage.Add(s.dims.vector(p.pool.NodeCapacity(sn)))
 		}
 		byName[sn.Name] = n
 		s.nodeNames[sn.Name] = true
@@ -182,7 +178,7 @@ func (s *solver) compileNodes(pending map[string]bool) {
 		if n == nil || pending[p.Key()] {
 			continue
 		}
-		n.room = n.room.sub(s.dims.podVec(p.Requests))
+		n.room = n.room.Sub(s.dims.podVector(p.Requests))
 		n.ports = append(n.ports, p.HostPorts...)
 		if p.DaemonSet {
 			hasDaemon[n.name] = true
@@ -197,21 +193,10 @@ func (s *solver) compileNodes(pending map[string]bool) {
 		}
 		for _, dm := range s.daemons {
 			if dm.runsOnLabels(sn.Labels, n.taints) {
-				n.room = n.room.sub(dm.req)
+				n.room = n.room.Sub(dm.req)
 			}
 		}
 	}
-}
-
-// nodeCapacity is what a node counts toward its pool's limits: its type's
-// capacity when the pool offers the type, else its allocatable.
-func (s *solver) nodeCapacity(p *poolPlan, sn *state.Node) vec {
-	for _, it := range p.p.InstanceTypes {
-		if it.Name == sn.InstanceType {
-			return s.dims.vec(it.Capacity)
-		}
-	}
-	return s.dims.vec(sn.Allocatable)
 }
 
 // internExistingTerms adds the groups of bound pods' required anti-affinity
@@ -222,8 +207,8 @@ func (s *solver) internExistingTerms(pending map[string]bool) {
 			continue
 		}
 		for _, term := range p.Affinity.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution {
-			if sel, err := termSelector(term, p.Namespace, p.Labels); err == nil {
-				s.groups.intern(topologyKey(term.TopologyKey), sel)
+			if sel, err := scheduling.AffinityTermSelector(term, p.Namespace, p.Labels); err == nil {
+				s.groups.intern(scheduling.NormalizeLabelKey(term.TopologyKey), sel)
 			}
 		}
 	}
@@ -232,7 +217,7 @@ func (s *solver) internExistingTerms(pending map[string]bool) {
 // countExisting adds a bound pod to the group counts.
 func (s *solver) countExisting(n *node, p *state.Pod) {
 	for _, g := range s.groups.list {
-		if g.sel.matches(p.Namespace, p.Labels) {
+		if g.sel.Matches(p.Namespace, p.Labels) {
 			s.addCount(n, g, 1)
 		}
 	}
@@ -240,11 +225,11 @@ func (s *solver) countExisting(n *node, p *state.Pod) {
 		return
 	}
 	for _, term := range p.Affinity.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution {
-		sel, err := termSelector(term, p.Namespace, p.Labels)
+		sel, err := scheduling.AffinityTermSelector(term, p.Namespace, p.Labels)
 		if err != nil {
 			continue
 		}
-		if id, ok := s.groups.bySig[topologyKey(term.TopologyKey)+"#"+sel.String()]; ok {
+		if id, ok := s.groups.bySig[scheduling.NormalizeLabelKey(term.TopologyKey)+"#"+sel.String()]; ok {
 			s.addCarry(n, s.groups.list[id], 1)
 		}
 	}
@@ -381,7 +366,7 @@ func (s *solver) matchClasses() {
 	for _, c := range s.classes {
 		c.matches = c.matches[:0]
 		for _, g := range s.groups.list {
-			if g.sel.matches(c.namespace, c.labels) {
+			if g.sel.Matches(c.namespace, c.labels) {
 				c.matches = append(c.matches, g.id)
 			}
 		}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/tenonhq/terraform-provider-tenon/engine/packing"
+	"github.com/tenonhq/terraform-provider-tenon/engine/packing/check"
 	"github.com/tenonhq/terraform-provider-tenon/engine/simulate"
 	"github.com/tenonhq/terraform-provider-tenon/engine/state"
 )
@@ -70,7 +71,7 @@ func TestWorkloads(t *testing.T) {
 				t.Fatal(err)
 			}
 			took := time.Since(start)
-			v := packing.Check(w.snap, w.pending, r)
+			v := check.Result(w.snap, w.pending, r)
 			for i, x := range v {
 				if i < 10 {
 					t.Errorf("violation: %s", x)

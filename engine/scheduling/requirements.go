@@ -114,12 +114,21 @@ func (r Requirements) Keys() []string {
 // one value. A node built to r carries these labels.
 func (r Requirements) Labels() map[string]string {
 	labels := map[string]string{}
-	for key, req := range r {
-		if !req.complement && len(req.values) == 1 {
-			labels[key] = req.values[0]
+	for key := range r {
+		if v, ok := r.Label(key); ok {
+			labels[key] = v
 		}
 	}
 	return labels
+}
+
+// Label returns the value r pins for key (its requirement is In exactly
+// one value), as Labels would list it.
+func (r Requirements) Label(key string) (string, bool) {
+	if req, ok := r[key]; ok && !req.complement && len(req.values) == 1 {
+		return req.values[0], true
+	}
+	return "", false
 }
 
 // Specs returns r as API requirements, sorted by key; RequirementsFromSpecs

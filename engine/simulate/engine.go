@@ -11,6 +11,7 @@ import (
 
 	"github.com/tenonhq/terraform-provider-tenon/engine/catalog"
 	"github.com/tenonhq/terraform-provider-tenon/engine/packing"
+	"github.com/tenonhq/terraform-provider-tenon/engine/packing/check"
 	"github.com/tenonhq/terraform-provider-tenon/engine/state"
 )
 
@@ -29,7 +30,7 @@ type packingSolution struct{ r *packing.Result }
 
 func (p packingSolution) Violations(snap *state.Snapshot, pending []*state.Pod) []string {
 	var out []string
-	for _, v := range packing.Check(snap, pending, p.r) {
+	for _, v := range check.Result(snap, pending, p.r) {
 		out = append(out, v.String())
 	}
 	return out

@@ -9,4 +9,10 @@
 // pods whose specs share memory in the input (a workload's replicas) share
 // their converted labels, requests and constraints, so writing to one pod's
 // maps would change its siblings.
+//
+// The scheduling rules that read these values live here once (scheduling.go)
+// for the packer, its result checker and consolidation alike: the labels and
+// taints of a pool's new nodes, an existing node's taints and its capacity
+// toward pool limits, whether a daemonset runs on a node, host port clashes,
+// and which offerings a pool may buy.
 package state

@@ -1,13 +1,16 @@
-package packing
+package bound
 
 import (
 	"math"
 	"slices"
+
+	"github.com/tenonhq/terraform-provider-tenon/engine/packing/internal/lp"
+	"github.com/tenonhq/terraform-provider-tenon/engine/packing/internal/resources"
 )
 
 // The assignment LP, solved by column generation.
 //
-// assignmentBound (bound.go) climbs the assignment LP's dual by coordinate
+// The ascent (ascent.go) climbs the assignment LP's dual by coordinate
 // ascent over a grid of price directions: cheap, but it stops short of the
 // optimum (on the benchmark workloads by 0.3–0.6%). assignmentLP solves
 // the same LP, strengthened by rounding rows, to (near) optimality through
@@ -40,8 +43,8 @@ type assignEffort struct{ rounds, pivots, perRound, total int }
 
 var defaultAssignEffort = assignEffort{rounds: 200, pivots: 400, perRound: 8, total: 5000}
 
-// valueEffort caps each valuation of the fill's exactValues; its rounds
-// are the strategy's (see exactValueRounds).
+// valueEffort caps each valuation of a Valuation; its rounds are the
+// caller's.
 var valueEffort = assignEffort{pivots: 200, perRound: 8, total: 20_000}
 
 // assignmentLP returns the best Farley bound column generation on the
@@ -49,7 +52,7 @@ var valueEffort = assignEffort{pivots: 200, perRound: 8, total: 20_000}
 // some item fits no column (no node set exists), and whether it converged:
 // no type had a load worth more than its price, so the bound is the LP's
 // optimum (to rounding) and no other bound of the same LP can beat it.
-func assignmentLP(items []demandItem, cols []column, minNodes int64, ndims int, e assignEffort) (float64, bool) {
+func assignmentLP(items []Demand, cols []Column, minNodes int64, ndims int, e assignEffort) (float64, bool) {
 	st := newAssignState(items, cols, minNodes, ndims)
 	if st == nil {
 		return 0, false
@@ -63,11 +66,11 @@ func assignmentLP(items []demandItem, cols []column, minNodes int64, ndims int, 
 // duals each time the pods left have fallen enough, and most of the master's
 // basis and loads stay good.
 type assignState struct {
-	items    []demandItem
+	items    []Demand
 	demand   []float64
 	minNodes bool
 	loads    []*typeLoad
-	master   *coverLP
+	master   *lp.Cover
 	pr       loadLP
 	pi       []float64
 	cands    []assignCand
@@ -81,19 +84,19 @@ type assignCand struct {
 	gain  float64
 }
 
-// maxAssignItems is the most distinct requests column generation takes
+// MaxAssignItems is the most distinct requests column generation takes
 // on: its master's basis inverse is dense, so a pivot costs the square of
 // them. Beyond, the bound falls back to the ascent and the fill to its
 // values (shared workloads have at most 60; 100 random requests take about
 // 30 ms to converge, in some 150 rounds).
-const maxAssignItems = 100
+const MaxAssignItems = 100
 
 // newAssignState sets up the master for items (merged by request) over
 // cols, or returns nil when there is nothing to bound, some item fits no
-// column, or there are more than maxAssignItems items.
-func newAssignState(items []demandItem, cols []column, minNodes int64, ndims int) *assignState {
+// column, or there are more than MaxAssignItems items.
+func newAssignState(items []Demand, cols []Column, minNodes int64, ndims int) *assignState {
 	m := len(items)
-	if m == 0 || len(cols) == 0 || m > maxAssignItems {
+	if m == 0 || len(cols) == 0 || m > MaxAssignItems {
 		return nil
 	}
 	rows := m
@@ -102,12 +105,12 @@ func newAssignState(items []demandItem, cols []column, minNodes int64, ndims int
 	}
 	st := &assignState{items: items, demand: make([]float64, rows), minNodes: minNodes > 0, pi: make([]float64, rows)}
 	for i, it := range items {
-		st.demand[i] = float64(it.count)
+		st.demand[i] = float64(it.Count)
 	}
 	if minNodes > 0 {
 		st.demand[m] = float64(minNodes)
 	}
-	st.master = newCoverLP(st.demand)
+	st.master = lp.NewCover(st.demand)
 	st.loads = make([]*typeLoad, len(cols))
 	for t, c := range cols {
 		st.loads[t] = newTypeLoad(items, c, ndims)
@@ -128,7 +131,7 @@ func newAssignState(items []demandItem, cols []column, minNodes int64, ndims int
 					k = min(k, 1/r[j])
 				}
 			}
-			if b := best[i]; b < 0 || tl.price/k < cols[b].price/bestK[i] {
+			if b := best[i]; b < 0 || tl.price/k < cols[b].Price/bestK[i] {
 				best[i], bestK[i] = t, k
 			}
 		}
@@ -137,7 +140,7 @@ func newAssignState(items []demandItem, cols []column, minNodes int64, ndims int
 		if t < 0 {
 			return nil
 		}
-		st.master.add(cols[t].price, []int32{int32(i)}, []float64{bestK[i]}, st.minNodes)
+		st.master.Add(cols[t].Price, []int32{int32(i)}, []float64{bestK[i]}, st.minNodes)
 	}
 	return st
 }
@@ -149,8 +152,8 @@ func (st *assignState) setDemand(counts []int64, pivots int) {
 	for i, c := range counts {
 		st.demand[i] = float64(c)
 	}
-	st.master.setDemand(st.demand)
-	st.master.dualSolve(pivots)
+	st.master.SetDemand(st.demand)
+	st.master.DualSolve(pivots)
 }
 
 // price values every type at duals pi: it returns Farley's bound for pi
@@ -198,11 +201,11 @@ func (st *assignState) run(e assignEffort) (float64, bool, []float64) {
 	var values []float64
 	converged := false
 	for range e.rounds {
-		if st.master.pivots >= e.total {
+		if st.master.Pivots() >= e.total {
 			break
 		}
-		st.master.solve(min(e.pivots, e.total-st.master.pivots))
-		st.master.duals(pi)
+		st.master.Solve(min(e.pivots, e.total-st.master.Pivots()))
+		st.master.Duals(pi)
 		for i := range pi {
 			pi[i] = max(pi[i], 0)
 		}
@@ -229,239 +232,22 @@ func (st *assignState) run(e assignEffort) (float64, bool, []float64) {
 					b = j
 				}
 			}
-			st.master.add(cands[b].price, cands[b].idx, cands[b].val, st.minNodes)
+			st.master.Add(cands[b].price, cands[b].idx, cands[b].val, st.minNodes)
 			cands[b].gain = -1
 		}
 	}
 	return bound * (1 - 1e-9), converged, values
 }
 
-// coverLP is assignmentLP's restricted master,
-//
-//	min Σ_j c_j·x_j  subject to  Σ_j a_ij·x_j ≥ d_i,  x ≥ 0,
-//
-// by a revised simplex that keeps the dense basis inverse (one row per
-// item and the node row: a few dozen) and sparse columns, and goes on from
-// the last basis when columns are added. Each row starts with an
-// artificial variable dearer per unit than any column covering the row,
-// and has a surplus. Only its duals are used, and Farley's bound is valid
-// for any duals, so stopping at the pivot budget is harmless.
-type coverLP struct {
-	m int
-	// pivots counts the primal pivots so far, for assignEffort.total.
-	pivots int
-	cost   []float64
-	idx    [][]int32 // column j's non-zero rows; artificials and surpluses have one
-	val    [][]float64
-	basic  []bool
-	basis  []int
-	binv   [][]float64
-	xB     []float64
-	u, pi  []float64
-}
-
-func newCoverLP(d []float64) *coverLP {
-	m := len(d)
-	l := &coverLP{m: m, basis: make([]int, m), binv: make([][]float64, m), xB: make([]float64, m), u: make([]float64, m), pi: make([]float64, m)}
-	for i := range m {
-		l.cost = append(l.cost, 0)
-		l.idx = append(l.idx, []int32{int32(i)})
-		l.val = append(l.val, []float64{1})
-		l.basic = append(l.basic, true)
-		l.binv[i] = make([]float64, m)
-		l.binv[i][i] = 1
-		l.basis[i] = i
-		l.xB[i] = d[i]
-	}
-	for i := range m {
-		l.cost = append(l.cost, 0)
-		l.idx = append(l.idx, []int32{int32(i)})
-		l.val = append(l.val, []float64{-1})
-		l.basic = append(l.basic, false)
-	}
-	return l
-}
-
-// add appends a column at price with the given non-zeros, plus a 1 in the
-// node row (the last) when node is set, and keeps every row's artificial
-// dearer per unit than the column.
-func (l *coverLP) add(price float64, idx []int32, val []float64, node bool) {
-	if node {
-		idx = append(idx[:len(idx):len(idx)], int32(l.m-1))
-		val = append(val[:len(val):len(val)], 1)
-	}
-	l.cost = append(l.cost, price)
-	l.idx = append(l.idx, idx)
-	l.val = append(l.val, val)
-	l.basic = append(l.basic, false)
-	for k, i := range idx {
-		if v := val[k]; v > 0 {
-			l.cost[i] = max(l.cost[i], 1e3*price/v+1)
-		}
-	}
-	// An artificial's cost may have risen while it is basic.
-}
-
-// duals sets pi to c_B·B⁻¹.
-func (l *coverLP) duals(pi []float64) {
-	clear(pi)
-	for r := range l.m {
-		cb := l.cost[l.basis[r]]
-		if cb == 0 {
-			continue
-		}
-		for i, v := range l.binv[r] {
-			pi[i] += cb * v
-		}
-	}
-}
-
-// solve pivots (Dantzig's rule on reduced cost per dollar, lowest index on
-// ties) until no column prices out or the budget is spent.
-func (l *coverLP) solve(pivots int) {
-	const eps = 1e-9
-	for range pivots {
-		l.pivots++
-		l.duals(l.pi)
-		enter, best := -1, -eps
-		for j := range l.cost {
-			if l.basic[j] {
-				continue
-			}
-			rc := l.cost[j]
-			for k, i := range l.idx[j] {
-				rc -= l.pi[i] * l.val[j][k]
-			}
-			if rc /= max(1, math.Abs(l.cost[j])); rc < best {
-				enter, best = j, rc
-			}
-		}
-		if enter < 0 {
-			return
-		}
-		for r := range l.m {
-			var s float64
-			for k, i := range l.idx[enter] {
-				s += l.binv[r][i] * l.val[enter][k]
-			}
-			l.u[r] = s
-		}
-		leave, ratio := -1, math.Inf(1)
-		for r := range l.m {
-			if l.u[r] > eps {
-				q := l.xB[r] / l.u[r]
-				if q < ratio-1e-12 || (q <= ratio+1e-12 && leave >= 0 && l.basis[r] < l.basis[leave]) {
-					leave, ratio = r, q
-				}
-			}
-		}
-		if leave < 0 {
-			return // unbounded: impossible with positive prices
-		}
-		l.pivot(enter, leave)
-	}
-}
-
-// pivot brings column enter into the basis in row leave, l.u holding
-// B⁻¹ times the column.
-func (l *coverLP) pivot(enter, leave int) {
-	piv := l.u[leave]
-	row := l.binv[leave]
-	for i := range row {
-		row[i] /= piv
-	}
-	l.xB[leave] /= piv
-	for r := range l.m {
-		f := l.u[r]
-		if r == leave || f == 0 {
-			continue
-		}
-		br := l.binv[r]
-		for i, v := range row {
-			br[i] -= f * v
-		}
-		if l.xB[r] -= f * l.xB[leave]; l.xB[r] < 0 && l.xB[r] > -1e-9 {
-			l.xB[r] = 0
-		}
-	}
-	l.basic[l.basis[leave]] = false
-	l.basic[enter] = true
-	l.basis[leave] = enter
-}
-
-// setDemand recomputes the basic values for new right-hand sides d; some
-// may turn negative, for dualSolve to repair.
-func (l *coverLP) setDemand(d []float64) {
-	for r := range l.m {
-		var s float64
-		for i, v := range l.binv[r] {
-			s += v * d[i]
-		}
-		l.xB[r] = s
-	}
-}
-
-// dualSolve pivots by the dual simplex (most negative basic value leaves;
-// the entering column keeps reduced costs non-negative) until the basis is
-// feasible or the budget is spent. The duals stay feasible throughout, so
-// they change only as much as the new demand needs.
-func (l *coverLP) dualSolve(pivots int) {
-	const eps = 1e-9
-	for range pivots {
-		leave := -1
-		for r := range l.m {
-			if l.xB[r] < -eps && (leave < 0 || l.xB[r] < l.xB[leave]) {
-				leave = r
-			}
-		}
-		if leave < 0 {
-			return
-		}
-		l.duals(l.pi)
-		rho := l.binv[leave]
-		enter, best := -1, math.Inf(1)
-		for j := range l.cost {
-			if l.basic[j] {
-				continue
-			}
-			var alpha float64
-			rc := l.cost[j]
-			for k, i := range l.idx[j] {
-				alpha += rho[i] * l.val[j][k]
-				rc -= l.pi[i] * l.val[j][k]
-			}
-			if alpha < -eps {
-				if q := max(rc, 0) / -alpha; q < best {
-					enter, best = j, q
-				}
-			}
-		}
-		if enter < 0 {
-			return // infeasible: impossible, artificials cover every row
-		}
-		for r := range l.m {
-			var s float64
-			for k, i := range l.idx[enter] {
-				s += l.binv[r][i] * l.val[enter][k]
-			}
-			l.u[r] = s
-		}
-		l.pivot(enter, leave)
-	}
-}
-
 // loadLP finds the most valuable load of one node of a type:
 //
 //	max π·a  subject to  the type's rows,  a ≥ 0,
 //
-// over the items that fit the node whole, by a dense primal simplex. The
-// rows are fixed per type (see newTypeLoad) and few, so each pivot is
-// cheap; the optimal duals of the last solve are kept to screen the next.
+// over the items that fit the node whole, by lp.Packing. The rows are
+// fixed per type (see newTypeLoad) and few, so each pivot is cheap; the
+// optimal duals of the last solve are kept to screen the next.
 type loadLP struct {
-	// per solve
-	t     [][]float64 // rows × (len(cols) + rows + 1): structurals, slacks, rhs
-	basis []int
-	obj   []float64
+	simplex lp.Packing
 }
 
 // typeLoad is one type's load polytope: the items that fit it whole
@@ -500,14 +286,14 @@ const (
 // not (two thirds of a 1,500m pod beside a whole one on a 1,930m node), so
 // they bring the LP closer to what nodes can carry. A rounding row is kept
 // only where some item's coefficient exceeds its plain share.
-func newTypeLoad(items []demandItem, c column, ndims int) *typeLoad {
-	tl := &typeLoad{price: c.price}
-	var used vec
+func newTypeLoad(items []Demand, c Column, ndims int) *typeLoad {
+	tl := &typeLoad{price: c.Price}
+	var used resources.Vector
 	for i, it := range items {
-		if it.req.fits(c.alloc) {
+		if it.Req.Fits(c.Alloc) {
 			tl.cols = append(tl.cols, int32(i))
 			for d := range ndims {
-				if it.req[d] > 0 {
+				if it.Req[d] > 0 {
 					used[d] = 1
 				}
 			}
@@ -517,7 +303,7 @@ func newTypeLoad(items []demandItem, c column, ndims int) *typeLoad {
 	if n == 0 {
 		return tl
 	}
-	alloc := c.alloc
+	alloc := c.Alloc
 	// The rows share one array, sized for the most rows there can be.
 	flat := make([]float64, 0, n*maxLoadRows)
 	next := func() []float64 {
@@ -530,11 +316,11 @@ func newTypeLoad(items []demandItem, c column, ndims int) *typeLoad {
 		}
 		r := next()
 		for j, i := range tl.cols {
-			r[j] = float64(items[i].req[d]) / float64(alloc[d])
+			r[j] = float64(items[i].Req[d]) / float64(alloc[d])
 		}
 		tl.rows = append(tl.rows, r)
 	}
-	for _, d := range []int{dimCPU, dimMemory} {
+	for _, d := range []int{resources.CPU, resources.Memory} {
 		if used[d] == 0 {
 			continue
 		}
@@ -542,7 +328,7 @@ func newTypeLoad(items []demandItem, c column, ndims int) *typeLoad {
 			r := next()
 			stronger := false
 			for j, i := range tl.cols {
-				req := items[i].req[d]
+				req := items[i].Req[d]
 				share := float64(req) / float64(alloc[d])
 				if q := (k + 1) * req; q%alloc[d] == 0 {
 					r[j] = share
@@ -627,86 +413,35 @@ func (p *loadLP) solve(pi []float64, tl *typeLoad) float64 {
 	if n == 0 || rows == 0 {
 		return 0
 	}
-	width := n + rows + 1
-	for len(p.t) < rows {
-		p.t = append(p.t, nil)
-	}
-	p.basis = p.basis[:0]
-	for r := range rows {
-		if cap(p.t[r]) < width {
-			p.t[r] = make([]float64, width)
-		}
-		t := p.t[r][:width]
-		copy(t, tl.rows[r])
-		clear(t[n:])
-		t[n+r] = 1
-		t[width-1] = 1
-		p.t[r] = t
-		p.basis = append(p.basis, n+r)
-	}
-	// obj holds the reduced profits c_j − z_j of every column; its last
-	// entry is −(the load's value).
-	if cap(p.obj) < width {
-		p.obj = make([]float64, width)
-	}
-	obj := p.obj[:width]
-	clear(obj)
+	profit := p.simplex.Reset(tl.rows, n)
 	for j, i := range tl.cols {
-		obj[j] = max(pi[i], 0)
+		profit[j] = max(pi[i], 0)
 	}
-	for range 50 * (rows + n) {
-		enter := -1
-		best := 1e-12
-		for j := range width - 1 {
-			if obj[j] > best {
-				enter, best = j, obj[j]
-			}
-		}
-		if enter < 0 {
-			break
-		}
-		leave := -1
-		ratio := math.Inf(1)
-		for r := range rows {
-			if a := p.t[r][enter]; a > 1e-12 {
-				if q := p.t[r][width-1] / a; q < ratio-1e-15 {
-					leave, ratio = r, q
-				}
-			}
-		}
-		if leave < 0 {
-			return math.Inf(1) // unbounded: impossible, every pod takes a slot
-		}
-		lr := p.t[leave]
-		piv := lr[enter]
-		for j := range lr {
-			lr[j] /= piv
-		}
-		for r := range rows {
-			if r == leave {
-				continue
-			}
-			if f := p.t[r][enter]; f != 0 {
-				row := p.t[r]
-				for j, v := range lr {
-					row[j] -= f * v
-				}
-			}
-		}
-		if f := obj[enter]; f != 0 {
-			for j, v := range lr {
-				obj[j] -= f * v
-			}
-		}
-		p.basis[leave] = enter
+	v := p.simplex.Solve()
+	if math.IsInf(v, 1) {
+		return v // unbounded: impossible, every pod takes a slot
 	}
+	tl.keepDuals(&p.simplex)
+	for r := range rows {
+		if j, x := p.simplex.Basic(r); j < n && x > 1e-12 {
+			tl.idx = append(tl.idx, tl.cols[j])
+			tl.val = append(tl.val, x)
+		}
+	}
+	return v
+}
+
+// keepDuals keeps the rows' optimal duals of the last solve, and what they
+// cover of each item, for screen and dualBound.
+func (tl *typeLoad) keepDuals(simplex *lp.Packing) {
+	n, rows := len(tl.cols), len(tl.rows)
 	if cap(tl.lambda) < rows {
 		tl.lambda = make([]float64, rows)
 	}
 	tl.lambda = tl.lambda[:rows]
 	tl.lambdaSum = 0
 	for r := range rows {
-		tl.lambda[r] = max(-obj[n+r], 0)
+		tl.lambda[r] = simplex.Dual(r)
 		tl.lambdaSum += tl.lambda[r]
 	}
 	if cap(tl.cover) < n {
@@ -721,13 +456,4 @@ func (p *loadLP) solve(pi []float64, tl *typeLoad) float64 {
 			}
 		}
 	}
-	for r, j := range p.basis {
-		if j < n {
-			if v := p.t[r][width-1]; v > 1e-12 {
-				tl.idx = append(tl.idx, tl.cols[j])
-				tl.val = append(tl.val, v)
-			}
-		}
-	}
-	return -obj[width-1]
 }

@@ -1,4 +1,4 @@
-package packing
+package scheduling
 
 import (
 	"slices"
@@ -7,27 +7,30 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
-
-	"github.com/tenonhq/terraform-provider-tenon/engine/scheduling"
 )
 
-// podSelector selects pods by namespace and labels, as a pod affinity term or
-// a topology spread constraint does.
-type podSelector struct {
+// PodSelector selects pods by namespace and labels, as a pod (anti-)affinity
+// term or a topology spread constraint does. The packer counts the pods a
+// selector matches per topology domain and the result checker recounts
+// them, both through this one type.
+type PodSelector struct {
 	// namespaces are the namespaces selected; empty with allNamespaces.
 	namespaces    []string
 	allNamespaces bool
 	selector      labels.Selector
 }
 
-func (s podSelector) matches(namespace string, podLabels map[string]string) bool {
+// Matches reports whether a pod in namespace with podLabels is selected.
+func (s PodSelector) Matches(namespace string, podLabels map[string]string) bool {
 	if !s.allNamespaces && !slices.Contains(s.namespaces, namespace) {
 		return false
 	}
 	return s.selector.Matches(labels.Set(podLabels))
 }
 
-func (s podSelector) String() string {
+// String returns "namespaces|selector" ("*" for every namespace): equal
+// strings select the same pods.
+func (s PodSelector) String() string {
 	ns := "*"
 	if !s.allNamespaces {
 		ns = strings.Join(s.namespaces, ",")
@@ -35,14 +38,14 @@ func (s podSelector) String() string {
 	return ns + "|" + s.selector.String()
 }
 
-// termSelector compiles a pod affinity term of a pod in namespace with
-// podLabels (for matchLabelKeys).
-func termSelector(term corev1.PodAffinityTerm, namespace string, podLabels map[string]string) (podSelector, error) {
+// AffinityTermSelector compiles a pod (anti-)affinity term of a pod in
+// namespace with podLabels (for matchLabelKeys and mismatchLabelKeys).
+func AffinityTermSelector(term corev1.PodAffinityTerm, namespace string, podLabels map[string]string) (PodSelector, error) {
 	sel, err := labelSelector(term.LabelSelector, term.MatchLabelKeys, term.MismatchLabelKeys, podLabels)
 	if err != nil {
-		return podSelector{}, err
+		return PodSelector{}, err
 	}
-	s := podSelector{selector: sel}
+	s := PodSelector{selector: sel}
 	switch {
 	case term.NamespaceSelector != nil:
 		// Namespace labels are not in the Snapshot: a namespace selector
@@ -57,15 +60,18 @@ func termSelector(term corev1.PodAffinityTerm, namespace string, podLabels map[s
 	return s, nil
 }
 
-// spreadSelector compiles a topology spread constraint's selector.
-func spreadSelector(c corev1.TopologySpreadConstraint, namespace string, podLabels map[string]string) (podSelector, error) {
+// SpreadSelector compiles the selector of a topology spread constraint of a
+// pod in namespace with podLabels (for matchLabelKeys).
+func SpreadSelector(c corev1.TopologySpreadConstraint, namespace string, podLabels map[string]string) (PodSelector, error) {
 	sel, err := labelSelector(c.LabelSelector, c.MatchLabelKeys, nil, podLabels)
 	if err != nil {
-		return podSelector{}, err
+		return PodSelector{}, err
 	}
-	return podSelector{namespaces: []string{namespace}, selector: sel}, nil
+	return PodSelector{namespaces: []string{namespace}, selector: sel}, nil
 }
 
+// labelSelector is ls (nothing when nil) narrowed to the pod's own values
+// of matchKeys and away from its values of mismatchKeys.
 func labelSelector(ls *metav1.LabelSelector, matchKeys, mismatchKeys []string, podLabels map[string]string) (labels.Selector, error) {
 	if ls == nil {
 		return labels.Nothing(), nil
@@ -94,6 +100,3 @@ func labelSelector(ls *metav1.LabelSelector, matchKeys, mismatchKeys []string, p
 	}
 	return sel, nil
 }
-
-// topologyKey normalises a term's topology key.
-func topologyKey(key string) string { return scheduling.NormalizeLabelKey(key) }

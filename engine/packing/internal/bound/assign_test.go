@@ -1,4 +1,4 @@
-package packing
+package bound
 
 import (
 	"math"
@@ -7,18 +7,19 @@ import (
 	"testing"
 
 	"github.com/tenonhq/terraform-provider-tenon/engine/catalog"
+	"github.com/tenonhq/terraform-provider-tenon/engine/packing/internal/resources"
 	"github.com/tenonhq/terraform-provider-tenon/engine/scheduling"
 )
 
 // onDemandColumns are the embedded catalog's amd64 types in us-east-1 as
 // lower-bound columns (cpu, memory, pods) at their on-demand price.
-func onDemandColumns(tb testing.TB) []column {
+func onDemandColumns(tb testing.TB) []Column {
 	tb.Helper()
 	cat, err := catalog.New(catalog.WithRegion("us-east-1"))
 	if err != nil {
 		tb.Fatal(err)
 	}
-	var cols []column
+	var cols []Column
 	for _, it := range cat.InstanceTypes() {
 		if it.Requirements.Get(scheduling.LabelArch).Has("amd64") == false {
 			continue
@@ -33,18 +34,18 @@ func onDemandColumns(tb testing.TB) []column {
 			continue
 		}
 		a := it.Allocatable
-		cols = append(cols, column{alloc: vec{a.Cpu().MilliValue(), a.Memory().Value(), a.Pods().Value()}, price: price})
+		cols = append(cols, Column{Alloc: resources.Vector{a.Cpu().MilliValue(), a.Memory().Value(), a.Pods().Value()}, Price: price})
 	}
-	return paretoColumns(cols, 3)
+	return ParetoColumns(cols, 3)
 }
 
 // w1Items is the w1 benchmark's mix: every cpu × memory request, 28 pods
 // each.
-func w1Items() []demandItem {
-	var items []demandItem
+func w1Items() []Demand {
+	var items []Demand
 	for _, cpu := range []int64{100, 250, 500, 1000, 2000, 4000} {
 		for _, mi := range []int64{128, 512, 1024, 2048, 4096, 8192} {
-			items = append(items, demandItem{req: vec{cpu, mi << 20, 1}, count: 28})
+			items = append(items, Demand{Req: resources.Vector{cpu, mi << 20, 1}, Count: 28})
 		}
 	}
 	return items
@@ -56,19 +57,19 @@ func w1Items() []demandItem {
 // optimum, n pods at the best price per whole pod; the plain fractional LP
 // would stay below it.
 func TestAssignmentLPRoundsSingleRequests(t *testing.T) {
-	cols := []column{
-		{alloc: vec{1930, 4 << 30, 17}, price: 0.04},
-		{alloc: vec{3920, 8 << 30, 29}, price: 0.09},
-		{alloc: vec{7910, 16 << 30, 58}, price: 0.15},
+	cols := []Column{
+		{Alloc: resources.Vector{1930, 4 << 30, 17}, Price: 0.04},
+		{Alloc: resources.Vector{3920, 8 << 30, 29}, Price: 0.09},
+		{Alloc: resources.Vector{7910, 16 << 30, 58}, Price: 0.15},
 	}
 	// Every request takes more than a fifth of the largest type's cpu, so
 	// each type's rounding rows hold its whole-pod count exactly.
 	for _, cpu := range []int64{1583, 1600, 1930, 1977, 1978, 2000, 2636, 2637, 3000, 3920, 3950, 4000, 7910} {
-		items := []demandItem{{req: vec{cpu, 1 << 20, 1}, count: 30}}
+		items := []Demand{{Req: resources.Vector{cpu, 1 << 20, 1}, Count: 30}}
 		want := math.Inf(1)
 		for _, c := range cols {
-			if k := c.alloc[dimCPU] / cpu; k > 0 {
-				want = min(want, 30*c.price/float64(k))
+			if k := c.Alloc[resources.CPU] / cpu; k > 0 {
+				want = min(want, 30*c.Price/float64(k))
 			}
 		}
 		got, converged := assignmentLP(items, cols, 0, 3, defaultAssignEffort)
@@ -78,7 +79,7 @@ func TestAssignmentLPRoundsSingleRequests(t *testing.T) {
 		// Without the rounding rows the LP would price fractions of pods.
 		frac := math.Inf(1)
 		for _, c := range cols {
-			frac = min(frac, 30*c.price*float64(cpu)/float64(c.alloc[dimCPU]))
+			frac = min(frac, 30*c.Price*float64(cpu)/float64(c.Alloc[resources.CPU]))
 		}
 		if want <= frac*(1+1e-9) && cpu != 1930 && cpu != 3920 && cpu != 7910 {
 			t.Errorf("cpu %dm: the case does not exercise rounding (fractional %.6f, integer %.6f)", cpu, frac, want)
@@ -96,13 +97,13 @@ func TestAssignmentLPBeatsTheAscent(t *testing.T) {
 	cpus := []int64{50, 100, 250, 500, 1000, 1500, 2000, 4000, 6000}
 	mems := []int64{64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384, 65536}
 	for i := range 40 {
-		var items []demandItem
+		var items []Demand
 		for range 1 + rng.IntN(12) {
-			items = append(items, demandItem{req: vec{cpus[rng.IntN(len(cpus))], mems[rng.IntN(len(mems))] << 20, 1}, count: 1 + rng.Int64N(200)})
+			items = append(items, Demand{Req: resources.Vector{cpus[rng.IntN(len(cpus))], mems[rng.IntN(len(mems))] << 20, 1}, Count: 1 + rng.Int64N(200)})
 		}
-		items = mergeDemand(items)
+		items = MergeDemand(items)
 		seed := []float64{1e-3, 1e-9, 0}
-		ascent := assignmentBound(items, cols, 0, 3, seed, nil, 0)
+		ascent := assignmentProblem{items: items, cols: cols, ndims: 3, seed: seed}.bound(nil, 0)
 		got, converged := assignmentLP(items, cols, 0, 3, defaultAssignEffort)
 		if !converged {
 			t.Errorf("case %d: column generation did not converge", i)
@@ -123,43 +124,43 @@ func TestAssignmentLPNeverAboveTheOptimum(t *testing.T) {
 	const ndims = 4 // cpu, memory, pods, slot
 	tight := 0
 	for c := range 400 {
-		var cols []column
+		var cols []Column
 		for range 2 + rng.IntN(3) {
 			cpu := int64(500 + rng.IntN(8)*500)
-			cols = append(cols, column{alloc: vec{cpu, int64(1+rng.IntN(8)) << 30, int64(2 + rng.IntN(6)), 1}, price: float64(cpu) * (0.5 + rng.Float64()) / 1000})
+			cols = append(cols, Column{Alloc: resources.Vector{cpu, int64(1+rng.IntN(8)) << 30, int64(2 + rng.IntN(6)), 1}, Price: float64(cpu) * (0.5 + rng.Float64()) / 1000})
 		}
-		var pods []vec
-		var items []demandItem
+		var pods []resources.Vector
+		var items []Demand
 		for range 1 + rng.IntN(3) {
-			req := vec{int64(100 + rng.IntN(30)*100), int64(64+rng.IntN(40)*64) << 20, 1, 0}
+			req := resources.Vector{int64(100 + rng.IntN(30)*100), int64(64+rng.IntN(40)*64) << 20, 1, 0}
 			if rng.IntN(4) == 0 {
 				req[3] = 1
 			}
 			k := 1 + rng.IntN(3)
-			items = append(items, demandItem{req: req, count: int64(k)})
+			items = append(items, Demand{Req: req, Count: int64(k)})
 			for range k {
 				pods = append(pods, req)
 			}
 		}
 		minNodes := int64(rng.IntN(3))
 		opt := math.Inf(1)
-		var rec func(i int, groups []vec)
-		rec = func(i int, groups []vec) {
+		var rec func(i int, groups []resources.Vector)
+		rec = func(i int, groups []resources.Vector) {
 			if i == len(pods) {
 				var sum float64
 				for _, g := range groups {
 					best := math.Inf(1)
 					for _, col := range cols {
-						if g.fits(col.alloc) {
-							best = min(best, col.price)
+						if g.Fits(col.Alloc) {
+							best = min(best, col.Price)
 						}
 					}
 					sum += best
 				}
-				// Extra nodes for the least count: the cheapest type.
+				// Extra nodes for the least Count: the cheapest type.
 				cheapest := math.Inf(1)
 				for _, col := range cols {
-					cheapest = min(cheapest, col.price)
+					cheapest = min(cheapest, col.Price)
 				}
 				if n := int64(len(groups)); n < minNodes {
 					sum += float64(minNodes-n) * cheapest
@@ -168,14 +169,14 @@ func TestAssignmentLPNeverAboveTheOptimum(t *testing.T) {
 				return
 			}
 			for k := range groups {
-				groups[k] = groups[k].add(pods[i])
+				groups[k] = groups[k].Add(pods[i])
 				rec(i+1, groups)
-				groups[k] = groups[k].sub(pods[i])
+				groups[k] = groups[k].Sub(pods[i])
 			}
 			rec(i+1, append(groups, pods[i]))
 		}
 		rec(0, nil)
-		got, _ := assignmentLP(mergeDemand(items), cols, minNodes, ndims, defaultAssignEffort)
+		got, _ := assignmentLP(MergeDemand(items), cols, minNodes, ndims, defaultAssignEffort)
 		if math.IsInf(opt, 1) {
 			if got != 0 {
 				t.Errorf("case %d: no node set exists, yet the bound is %.6f", c, got)
@@ -208,7 +209,7 @@ func TestScreenBoundsTheLoad(t *testing.T) {
 		pi := make([]float64, len(items))
 		for i := range pi {
 			if rng.IntN(5) > 0 {
-				pi[i] = rng.Float64() * float64(items[i].req[dimCPU]) / 1000 * 0.04
+				pi[i] = rng.Float64() * float64(items[i].Req[resources.CPU]) / 1000 * 0.04
 			}
 		}
 		return pi
@@ -245,7 +246,7 @@ func TestAssignStateFollowsTheDemand(t *testing.T) {
 	for c := range 10 {
 		items := w1Items()
 		for i := range items {
-			items[i].count = 1 + rng.Int64N(100)
+			items[i].Count = 1 + rng.Int64N(100)
 		}
 		st := newAssignState(items, cols, 0, 3)
 		first, converged, values := st.run(defaultAssignEffort)
@@ -254,20 +255,20 @@ func TestAssignStateFollowsTheDemand(t *testing.T) {
 		}
 		counts := make([]int64, len(items))
 		for i, it := range items {
-			counts[i] = it.count
+			counts[i] = it.Count
 		}
 		prev := first
 		for step := range 6 {
 			left := slices.Clone(items)
 			for i := range counts {
 				counts[i] -= rng.Int64N(counts[i] + 1)
-				left[i].count = counts[i]
+				left[i].Count = counts[i]
 			}
 			st.setDemand(counts, defaultAssignEffort.pivots)
 			got, converged, _ := st.run(defaultAssignEffort)
-			var live []demandItem
+			var live []Demand
 			for _, it := range left {
-				if it.count > 0 {
+				if it.Count > 0 {
 					live = append(live, it)
 				}
 			}
@@ -287,18 +288,18 @@ func TestAssignStateFollowsTheDemand(t *testing.T) {
 // requests than column generation takes on still gets the other bounds.
 func TestLowerBoundWithManyRequests(t *testing.T) {
 	cols := onDemandColumns(t)
-	var items []demandItem
-	for i := range maxAssignItems + 1 {
-		items = append(items, demandItem{req: vec{int64(100 + 7*i), int64(256+i) << 20, 1}, count: 3})
+	var items []Demand
+	for i := range MaxAssignItems + 1 {
+		items = append(items, Demand{Req: resources.Vector{int64(100 + 7*i), int64(256+i) << 20, 1}, Count: 3})
 	}
 	if b, _ := assignmentLP(items, cols, 0, 3, defaultAssignEffort); b != 0 {
 		t.Fatalf("column generation took on %d requests", len(items))
 	}
-	var total vec
+	var total resources.Vector
 	for _, it := range items {
-		total = total.add(it.req.scale(it.count))
+		total = total.Add(it.Req.Scale(it.Count))
 	}
-	got, frac := lowerBound(items, cols, 0, 3), fractionalBound(total, cols, 3)
+	got, frac := LowerBound(items, cols, 0, 3), FractionalBound(total, cols, 3)
 	if got < frac || frac <= 0 {
 		t.Errorf("bound %.6f below the fractional bound %.6f", got, frac)
 	}
@@ -321,7 +322,7 @@ func BenchmarkLowerBound(b *testing.B) {
 	items := w1Items()
 	var got float64
 	for b.Loop() {
-		got = lowerBound(items, cols, 0, 3)
+		got = LowerBound(items, cols, 0, 3)
 	}
 	b.ReportMetric(got, "$/h")
 }

@@ -1,0 +1,44 @@
+package check_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/tenonhq/terraform-provider-tenon/engine/packing"
+	"github.com/tenonhq/terraform-provider-tenon/engine/packing/check"
+	"github.com/tenonhq/terraform-provider-tenon/engine/state/statetest"
+)
+
+// TestResultFindsViolations breaks a valid Solve result in one way at a
+// time and checks that Result names the broken rule.
+func TestResultFindsViolations(t *testing.T) {
+	def := statetest.Snapshot(statetest.Pools(statetest.Pool("default")), nil, nil)
+	ps := statetest.Pods(2, "p", "1", "1Gi")
+	tests := []struct {
+		name   string
+		mutate func(r *packing.Result)
+		want   string
+	}{
+		{"missing pod", func(r *packing.Result) { r.Placements = r.Placements[:1] }, "neither placed nor listed"},
+		{"wrong price", func(r *packing.Result) { r.Claims[0].Options[0].PricePerHour *= 2 }, "no available offering"},
+		{"overcommit", func(r *packing.Result) {
+			r.Claims[0].Options[0] = packing.InstanceOption{InstanceType: "t3a.nano", Zone: "us-east-1a", CapacityType: "on-demand", PricePerHour: 0.0047}
+		}, "exceeds allocatable"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r, err := packing.Solve(t.Context(), def, ps)
+			if err != nil {
+				t.Fatalf("Solve: %v", err)
+			}
+			tt.mutate(r)
+			var msgs []string
+			for _, v := range check.Result(def, ps, r) {
+				msgs = append(msgs, v.String())
+			}
+			if !strings.Contains(strings.Join(msgs, "\n"), tt.want) {
+				t.Errorf("violations %q, want one containing %q", msgs, tt.want)
+			}
+		})
+	}
+}

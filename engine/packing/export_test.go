@@ -1,0 +1,21 @@
+package packing
+
+// Test hooks for the black-box tests (package packing_test), which check
+// results with engine/packing/check and so cannot live in this package.
+
+// Strategies is how many fill strategies WithStrategy accepts.
+var Strategies = len(strategies())
+
+// PlanEfforts is how many plan efforts WithPlan accepts.
+var PlanEfforts = len(planEfforts)
+
+// WithEagerCliques gives clique members their own sized nodes from
+// minEagerClique members on.
+func WithEagerCliques() Option { return func(o *options) { o.eagerCliques = true } }
+
+// WithPlan packs from a configuration-LP plan with planEfforts[effort-1]
+// before the greedy fill.
+func WithPlan(effort int) Option { return func(o *options) { o.plan = effort } }
+
+// WithoutImprove skips the local-improvement pass.
+func WithoutImprove() Option { return func(o *options) { o.noImprove = true } }

@@ -1,0 +1,222 @@
+package packing
+
+import (
+	"cmp"
+	"math"
+	"slices"
+
+	"github.com/tenonhq/terraform-provider-tenon/engine/packing/internal/resources"
+)
+
+// The pricing problem of a plan's column generation: the configuration of
+// one type worth most at the master's duals, a bounded knapsack over the
+// items, solved by depth-first branch and bound with surrogate bounds.
+
+// rootBound bounds the value of any configuration of type j at duals pi
+// by knapsack's surrogate bounds for an empty node.
+func (plan *planner) rootBound(pi []float64, j int) float64 {
+	t := &plan.types[j]
+	ub := math.Inf(1)
+	for _, w := range plan.weights() {
+		best := 0.0
+		for i, it := range plan.items {
+			if pi[i] <= 1e-12 || !it.req.Fits(t.alloc) {
+				continue
+			}
+			var x float64
+			for d, wd := range w {
+				if wd > 0 && t.alloc[d] > 0 {
+					x += wd * float64(it.req[d]) / float64(t.alloc[d])
+				}
+			}
+			if x <= 0 {
+				best = math.Inf(1)
+				break
+			}
+			best = max(best, pi[i]/x)
+		}
+		var c float64
+		for d, wd := range w {
+			if t.alloc[d] > 0 {
+				c += wd
+			}
+		}
+		ub = min(ub, c*best)
+	}
+	return ub
+}
+
+// knapsack returns the configuration of type j worth most at duals pi,
+// and its worth, by depth-first branch and bound over the items in order
+// of worth per share of the node, within steps (the best found so far
+// when they run out). Only configurations worth more than the type's
+// price count; it returns 0 and no configuration when none is.
+func (plan *planner) knapsack(pi []float64, j int, steps int) (float64, planConfig) {
+	t := &plan.types[j]
+	order := plan.knapsackOrder(pi, t)
+	if len(order) == 0 {
+		return 0, planConfig{}
+	}
+	ks := &knapsackSearch{pl: plan, pi: pi, order: order, surrogate: plan.newSurrogate(pi, t, order), bestV: t.price}
+	// The search prunes every branch that cannot beat the price.
+	if ks.surrogate.bound(0, &t.alloc) <= ks.bestV*(1+1e-9) {
+		return 0, planConfig{}
+	}
+	if cap(plan.cur) < len(plan.items) {
+		plan.cur = make([]int64, len(plan.items))
+		plan.best = make([]int64, len(plan.items))
+	}
+	ks.cur, ks.best = plan.cur[:len(plan.items)], plan.best[:len(plan.items)]
+	clear(ks.cur)
+	clear(ks.best)
+	ks.left = steps
+	ks.search(0, t.alloc, 0)
+	plan.stepsLeft -= steps - ks.left
+	if ks.bestV <= t.price {
+		return 0, planConfig{}
+	}
+	c := planConfig{typ: j}
+	for _, i := range order {
+		if ks.best[i] > 0 {
+			c.idx = append(c.idx, i)
+			c.cnt = append(c.cnt, ks.best[i])
+		}
+	}
+	return ks.bestV, c
+}
+
+// knapsackOrder lists the items worth something at pi that fit type t, by
+// worth per share of the node, best first, in the planner's scratch.
+func (plan *planner) knapsackOrder(pi []float64, t *planType) []int32 {
+	order := plan.order[:0]
+	for i, it := range plan.items {
+		if pi[i] > 1e-12 && it.req.Fits(t.alloc) {
+			order = append(order, int32(i))
+		}
+	}
+	plan.order = order
+	share := func(i int32) float64 { return shareOf(plan.items[i].req, t.alloc) }
+	slices.SortStableFunc(order, func(a, b int32) int { return cmp.Compare(pi[b]/share(b), pi[a]/share(a)) })
+	return order
+}
+
+// surrogate bounds what the items from order[k] on can add to a node of
+// one type: for a weighting w of the resources (each amount a share of
+// the node's), the pods placed from room weigh at most w·(room/alloc), so
+// the rest of the value is at most that times the best value per weight
+// among order[k:] (ratio[k*nw+q]). coef[q] are weighting q's non-zero
+// coefficients per unit of each resource, the weight divided by the
+// node's amount.
+type surrogate struct {
+	coef  [][]surrogateTerm
+	ratio []float64
+	nw    int
+}
+
+type surrogateTerm struct {
+	d int
+	c float64
+}
+
+func (plan *planner) newSurrogate(pi []float64, t *planType, order []int32) surrogate {
+	ws := plan.weights()
+	nw, n := len(ws), len(order)
+	sg := surrogate{coef: make([][]surrogateTerm, nw), ratio: make([]float64, (n+1)*nw), nw: nw}
+	for q, w := range ws {
+		for d, wd := range w {
+			if wd > 0 && t.alloc[d] > 0 {
+				sg.coef[q] = append(sg.coef[q], surrogateTerm{d, wd / float64(t.alloc[d])})
+			}
+		}
+	}
+	for k := n - 1; k >= 0; k-- {
+		it := &plan.items[order[k]]
+		for q := range nw {
+			var x float64
+			for _, tm := range sg.coef[q] {
+				x += tm.c * float64(it.req[tm.d])
+			}
+			r := math.Inf(1)
+			if x > 0 {
+				r = pi[order[k]] / x
+			}
+			sg.ratio[k*nw+q] = max(sg.ratio[(k+1)*nw+q], r)
+		}
+	}
+	return sg
+}
+
+// bound is the most the items from order[k] on can add to a node with
+// room left.
+func (sg *surrogate) bound(k int, room *resources.Vector) float64 {
+	ub := math.Inf(1)
+	rk := sg.ratio[k*sg.nw : k*sg.nw+sg.nw]
+	for q, cs := range sg.coef {
+		if math.IsInf(rk[q], 1) {
+			continue
+		}
+		var c float64
+		for _, tm := range cs {
+			c += tm.c * float64(room[tm.d])
+		}
+		ub = min(ub, c*rk[q])
+	}
+	return ub
+}
+
+// knapsackSearch is one knapsack's depth-first branch and bound: the
+// counts of the branch (cur) and of the best configuration found (best,
+// worth bestV), and the steps left.
+type knapsackSearch struct {
+	pl        *planner
+	pi        []float64
+	order     []int32
+	surrogate surrogate
+	cur, best []int64
+	bestV     float64
+	left      int
+}
+
+// search tries every count of item order[k] on a node with room left,
+// most first, the branch so far worth v.
+func (ks *knapsackSearch) search(k int, room resources.Vector, v float64) {
+	ks.left--
+	if v > ks.bestV+1e-12 {
+		ks.bestV = v
+		copy(ks.best, ks.cur)
+	}
+	if k == len(ks.order) || ks.left <= 0 {
+		return
+	}
+	if v+ks.surrogate.bound(k, &room) <= ks.bestV*(1+1e-9) {
+		return
+	}
+	i := ks.order[k]
+	it := &ks.pl.items[i]
+	for x := it.req.Times(&room, ks.pl.left[i]); x >= 0 && ks.left > 0; x-- {
+		ks.cur[i] = x
+		r := room
+		r.SubTimes(&it.req, x)
+		ks.search(k+1, r, v+float64(x)*ks.pi[i])
+	}
+	ks.cur[i] = 0
+}
+
+// weights are the resource weightings of knapsack's surrogate bounds:
+// each resource alone, and cpu and memory mixed.
+func (plan *planner) weights() [][resources.MaxDims]float64 {
+	if plan.weightCache != nil {
+		return plan.weightCache
+	}
+	for d := range plan.ndims {
+		var w [resources.MaxDims]float64
+		w[d] = 1
+		plan.weightCache = append(plan.weightCache, w)
+	}
+	for _, l := range []float64{0.25, 0.5, 0.75} {
+		var w [resources.MaxDims]float64
+		w[resources.CPU], w[resources.Memory] = l, 1-l
+		plan.weightCache = append(plan.weightCache, w)
+	}
+	return plan.weightCache
+}

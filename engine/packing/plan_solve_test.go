@@ -1,0 +1,69 @@
+package packing_test
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/tenonhq/terraform-provider-tenon/engine/packing"
+	"github.com/tenonhq/terraform-provider-tenon/engine/packing/check"
+	"github.com/tenonhq/terraform-provider-tenon/engine/scheduling"
+	"github.com/tenonhq/terraform-provider-tenon/engine/state"
+	"github.com/tenonhq/terraform-provider-tenon/engine/state/statetest"
+)
+
+// TestPlanValidWithClique solves random batches with a large hostname
+// anti-affinity clique beside zonal spreads, hostname spreads and zonal
+// self-affinity, which Solve packs from plans, and checks every result,
+// and that the plans cost less than the greedy fill alone.
+func TestPlanValidWithClique(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	var planned, greedyCost float64
+	for n := range 8 {
+		p := statetest.Pool("default", statetest.WithRequirement(scheduling.In(scheduling.LabelTopologyZone, statetest.Zones...)))
+		p.InstanceTypes = randomTypes(rng, 60)
+		var ps []*state.Pod
+		cpus := []string{"100m", "250m", "500m", "1", "1500m"}
+		mems := []string{"100Mi", "250Mi", "500Mi", "1Gi", "2Gi", "4Gi"}
+		for i := range 260 + rng.IntN(140) {
+			v := string(rune('a' + rng.IntN(3)))
+			var opts []statetest.PodOption
+			switch i % 5 {
+			case 0:
+				opts = []statetest.PodOption{statetest.WithLabel("role", "nginx"), statetest.WithAntiAffinity(scheduling.LabelHostname, map[string]string{"role": "nginx"})}
+			case 1:
+				opts = []statetest.PodOption{statetest.WithLabel("zs", v), statetest.WithSpread(scheduling.LabelTopologyZone, 1, corev1.DoNotSchedule, map[string]string{"zs": v})}
+			case 2:
+				opts = []statetest.PodOption{statetest.WithLabel("hs", v), statetest.WithSpread(scheduling.LabelHostname, 1, corev1.DoNotSchedule, map[string]string{"hs": v})}
+			case 3:
+				opts = []statetest.PodOption{statetest.WithLabel("aff", v), statetest.WithPodAffinity(scheduling.LabelTopologyZone, map[string]string{"aff": v})}
+			}
+			ps = append(ps, statetest.Pod(fmt.Sprintf("p%d", i), pick(rng, cpus), pick(rng, mems), opts...))
+		}
+		snap := statetest.Snapshot(statetest.Pools(p), nil, nil)
+		r := mustSolve(t, snap, ps)
+		for _, v := range check.Result(snap, ps, r) {
+			t.Errorf("case %d: violation: %s", n, v)
+		}
+		if len(r.Unschedulable) > 0 {
+			t.Errorf("case %d: %d pods unschedulable, first %s: %s", n, len(r.Unschedulable), r.Unschedulable[0].Pod, r.Unschedulable[0].Reason)
+		}
+		if r.LowerBoundPerHour > r.CostPerHour+1e-9 {
+			t.Errorf("case %d: lower bound %.5f above cost %.5f", n, r.LowerBoundPerHour, r.CostPerHour)
+		}
+		greedy, err := packing.Solve(t.Context(), snap, ps, packing.WithStrategy(1))
+		if err != nil {
+			t.Fatal(err)
+		}
+		planned += r.CostPerHour
+		greedyCost += greedy.CostPerHour
+	}
+	// The plans exist to cost less than the greedy fill's best strategy
+	// for cliques.
+	t.Logf("plans %.4f $/h, greedy fill %.4f $/h", planned, greedyCost)
+	if planned >= greedyCost {
+		t.Errorf("plans cost %.4f $/h in all, the greedy fill %.4f", planned, greedyCost)
+	}
+}
