@@ -15,35 +15,27 @@ import (
 	v1 "github.com/tenonhq/terraform-provider-tenon/engine/api/v1"
 )
 
-var _ tenonResource = (*nodeClassResource)(nil)
-
-// nodeClassResource is tenon_node_class: a tenon.dev/v1 NodeClass.
-type nodeClassResource struct {
-	objectResource[nodeClassModel, *v1.NodeClass]
-}
-
-// NewNodeClassResource returns the tenon_node_class resource.
+// NewNodeClassResource returns tenon_node_class: a tenon.dev/v1 NodeClass.
 func NewNodeClassResource() resource.Resource {
-	return &nodeClassResource{newObjectResource("_node_class", nodeClassKind)}
+	return newObjectResource("_node_class", nodeClassKind, nodeClassDescription, nodeClassAttributes)
 }
 
-func (r *nodeClassResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
-	resp.Schema = r.schema("A `tenon.dev/v1` NodeClass: how a cloud launches nodes. Exactly one of `aws` (EC2) or `kwok` "+
-		"(simulated nodes for local clusters and tests). Node pools reference it by name. The agent resolves subnets, "+
-		"security groups and AMIs into `status`.",
-		map[string]schema.Attribute{
-			"kwok": kwokAttribute(),
-			"aws": schema.SingleNestedAttribute{
-				Optional:            true,
-				PlanModifiers:       []planmodifier.Object{replaceOnCloudSwitch()},
-				MarkdownDescription: "Launch EC2 instances. Exclusive with `kwok`; switching replaces the NodeClass.",
-				Attributes:          awsAttributes(),
-			},
-			"status": schema.SingleNestedAttribute{
-				Computed: true, MarkdownDescription: "What the agent resolved from the spec.",
-				Attributes: nodeClassStatusAttributes(),
-			},
-		})
+// nodeClassAttributes are the resource's own attributes (the id and name every object has
+// are added by objectResource.schema).
+func nodeClassAttributes() map[string]schema.Attribute {
+	return map[string]schema.Attribute{
+		"kwok": kwokAttribute(),
+		"aws": schema.SingleNestedAttribute{
+			Optional:            true,
+			PlanModifiers:       []planmodifier.Object{replaceOnCloudSwitch()},
+			MarkdownDescription: "Launch EC2 instances. Exclusive with `kwok`; switching replaces the NodeClass.",
+			Attributes:          awsAttributes(),
+		},
+		"status": schema.SingleNestedAttribute{
+			Computed: true, MarkdownDescription: "What the agent resolved from the spec.",
+			Attributes: nodeClassStatusAttributes(),
+		},
+	}
 }
 
 // replaceOnCloudSwitch replaces the object when the cloud block switches between aws and kwok,
@@ -194,3 +186,8 @@ var (
 	amiStatusType       = elementType(nodeClassStatusType.AttrTypes["amis"])
 	amiRequirementType  = elementType(amiStatusType.AttrTypes["requirements"])
 )
+
+// nodeClassDescription introduces the resource in its documentation.
+const nodeClassDescription = "A `tenon.dev/v1` NodeClass: how a cloud launches nodes. Exactly one of `aws` (EC2) or `kwok` " +
+	"(simulated nodes for local clusters and tests). Node pools reference it by name. The agent resolves subnets, " +
+	"security groups and AMIs into `status`."

@@ -1,8 +1,6 @@
 package provider
 
 import (
-	"context"
-
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/listdefault"
@@ -13,44 +11,36 @@ import (
 	v1 "github.com/tenonhq/terraform-provider-tenon/engine/api/v1"
 )
 
-var _ tenonResource = (*nodePoolResource)(nil)
-
-// nodePoolResource is tenon_nodepool: a tenon.dev/v1 NodePool.
-type nodePoolResource struct {
-	objectResource[nodePoolModel, *v1.NodePool]
-}
-
-// NewNodePoolResource returns the tenon_nodepool resource.
+// NewNodePoolResource returns tenon_nodepool: a tenon.dev/v1 NodePool.
 func NewNodePoolResource() resource.Resource {
-	return &nodePoolResource{newObjectResource("_nodepool", nodePoolKind)}
+	return newObjectResource("_nodepool", nodePoolKind, nodePoolDescription, nodePoolAttributes)
 }
 
-func (r *nodePoolResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
-	resp.Schema = r.schema("A `tenon.dev/v1` NodePool: which nodes the agent may launch for pending pods (`template`), "+
-		"when it may remove or replace them (`disruption`), how much it may launch in total (`limits`) and how it ranks "+
-		"against other pools (`weight`). Every field is checked at plan time with the same rules as the API server's.",
-		map[string]schema.Attribute{
-			"template": schema.SingleNestedAttribute{
-				Required:            true,
-				MarkdownDescription: "The nodes this pool may launch. Each node is further constrained by the pods it is launched for.",
-				Attributes:          nodePoolTemplateAttributes(),
-			},
-			"disruption": schema.SingleNestedAttribute{
-				Optional: true, Computed: true, Default: objectdefault.StaticValue(defaultDisruption()),
-				MarkdownDescription: "When the agent may remove or replace the pool's nodes. Absent means consolidate empty or " +
-					"underutilized nodes at once (`0s`), at most 10% of the nodes at a time.",
-				Attributes: disruptionAttributes(),
-			},
-			"limits": schema.MapAttribute{Optional: true, ElementType: types.StringType, Validators: nonEmptyMap(),
-				MarkdownDescription: "Caps the total resources of the pool's nodes, such as `{ cpu = \"1000\", memory = \"1000Gi\" }`; the agent launches nothing that would exceed them."},
-			"weight": schema.Int64Attribute{Optional: true,
-				MarkdownDescription: "Rank against other pools, 1 to 100: the agent tries higher weights first. Pools without a weight come last."},
-			"status": schema.SingleNestedAttribute{
-				Computed:            true,
-				MarkdownDescription: "What the agent observed about the pool.",
-				Attributes:          nodePoolStatusAttributes(),
-			},
-		})
+// nodePoolAttributes are the resource's own attributes (the id and name every object has
+// are added by objectResource.schema).
+func nodePoolAttributes() map[string]schema.Attribute {
+	return map[string]schema.Attribute{
+		"template": schema.SingleNestedAttribute{
+			Required:            true,
+			MarkdownDescription: "The nodes this pool may launch. Each node is further constrained by the pods it is launched for.",
+			Attributes:          nodePoolTemplateAttributes(),
+		},
+		"disruption": schema.SingleNestedAttribute{
+			Optional: true, Computed: true, Default: objectdefault.StaticValue(defaultDisruption()),
+			MarkdownDescription: "When the agent may remove or replace the pool's nodes. Absent means consolidate empty or " +
+				"underutilized nodes at once (`0s`), at most 10% of the nodes at a time.",
+			Attributes: disruptionAttributes(),
+		},
+		"limits": schema.MapAttribute{Optional: true, ElementType: types.StringType, Validators: nonEmptyMap(),
+			MarkdownDescription: "Caps the total resources of the pool's nodes, such as `{ cpu = \"1000\", memory = \"1000Gi\" }`; the agent launches nothing that would exceed them."},
+		"weight": schema.Int64Attribute{Optional: true,
+			MarkdownDescription: "Rank against other pools, 1 to 100: the agent tries higher weights first. Pools without a weight come last."},
+		"status": schema.SingleNestedAttribute{
+			Computed:            true,
+			MarkdownDescription: "What the agent observed about the pool.",
+			Attributes:          nodePoolStatusAttributes(),
+		},
+	}
 }
 
 func nodePoolTemplateAttributes() map[string]schema.Attribute {
@@ -121,3 +111,8 @@ var (
 	disruptionType     = attributesType(disruptionAttributes())
 	nodePoolStatusType = attributesType(nodePoolStatusAttributes())
 )
+
+// nodePoolDescription introduces the resource in its documentation.
+const nodePoolDescription = "A `tenon.dev/v1` NodePool: which nodes the agent may launch for pending pods (`template`), " +
+	"when it may remove or replace them (`disruption`), how much it may launch in total (`limits`) and how it ranks " +
+	"against other pools (`weight`). Every field is checked at plan time with the same rules as the API server's."

@@ -15,6 +15,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	v1 "github.com/tenonhq/terraform-provider-tenon/engine/api/v1"
+	"github.com/tenonhq/terraform-provider-tenon/engine/api/v1alpha5"
 	"github.com/tenonhq/terraform-provider-tenon/provider/delivery"
 )
 
@@ -79,15 +81,20 @@ type apiKind[M any, O apiObject] struct {
 // objectResource is the resource of one API kind: Create and Update apply the object the plan
 // describes, Read gets it back (a missing object leaves the state), Delete removes it,
 // ValidateConfig runs the API's own validation at plan time and ImportState adopts an object
-// by name. Resource types embed it and add their Schema.
+// by name. Each resource file gives its kind, description and attributes.
 type objectResource[M any, O apiObject] struct {
 	targetResource
 	kind apiKind[M, O]
+	// description introduces the resource in its documentation; attributes are its own
+	// attributes (schema adds the id and name every object has).
+	description string
+	attributes  func() map[string]schema.Attribute
 }
 
-// newObjectResource is the resource tenon<typeName> of kind.
-func newObjectResource[M any, O apiObject](typeName string, kind apiKind[M, O]) objectResource[M, O] {
-	return objectResource[M, O]{targetResource: targetResource{typeName: typeName}, kind: kind}
+// newObjectResource is the resource tenon<typeName> of kind, with the schema that description
+// and attributes give.
+func newObjectResource[M any, O apiObject](typeName string, kind apiKind[M, O], description string, attributes func() map[string]schema.Attribute) *objectResource[M, O] {
+	return &objectResource[M, O]{targetResource: targetResource{typeName: typeName}, kind: kind, description: description, attributes: attributes}
 }
 
 // schema is the resource's schema: attrs and the id and name every object has.
@@ -95,6 +102,12 @@ func (r *objectResource[M, O]) schema(description string, attrs map[string]schem
 	attrs["id"] = idAttribute()
 	attrs["name"] = nameAttribute(r.kind.name)
 	return schema.Schema{MarkdownDescription: description, Attributes: attrs}
+}
+
+// Schema is the resource's schema: its description and attributes, and the id and name every
+// object has.
+func (r *objectResource[M, O]) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+	resp.Schema = r.schema(r.description, r.attributes())
 }
 
 // ValidateConfig runs the API's validation on the configuration, at plan time.
@@ -220,3 +233,10 @@ func stateName(ctx context.Context, state tfsdk.State, diags *diag.Diagnostics) 
 func failure(what string, err error) string {
 	return what + ": " + strings.TrimSuffix(err.Error(), ".") + "."
 }
+
+// Every object resource is a tenonResource.
+var (
+	_ tenonResource = (*objectResource[nodePoolModel, *v1.NodePool])(nil)
+	_ tenonResource = (*objectResource[nodeClassModel, *v1.NodeClass])(nil)
+	_ tenonResource = (*objectResource[provisionerModel, *v1alpha5.Provisioner])(nil)
+)

@@ -1,8 +1,6 @@
 package provider
 
 import (
-	"context"
-
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -11,49 +9,39 @@ import (
 	"github.com/tenonhq/terraform-provider-tenon/engine/api/v1alpha5"
 )
 
-var _ tenonResource = (*provisionerResource)(nil)
-
-// provisionerResource is tenon_provisioner: a tenon.dev/v1alpha5 Provisioner, Karpenter's
-// v1alpha5 shape, which the agent runs as a NodePool (and NodeClass).
-type provisionerResource struct {
-	objectResource[provisionerModel, *v1alpha5.Provisioner]
-}
-
-// NewProvisionerResource returns the tenon_provisioner resource.
+// NewProvisionerResource returns tenon_provisioner: a tenon.dev/v1alpha5 Provisioner, Karpenter's v1alpha5 shape, which the agent runs as a NodePool (and NodeClass).
 func NewProvisionerResource() resource.Resource {
-	return &provisionerResource{newObjectResource("_provisioner", provisionerKind)}
+	return newObjectResource("_provisioner", provisionerKind, provisionerDescription, provisionerAttributes)
 }
 
-func (r *provisionerResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
-	resp.Schema = r.schema("A `tenon.dev/v1alpha5` Provisioner, Karpenter's v1alpha5 capacity policy, for teams moving from it: "+
-		"the nodes the agent may launch (`labels`, `taints`, `requirements`, `aws` or `provider_ref`), when it removes them "+
-		"(`ttl_seconds_after_empty`, `ttl_seconds_until_expired`, `consolidation`), how much it may launch (`limits`) and how it "+
-		"ranks (`weight`). The agent runs it exactly like a `tenon_nodepool`. Every field is checked at plan time.",
-		map[string]schema.Attribute{
-			"labels":         optStringMap("Labels put on every node; pods can select them. Keys in the kubernetes.io, k8s.io, karpenter.sh and tenon.dev domains are restricted to the well-known labels."),
-			"annotations":    optStringMap("Annotations put on every node."),
-			"taints":         taintsAttribute("Taints put on every node; only pods that tolerate them run there."),
-			"startup_taints": taintsAttribute("Taints put on every node at launch and removed by something on the node once it is ready. Pods need not tolerate them."),
-			"requirements":   requirementsAttribute(false, operatorsDoc(v1alpha5.RequirementOperators())),
-			"limits":         optStringMap("Caps the total resources of the provisioner's nodes, such as `{ cpu = \"1000\" }` (the API's `limits.resources`)."),
-			"ttl_seconds_after_empty": schema.Int64Attribute{Optional: true,
-				MarkdownDescription: "Seconds a node may stay empty (DaemonSet pods aside) before the agent removes it. Exclusive with `consolidation.enabled`."},
-			"ttl_seconds_until_expired": schema.Int64Attribute{Optional: true,
-				MarkdownDescription: "Seconds a node may live, from its launch, before the agent replaces it. Absent means nodes do not expire."},
-			"consolidation": schema.SingleNestedAttribute{Optional: true,
-				MarkdownDescription: "Consolidation removes or replaces nodes whose pods fit elsewhere or on a cheaper node.",
-				Attributes: map[string]schema.Attribute{
-					"enabled": schema.BoolAttribute{Optional: true, MarkdownDescription: "Turn consolidation on. Exclusive with `ttl_seconds_after_empty`."},
-				}},
-			"weight":                schema.Int64Attribute{Optional: true, MarkdownDescription: "Rank against other pools, 1 to 100: higher weights are tried first."},
-			"kubelet_configuration": kubeletAttribute("Kubelet settings of the nodes (a NodeClass's `aws.kubelet`)."),
-			"aws":                   inlineProviderAttribute(),
-			"provider_ref": schema.StringAttribute{Optional: true,
-				MarkdownDescription: "Name of the `tenon_node_class` the nodes are launched with (the API's `providerRef.name`; its apiVersion and kind are always `" +
-					v1alpha5.DefaultProviderRefAPIVersion + "` and `" + v1alpha5.DefaultProviderRefKind + "`). Exclusive with `aws`; one of them is required."},
-			"status": schema.SingleNestedAttribute{Computed: true, MarkdownDescription: "What the agent observed about the provisioner.",
-				Attributes: provisionerStatusAttributes()},
-		})
+// provisionerAttributes are the resource's own attributes (the id and name every object has
+// are added by objectResource.schema).
+func provisionerAttributes() map[string]schema.Attribute {
+	return map[string]schema.Attribute{
+		"labels":         optStringMap("Labels put on every node; pods can select them. Keys in the kubernetes.io, k8s.io, karpenter.sh and tenon.dev domains are restricted to the well-known labels."),
+		"annotations":    optStringMap("Annotations put on every node."),
+		"taints":         taintsAttribute("Taints put on every node; only pods that tolerate them run there."),
+		"startup_taints": taintsAttribute("Taints put on every node at launch and removed by something on the node once it is ready. Pods need not tolerate them."),
+		"requirements":   requirementsAttribute(false, operatorsDoc(v1alpha5.RequirementOperators())),
+		"limits":         optStringMap("Caps the total resources of the provisioner's nodes, such as `{ cpu = \"1000\" }` (the API's `limits.resources`)."),
+		"ttl_seconds_after_empty": schema.Int64Attribute{Optional: true,
+			MarkdownDescription: "Seconds a node may stay empty (DaemonSet pods aside) before the agent removes it. Exclusive with `consolidation.enabled`."},
+		"ttl_seconds_until_expired": schema.Int64Attribute{Optional: true,
+			MarkdownDescription: "Seconds a node may live, from its launch, before the agent replaces it. Absent means nodes do not expire."},
+		"consolidation": schema.SingleNestedAttribute{Optional: true,
+			MarkdownDescription: "Consolidation removes or replaces nodes whose pods fit elsewhere or on a cheaper node.",
+			Attributes: map[string]schema.Attribute{
+				"enabled": schema.BoolAttribute{Optional: true, MarkdownDescription: "Turn consolidation on. Exclusive with `ttl_seconds_after_empty`."},
+			}},
+		"weight":                schema.Int64Attribute{Optional: true, MarkdownDescription: "Rank against other pools, 1 to 100: higher weights are tried first."},
+		"kubelet_configuration": kubeletAttribute("Kubelet settings of the nodes (a NodeClass's `aws.kubelet`)."),
+		"aws":                   inlineProviderAttribute(),
+		"provider_ref": schema.StringAttribute{Optional: true,
+			MarkdownDescription: "Name of the `tenon_node_class` the nodes are launched with (the API's `providerRef.name`; its apiVersion and kind are always `" +
+				v1alpha5.DefaultProviderRefAPIVersion + "` and `" + v1alpha5.DefaultProviderRefKind + "`). Exclusive with `aws`; one of them is required."},
+		"status": schema.SingleNestedAttribute{Computed: true, MarkdownDescription: "What the agent observed about the provisioner.",
+			Attributes: provisionerStatusAttributes()},
+	}
 }
 
 // inlineProviderAttribute is the API's spec.provider, which Terraform reserves as a name.
@@ -82,3 +70,9 @@ func provisionerStatusAttributes() map[string]schema.Attribute {
 
 // provisionerStatusType is the status attribute's object type, derived from its schema.
 var provisionerStatusType = attributesType(provisionerStatusAttributes())
+
+// provisionerDescription introduces the resource in its documentation.
+const provisionerDescription = "A `tenon.dev/v1alpha5` Provisioner, Karpenter's v1alpha5 capacity policy, for teams moving from it: " +
+	"the nodes the agent may launch (`labels`, `taints`, `requirements`, `aws` or `provider_ref`), when it removes them " +
+	"(`ttl_seconds_after_empty`, `ttl_seconds_until_expired`, `consolidation`), how much it may launch (`limits`) and how it " +
+	"ranks (`weight`). The agent runs it exactly like a `tenon_nodepool`. Every field is checked at plan time."
