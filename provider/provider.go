@@ -64,7 +64,7 @@ func (p *tenonProvider) Schema(_ context.Context, _ provider.SchemaRequest, resp
 
 func (p *tenonProvider) Configure(ctx context.Context, req provider.ConfigureRequest, resp *provider.ConfigureResponse) {
 	if p.target != nil {
-		data := &providerData{target: p.target}
+		data := &providerData{target: delivery.Logged(p.target)}
 		resp.ResourceData, resp.DataSourceData = data, data
 		return
 	}
@@ -75,7 +75,7 @@ func (p *tenonProvider) Configure(ctx context.Context, req provider.ConfigureReq
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	data := &providerData{target: target}
+	data := &providerData{target: delivery.Logged(target)}
 	resp.ResourceData, resp.DataSourceData = data, data
 }
 

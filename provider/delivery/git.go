@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"reflect"
 
+	"github.com/hashicorp/terraform-plugin-log/tflog"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 
@@ -66,9 +67,11 @@ func (g *Git) Apply(ctx context.Context, obj Object) error {
 	if err != nil {
 		return err
 	}
-	if _, err := g.writer.Apply(ctx, gitops.Change{Apply: []runtime.Object{u}}); err != nil {
+	res, err := g.writer.Apply(ctx, gitops.Change{Apply: []runtime.Object{u}})
+	if err != nil {
 		return fmt.Errorf("committing %s %q to %s: %w", kind, obj.GetName(), g.Describe(), err)
 	}
+	logCommit(ctx, kind, obj.GetName(), res)
 	return fill(u, obj)
 }
 
@@ -127,10 +130,23 @@ func (g *Git) Get(ctx context.Context, obj Object) error {
 // Delete commits the removal of the object's file; an object already gone commits nothing.
 func (g *Git) Delete(ctx context.Context, obj Object) error {
 	kind := obj.GetObjectKind().GroupVersionKind().Kind
-	if _, err := g.writer.Apply(ctx, gitops.Change{Delete: []gitops.Ref{{Kind: kind, Name: obj.GetName()}}}); err != nil {
+	res, err := g.writer.Apply(ctx, gitops.Change{Delete: []gitops.Ref{{Kind: kind, Name: obj.GetName()}}})
+	if err != nil {
 		return fmt.Errorf("committing the deletion of %s %q to %s: %w", kind, obj.GetName(), g.Describe(), err)
 	}
+	logCommit(ctx, kind, obj.GetName(), res)
 	return nil
+}
+
+// logCommit tells TF_LOG which commit now holds the object, or that Git already held it.
+func logCommit(ctx context.Context, kind, name string, res gitops.Result) {
+	fields := map[string]any{"kind": kind, "name": name, "commit": res.Commit, "pushes": res.Attempts}
+	if !res.Committed {
+		tflog.Debug(ctx, "tenon: git already held the change, nothing pushed", fields)
+		return
+	}
+	fields["message"] = res.Message
+	tflog.Info(ctx, "tenon: git commit pushed", fields)
 }
 
 // Describe names the repository, branch and path.

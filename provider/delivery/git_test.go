@@ -1,6 +1,7 @@
 package delivery_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -8,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hashicorp/terraform-plugin-log/tflogtest"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -54,8 +56,14 @@ func TestGitTarget(t *testing.T) {
 
 	np := gitNodePool("general", "spot")
 	np.Status.Nodes = 3
-	if err := target.Apply(ctx, np); err != nil {
+	var logs bytes.Buffer
+	if err := target.Apply(tflogtest.RootLogger(ctx, &logs), np); err != nil {
 		t.Fatalf("Apply: %v", err)
+	}
+	head := strings.TrimSpace(srv.Git("policy", "rev-parse", "main"))
+	if entries, err := tflogtest.MultilineJSONDecode(&logs); err != nil || len(entries) != 1 ||
+		entries[0]["@message"] != "tenon: git commit pushed" || entries[0]["commit"] != head || entries[0]["name"] != "general" {
+		t.Errorf("TF_LOG must name the commit that now holds the object (%s), got %v (%v)", head, entries, err)
 	}
 	if np.Spec.Disruption == nil || np.Spec.Disruption.ConsolidationPolicy != v1.ConsolidationPolicyWhenEmptyOrUnderutilized || np.Status.Nodes != 0 {
 		t.Errorf("Apply left %+v / status %+v, want defaults filled and status empty", np.Spec.Disruption, np.Status)
