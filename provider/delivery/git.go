@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 
+	v1 "github.com/tenonhq/terraform-provider-tenon/engine/api/v1"
 	"github.com/tenonhq/terraform-provider-tenon/engine/gitops"
 )
 
@@ -86,8 +87,26 @@ func committed(obj Object) (*unstructured.Unstructured, error) {
 	for _, f := range []string{"creationTimestamp", "resourceVersion", "managedFields", "uid", "generation"} {
 		unstructured.RemoveNestedField(u.Object, "metadata", f)
 	}
+	if wave, ok := syncWaves[u.GetKind()]; ok {
+		annotations := u.GetAnnotations()
+		if annotations == nil {
+			annotations = map[string]string{}
+		}
+		annotations[ArgoCDSyncWave] = wave
+		u.SetAnnotations(annotations)
+	}
 	return u, nil
 }
+
+// ArgoCDSyncWave is the annotation that orders an Argo CD sync: lower waves are applied, and
+// must be healthy, before higher ones.
+const ArgoCDSyncWave = "argocd.argoproj.io/sync-wave"
+
+// syncWaves puts NodeClasses one wave before the pools that reference them (NodePools and
+// Provisioners stay in the default wave 0), so Argo CD applies a NodeClass and waits for it to be
+// Ready before it applies the pools that would otherwise report NodeClassReady=False meanwhile.
+// Flux, which has no waves, ignores the annotation.
+var syncWaves = map[string]string{v1.NodeClassKind: "-1"}
 
 // fill replaces obj's content with u's.
 func fill(u *unstructured.Unstructured, obj Object) error {

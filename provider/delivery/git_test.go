@@ -171,3 +171,28 @@ func TestGitWithStatus(t *testing.T) {
 		t.Errorf("Describe = %q", target.Describe())
 	}
 }
+
+// TestGitSyncWaves: a committed NodeClass is one Argo CD sync wave before the pools that
+// reference it; a NodePool stays in the default wave.
+func TestGitSyncWaves(t *testing.T) {
+	srv := gitopstest.Start(t)
+	srv.NewRepo("policy")
+	target, err := delivery.NewGit(delivery.GitConfig{URL: srv.GitURL("policy"), AuthorName: "TF", AuthorEmail: "tf@example.com"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	nc := &v1.NodeClass{ObjectMeta: metav1.ObjectMeta{Name: "default"}, Spec: v1.NodeClassSpec{KWOK: &v1.KWOKNodeClassSpec{}}}
+	nc.APIVersion, nc.Kind = v1.SchemeGroupVersion.String(), v1.NodeClassKind
+	if err := target.Apply(t.Context(), nc); err != nil {
+		t.Fatal(err)
+	}
+	if err := target.Apply(t.Context(), gitNodePool("general", "spot")); err != nil {
+		t.Fatal(err)
+	}
+	if file := srv.Git("policy", "show", "main:nodeclass/default.yaml"); !strings.Contains(file, `argocd.argoproj.io/sync-wave: "-1"`) {
+		t.Errorf("the NodeClass must sync one wave before the pools:\n%s", file)
+	}
+	if file := srv.Git("policy", "show", "main:nodepool/general.yaml"); strings.Contains(file, "sync-wave") {
+		t.Errorf("a NodePool stays in the default wave:\n%s", file)
+	}
+}
