@@ -79,6 +79,9 @@ func Run(ctx context.Context, cfg *rest.Config, opts Options, log logr.Logger) e
 	if err != nil {
 		return err
 	}
+	if opts.WrapCloud != nil {
+		provider = opts.WrapCloud(provider)
+	}
 	// The one wall clock of the agent: every controller reads and waits on
 	// it.
 	clk := clock.RealClock{}

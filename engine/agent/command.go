@@ -17,7 +17,13 @@ import (
 // Command is `tenon agent`: it parses the flags (a bad flag exits 2 with a
 // message naming it), then runs the agent until SIGINT or SIGTERM (exit 0)
 // or a failure (exit 1).
-func Command(ctx context.Context, args []string, _, stderr io.Writer) int {
+func Command(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	return CommandWith(ctx, args, stdout, stderr, nil)
+}
+
+// CommandWith is Command for programs that embed the agent: customize, when set, changes the
+// options after the flags are parsed (the end-to-end tests set Options.WrapCloud with it).
+func CommandWith(ctx context.Context, args []string, _, stderr io.Writer, customize func(*Options)) int {
 	opts, err := ParseFlags(args, stderr)
 	if errors.Is(err, flag.ErrHelp) {
 		return 0
@@ -25,6 +31,9 @@ func Command(ctx context.Context, args []string, _, stderr io.Writer) int {
 	if err != nil {
 		fmt.Fprintf(stderr, "tenon agent: %v\n", err)
 		return 2
+	}
+	if customize != nil {
+		customize(&opts)
 	}
 	log := NewLogger(stderr, opts.LogLevel, opts.LogFormat)
 	klog.SetLogger(log)

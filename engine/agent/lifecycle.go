@@ -8,6 +8,7 @@ import (
 	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/events"
 	ctrl "sigs.k8s.io/controller-runtime/pkg/builder"
@@ -130,6 +131,9 @@ func (l *lifecycle) launch(ctx context.Context, claim *v1.NodeClaim) (reconcile.
 	recordLaunch(claim, launched)
 	setCondition(claim, v1.ConditionLaunched, metav1.ConditionTrue, ReasonLaunched, "", l.clock.Now())
 	if err := l.client.Status().Update(ctx, claim); err != nil {
+		if l.deletedMeanwhile(ctx, claim, err) {
+			return l.launchedForDeletedClaim(ctx, claim)
+		}
 		// The cloud call is idempotent per claim: a retry finds the same
 		// instance.
 		return reconcile.Result{}, fmt.Errorf("recording the launch of nodeclaim %s: %w", claim.Name, err)
@@ -138,6 +142,35 @@ func (l *lifecycle) launch(ctx context.Context, claim *v1.NodeClaim) (reconcile.
 		claim.Status.InstanceType, claim.Status.Zone, claim.Status.CapacityType, claim.Status.ProviderID)
 	l.log.Info("launched nodeclaim", "nodeclaim", claim.Name, "providerID", claim.Status.ProviderID, "instanceType", claim.Status.InstanceType)
 	return reconcile.Result{RequeueAfter: l.timings.RegistrationTimeout}, nil
+}
+
+// deletedMeanwhile reports whether the claim whose launch could not be recorded (err) is gone
+// or being deleted: a deletion changes the object, so it shows as NotFound or as a conflict.
+func (l *lifecycle) deletedMeanwhile(ctx context.Context, claim *v1.NodeClaim, err error) bool {
+	if apierrors.IsNotFound(err) {
+		return true
+	}
+	if !apierrors.IsConflict(err) {
+		return false
+	}
+	latest := &v1.NodeClaim{}
+	if gerr := l.client.Get(ctx, client.ObjectKeyFromObject(claim), latest); gerr != nil {
+		return apierrors.IsNotFound(gerr)
+	}
+	return latest.DeletionTimestamp != nil
+}
+
+// launchedForDeletedClaim terminates an instance whose claim was deleted (by hand, or by a
+// scale-down) while the cloud launched it: no claim tracks it any more, so nothing else would
+// until garbage collection's grace period ran out, and the pool would pay for it meanwhile.
+func (l *lifecycle) launchedForDeletedClaim(ctx context.Context, claim *v1.NodeClaim) (reconcile.Result, error) {
+	if err := l.cloud.Delete(ctx, claim); err != nil && !cloud.IsNotFound(err) {
+		// Garbage collection will find it; say so and retry meanwhile.
+		return reconcile.Result{}, fmt.Errorf("terminating %s, launched for nodeclaim %s deleted meanwhile: %w", claim.Status.ProviderID, claim.Name, err)
+	}
+	l.metrics.nodesTerminated.WithLabelValues(claim.Labels[v1.LabelNodePool], "ClaimDeleted").Inc()
+	l.log.Info("terminated an instance whose nodeclaim was deleted while it launched", "nodeclaim", claim.Name, "providerID", claim.Status.ProviderID)
+	return reconcile.Result{}, nil
 }
 
 // recordLaunch copies what the cloud launched into claim's status.

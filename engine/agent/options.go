@@ -4,6 +4,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/tenonhq/terraform-provider-tenon/engine/cloud"
 	"io"
 	"net"
 	"os"
@@ -45,6 +46,10 @@ type Options struct {
 	// KWOKLaunchDelay is how long the kwok provider waits before making a
 	// node, to simulate boot time.
 	KWOKLaunchDelay time.Duration
+	// WrapCloud, when set, wraps the cloud provider the flags chose before any controller
+	// uses it. It is no flag: programs that embed the agent set it, as the end-to-end tests
+	// do to make the cloud fail (throttling, 5xx) for a while.
+	WrapCloud func(cloud.CloudProvider) cloud.CloudProvider
 	// Region and Zones select the catalog's offerings (kwok); Region is
 	// also the EC2 region (aws; default the SDK's).
 	Region string

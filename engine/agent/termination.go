@@ -57,10 +57,10 @@ func (t *termination) terminate(ctx context.Context, claim *v1.NodeClaim) (recon
 			return reconcile.Result{RequeueAfter: t.timings.DrainRetry}, nil
 		}
 	}
-	if claim.Status.ProviderID != "" {
-		if err := t.cloud.Delete(ctx, claim); err != nil && !cloud.IsNotFound(err) {
-			return reconcile.Result{}, fmt.Errorf("deleting the instance of nodeclaim %s: %w", claim.Name, err)
-		}
+	// Without a provider ID the launch may still have made an instance (its record lost to
+	// the deletion): the cloud looks it up by the claim's name.
+	if err := t.cloud.Delete(ctx, claim); err != nil && !cloud.IsNotFound(err) {
+		return reconcile.Result{}, fmt.Errorf("deleting the instance of nodeclaim %s: %w", claim.Name, err)
 	}
 	if node != nil {
 		if err := t.releaseNode(ctx, node); err != nil {

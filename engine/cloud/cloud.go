@@ -38,9 +38,11 @@ type CloudProvider interface {
 	// NodeClass cannot launch yet. Create is idempotent per claim.
 	Create(ctx context.Context, claim *v1.NodeClaim) (*v1.NodeClaim, error)
 
-	// Delete terminates the instance behind claim (found by its provider ID).
-	// It returns a *NotFoundError when the instance is already gone, which
-	// callers treat as success.
+	// Delete terminates the instance behind claim, found by its provider ID
+	// or, when the claim has none yet (it was deleted while its launch was in
+	// flight), by the claim's name. It returns a *NotFoundError when the
+	// instance is already gone or was never made, which callers treat as
+	// success.
 	Delete(ctx context.Context, claim *v1.NodeClaim) error
 
 	// Get returns the instance with providerID as a claim whose status is

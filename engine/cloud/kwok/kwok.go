@@ -211,14 +211,20 @@ func (p *Provider) node(claim *v1.NodeClaim, c cloud.Candidate) *corev1.Node {
 
 // Delete deletes the node behind claim.
 func (p *Provider) Delete(ctx context.Context, claim *v1.NodeClaim) error {
-	name, ok := nodeName(claim.Status.ProviderID)
+	pid := claim.Status.ProviderID
+	if pid == "" {
+		// Not recorded yet (the claim was deleted while it launched): the node is named after
+		// the claim, as Create names it.
+		pid = ProviderIDPrefix + claim.Name
+	}
+	name, ok := nodeName(pid)
 	if !ok {
-		return &cloud.NotFoundError{ProviderID: claim.Status.ProviderID}
+		return &cloud.NotFoundError{ProviderID: pid}
 	}
 	node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name}}
 	if err := p.client.Delete(ctx, node); err != nil {
 		if apierrors.IsNotFound(err) {
-			return &cloud.NotFoundError{ProviderID: claim.Status.ProviderID, Err: err}
+			return &cloud.NotFoundError{ProviderID: pid, Err: err}
 		}
 		return fmt.Errorf("deleting kwok node %s: %w", name, err)
 	}

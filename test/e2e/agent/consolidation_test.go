@@ -306,8 +306,8 @@ const evictionReason = "EvictionByEvictionAPI"
 // pod that leaves without the Eviction API is counted (the scale-down's 30
 // and nothing else).
 type pdbWatch struct {
-	w    watch.Interface
-	done chan struct{}
+	cancel context.CancelFunc
+	done   chan struct{}
 
 	mu sync.Mutex
 	// stopped is set when the test ends the watch.
@@ -322,9 +322,14 @@ type pdbWatch struct {
 	// without the Eviction API.
 	left    map[string]bool
 	deleted int
+	// gone counts pods that left while the watch was down and a re-list
+	// (relists) found them gone.
+	gone    int
+	relists int
 }
 
 type budgetReport struct {
+	gone, relists           int
 	worst                   int
 	worstAt                 string
 	evicted                 map[string]string
@@ -352,39 +357,98 @@ func (r budgetReport) perNode() []string {
 }
 
 // watchBudget starts following the pods of ns matching selector, with
-// desired replicas.
+// desired replicas. The watch resumes when its connection ends; when the API
+// server cannot resume it (410 Gone after a restart: its watch cache starts
+// anew), the pods are listed again, and those that left meanwhile are counted
+// in gone: their way out was not seen.
 func watchBudget(t *testing.T, e env, ns, selector string, desired int) *pdbWatch {
 	t.Helper()
-	ctx := context.Background()
+	ctx, cancel := context.WithCancel(context.Background())
 	list, err := e.kube.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: selector})
 	if err != nil {
+		cancel()
 		t.Fatal(err)
 	}
-	w, err := e.kube.CoreV1().Pods(ns).Watch(ctx, metav1.ListOptions{LabelSelector: selector, ResourceVersion: list.ResourceVersion})
-	if err != nil {
-		t.Fatal(err)
-	}
-	pw := &pdbWatch{w: w, done: make(chan struct{}), desired: desired, pods: map[string]*corev1.Pod{}, evicted: map[string]string{}, left: map[string]bool{}}
+	pw := &pdbWatch{cancel: cancel, done: make(chan struct{}), desired: desired, pods: map[string]*corev1.Pod{}, evicted: map[string]string{}, left: map[string]bool{}}
 	for i := range list.Items {
 		pw.pods[list.Items[i].Name] = &list.Items[i]
 	}
 	if u := pw.unavailable(); u != 0 {
+		cancel()
 		t.Fatalf("%d of %d pods unavailable when the watch starts", u, desired)
 	}
 	go func() {
 		defer close(pw.done)
-		for ev := range w.ResultChan() {
-			pw.observe(t, ev)
-		}
-		pw.mu.Lock()
-		defer pw.mu.Unlock()
-		if !pw.stopped {
-			// Every later state would go unobserved.
-			t.Errorf("the pod watch ended before the test stopped it")
+		rv := list.ResourceVersion
+		for ctx.Err() == nil {
+			rv = pw.follow(ctx, t, e, ns, selector, rv)
+			if rv == "" && ctx.Err() == nil {
+				rv = pw.relist(ctx, e, ns, selector)
+			}
 		}
 	}()
 	t.Cleanup(func() { pw.stop() })
 	return pw
+}
+
+// follow watches from rv until the watch ends; it returns the last resource
+// version seen, or "" when the server cannot resume from it.
+func (pw *pdbWatch) follow(ctx context.Context, t *testing.T, e env, ns, selector, rv string) string {
+	w, err := e.kube.CoreV1().Pods(ns).Watch(ctx, metav1.ListOptions{LabelSelector: selector, ResourceVersion: rv, AllowWatchBookmarks: true})
+	if err != nil {
+		select {
+		case <-ctx.Done():
+		case <-time.After(200 * time.Millisecond):
+		}
+		return rv
+	}
+	defer w.Stop()
+	for ev := range w.ResultChan() {
+		if ev.Type == watch.Error {
+			if status, ok := ev.Object.(*metav1.Status); ok && status.Code == http.StatusGone {
+				return ""
+			}
+			if ctx.Err() == nil {
+				t.Errorf("pod watch error: %v", ev.Object)
+			}
+			return rv
+		}
+		if p, ok := ev.Object.(*corev1.Pod); ok {
+			rv = p.ResourceVersion
+			if ev.Type != watch.Bookmark {
+				pw.observe(ev)
+			}
+		}
+	}
+	return rv
+}
+
+// relist lists the pods again after a watch could not resume and returns the
+// list's resource version ("" while the API server does not answer).
+func (pw *pdbWatch) relist(ctx context.Context, e env, ns, selector string) string {
+	list, err := e.kube.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: selector})
+	if err != nil {
+		select {
+		case <-ctx.Done():
+		case <-time.After(200 * time.Millisecond):
+		}
+		return ""
+	}
+	pw.mu.Lock()
+	defer pw.mu.Unlock()
+	pw.relists++
+	now := map[string]*corev1.Pod{}
+	for i := range list.Items {
+		now[list.Items[i].Name] = &list.Items[i]
+	}
+	for name := range pw.pods {
+		if _, ok := now[name]; !ok && !pw.left[name] {
+			pw.left[name] = true
+			pw.gone++
+		}
+	}
+	pw.pods = now
+	return list.ResourceVersion
 }
 
 func (pw *pdbWatch) setDesired(n int) {
@@ -393,16 +457,13 @@ func (pw *pdbWatch) setDesired(n int) {
 	pw.desired = n
 }
 
-func (pw *pdbWatch) observe(t *testing.T, ev watch.Event) {
+func (pw *pdbWatch) observe(ev watch.Event) {
 	p, ok := ev.Object.(*corev1.Pod)
-	pw.mu.Lock()
-	defer pw.mu.Unlock()
 	if !ok {
-		if ev.Type == watch.Error && !pw.stopped {
-			t.Errorf("pod watch error: %v", ev.Object)
-		}
 		return
 	}
+	pw.mu.Lock()
+	defer pw.mu.Unlock()
 	if ev.Type == watch.Deleted {
 		delete(pw.pods, p.Name)
 	} else {
@@ -452,11 +513,11 @@ func (pw *pdbWatch) stop() budgetReport {
 	pw.mu.Lock()
 	pw.stopped = true
 	pw.mu.Unlock()
-	pw.w.Stop()
+	pw.cancel()
 	<-pw.done
 	pw.mu.Lock()
 	defer pw.mu.Unlock()
-	return budgetReport{worst: pw.worst, worstAt: pw.worstAt, evicted: pw.evicted, evictedWhileUnavailable: pw.evictedWhileUnavailable, deleted: pw.deleted}
+	return budgetReport{gone: pw.gone, relists: pw.relists, worst: pw.worst, worstAt: pw.worstAt, evicted: pw.evicted, evictedWhileUnavailable: pw.evictedWhileUnavailable, deleted: pw.deleted}
 }
 
 func podReady(p *corev1.Pod) bool {

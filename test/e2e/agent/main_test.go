@@ -119,11 +119,20 @@ type agentProc struct {
 // when the test fails. Cleanup stops it.
 func startAgent(t *testing.T, e env, name string, args ...string) *agentProc {
 	t.Helper()
+	return startAgentEnv(t, e, name, nil, args...)
+}
+
+// startAgentEnv is startAgent with env added to the agent's environment.
+func startAgentEnv(t *testing.T, e env, name string, environ []string, args ...string) *agentProc {
+	t.Helper()
 	metrics := controlplane.FreeAddr()
 	base := []string{"agent", "--cloud=kwok", "--cluster-name=e2e", "--kubeconfig=" + e.cp.Kubeconfig,
 		"--metrics-addr=" + metrics, "--health-addr=" + controlplane.FreeAddr(), "--log-format=text", "--batch-idle=1s", "--batch-max=10s"}
 	p := &agentProc{name: name, log: &controlplane.SyncBuffer{}, metricsAddr: metrics, done: make(chan struct{})}
 	p.cmd = exec.Command(binary, append(base, args...)...)
+	if len(environ) > 0 {
+		p.cmd.Env = append(os.Environ(), environ...)
+	}
 	p.cmd.Stdout, p.cmd.Stderr = p.log, p.log
 	if err := p.cmd.Start(); err != nil {
 		t.Fatalf("starting agent %s: %v", name, err)
