@@ -23,6 +23,7 @@ type metrics struct {
 	poolLimit            *prometheus.GaugeVec
 	poolNodes            *prometheus.GaugeVec
 	clusterCostPerHour   prometheus.Gauge
+	poolCostPerHour      *prometheus.GaugeVec
 	evictions            *prometheus.CounterVec
 	interruptionReceived *prometheus.CounterVec
 }
@@ -70,6 +71,9 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 		clusterCostPerHour: prometheus.NewGauge(prometheus.GaugeOpts{
 			Name: "tenon_cluster_cost_per_hour", Help: "Catalog price per hour of every node the agent manages, in USD.",
 		}),
+		poolCostPerHour: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "tenon_nodepool_cost_per_hour", Help: "Price per hour of a pool's nodes and in-flight claims, by capacity type, in USD.",
+		}, []string{"nodepool", "capacity_type"}),
 		evictions: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "tenon_pod_evictions_total", Help: "Eviction requests while draining nodes, by result.",
 		}, []string{"result"}),
@@ -84,7 +88,7 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 		register(reg, &m.launchFailures), register(reg, &m.podStartup), register(reg, &m.schedulingDuration),
 		register(reg, &m.queueDepth), register(reg, &m.unschedulablePods), register(reg, &m.disruptionDecisions),
 		register(reg, &m.poolUsage), register(reg, &m.poolLimit), register(reg, &m.poolNodes),
-		register(reg, &m.clusterCostPerHour), register(reg, &m.evictions), register(reg, &m.interruptionReceived),
+		register(reg, &m.clusterCostPerHour), register(reg, &m.poolCostPerHour), register(reg, &m.evictions), register(reg, &m.interruptionReceived),
 	)
 	if err != nil {
 		return nil, err

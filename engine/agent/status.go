@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -25,6 +26,56 @@ import (
 type poolUsage struct {
 	nodes     int64
 	resources corev1.ResourceList
+	// costPerHour is the price of the pool's nodes and in-flight claims, also split by
+	// capacity type.
+	costPerHour        float64
+	costByCapacityType map[string]float64
+}
+
+// formatPrice writes a price per hour as status holds it: USD with four decimals.
+func formatPrice(usd float64) string { return strconv.FormatFloat(usd, 'f', 4, 64) }
+
+// costMetrics sets the cluster's and each pool's cost per hour. Pools and capacity types that
+// are gone are dropped, so a deleted pool stops reporting.
+func (s *poolStatus) costMetrics(v *clusterView, usage map[string]*poolUsage) {
+	cost := 0.0
+	for _, n := range v.snap.Nodes {
+		if n.Pool != "" {
+			cost += n.PricePerHour
+		}
+	}
+	s.metrics.clusterCostPerHour.Set(cost)
+	s.metrics.poolCostPerHour.Reset()
+	for pool, u := range usage {
+		for capacityType, c := range u.costByCapacityType {
+			s.metrics.poolCostPerHour.WithLabelValues(pool, capacityType).Set(c)
+		}
+	}
+}
+
+// updateClaimPrices records on each NodeClaim what its offering costs now, from the same
+// prices the packer uses (spot prices move, so it is rewritten when they do).
+func (s *poolStatus) updateClaimPrices(ctx context.Context, v *clusterView) error {
+	prices := map[string]string{}
+	for _, n := range v.snap.Nodes {
+		if n.Claim != "" && n.PricePerHour > 0 {
+			prices[n.Claim] = formatPrice(n.PricePerHour)
+		}
+	}
+	for _, c := range v.claims {
+		// Launched claims only: the lifecycle controller writes a claim's status until its
+		// launch is recorded, and a write here would make it conflict.
+		price, ok := prices[c.Name]
+		if !ok || c.Status.ProviderID == "" || c.Status.PricePerHour == price || c.DeletionTimestamp != nil {
+			continue
+		}
+		claim := c.DeepCopy()
+		claim.Status.PricePerHour = price
+		if err := s.client.Status().Update(ctx, claim); err != nil {
+			return ignoreConflict(client.IgnoreNotFound(fmt.Errorf("recording the price of nodeclaim %s: %w", c.Name, err)))
+		}
+	}
+	return nil
 }
 
 // poolStatus writes status on the policy objects: resources, node counts
@@ -48,13 +99,10 @@ func (s *poolStatus) update(ctx context.Context, _ time.Time) error {
 		return err
 	}
 	usage := claimUsage(v)
-	cost := 0.0
-	for _, n := range v.snap.Nodes {
-		if n.Pool != "" {
-			cost += n.PricePerHour
-		}
+	s.costMetrics(v, usage)
+	if err := s.updateClaimPrices(ctx, v); err != nil {
+		return err
 	}
-	s.metrics.clusterCostPerHour.Set(cost)
 	if err := s.updateClasses(ctx, v); err != nil {
 		return err
 	}
@@ -69,16 +117,25 @@ func (s *poolStatus) Register(mgr manager.Manager) error {
 	return addEvery(mgr, "pool-status", s.clock, s.timings.StatusInterval, s.log, s.update)
 }
 
-// claimUsage sums the capacity and counts the claims of each pool.
+// claimUsage sums the capacity, the price and counts the claims of each pool.
 func claimUsage(v *clusterView) map[string]*poolUsage {
 	usage := map[string]*poolUsage{}
+	for _, n := range v.snap.Nodes {
+		if n.Pool == "" || n.Claim == "" {
+			continue
+		}
+		u := usageOf(usage, n.Pool)
+		usage[n.Pool] = u
+		u.costPerHour += n.PricePerHour
+		if u.costByCapacityType == nil {
+			u.costByCapacityType = map[string]float64{}
+		}
+		u.costByCapacityType[n.CapacityType] += n.PricePerHour
+	}
 	for _, c := range v.claims {
 		pool := c.Labels[v1.LabelNodePool]
-		u := usage[pool]
-		if u == nil {
-			u = &poolUsage{resources: corev1.ResourceList{}}
-			usage[pool] = u
-		}
+		u := usageOf(usage, pool)
+		usage[pool] = u
 		u.nodes++
 		for name, q := range c.Status.Capacity {
 			sum := u.resources[name]
@@ -126,6 +183,7 @@ func (s *poolStatus) updateNodePools(ctx context.Context, v *clusterView, usage 
 		before := np.Status.DeepCopy()
 		np.Status.Nodes = u.nodes
 		np.Status.Resources = u.resources
+		np.Status.CostPerHour = formatPrice(u.costPerHour)
 		s.setPoolConditions(&np.Status.Conditions, v, v1.NodePoolKind, np.Name, np.Generation)
 		if !equality.Semantic.DeepEqual(before, &np.Status) {
 			if err := s.client.Status().Update(ctx, np); err != nil {
@@ -153,6 +211,7 @@ func (s *poolStatus) updateProvisioners(ctx context.Context, v *clusterView, usa
 		s.poolMetrics(p.Name, u, limits)
 		before := p.Status.DeepCopy()
 		p.Status.Resources = u.resources
+		p.Status.CostPerHour = formatPrice(u.costPerHour)
 		s.setPoolConditions(&p.Status.Conditions, v, v1alpha5.ProvisionerKind, p.Name, p.Generation)
 		if !equality.Semantic.DeepEqual(before, &p.Status) {
 			if err := s.client.Status().Update(ctx, p); err != nil {

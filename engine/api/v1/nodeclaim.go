@@ -15,6 +15,7 @@ import (
 // +kubebuilder:printcolumn:name="Type",type="string",JSONPath=".status.instanceType",description="The instance type launched"
 // +kubebuilder:printcolumn:name="Capacity",type="string",JSONPath=".status.capacityType",description="spot or on-demand"
 // +kubebuilder:printcolumn:name="Zone",type="string",JSONPath=".status.zone",description="The zone of the instance"
+// +kubebuilder:printcolumn:name="Price",type="string",JSONPath=".status.pricePerHour",description="The offering's price per hour, in USD"
 // +kubebuilder:printcolumn:name="Node",type="string",JSONPath=".status.nodeName",description="The node the instance registered as"
 // +kubebuilder:printcolumn:name="Ready",type="string",JSONPath=".status.conditions[?(@.type==\"Ready\")].status",description="Whether the node is ready"
 // +kubebuilder:printcolumn:name="Age",type="date",JSONPath=".metadata.creationTimestamp"
@@ -105,6 +106,12 @@ type NodeClaimStatus struct {
 	// CapacityType is spot or on-demand.
 	// +optional
 	CapacityType string `json:"capacityType,omitempty"`
+	// PricePerHour is what the instance's offering (type, zone, capacity type) costs per hour, in
+	// USD, as a decimal string ("0.0960"), from the cloud provider's price source: the AWS
+	// pricing API and spot price history, or the embedded catalog offline. The agent keeps it
+	// current.
+	// +optional
+	PricePerHour string `json:"pricePerHour,omitempty"`
 	// Capacity is the node's total resources.
 	// +optional
 	Capacity corev1.ResourceList `json:"capacity,omitempty"`

@@ -14,6 +14,7 @@ import (
 // +kubebuilder:resource:path=nodepools,scope=Cluster,categories=tenon,shortName=np
 // +kubebuilder:printcolumn:name="NodeClass",type="string",JSONPath=".spec.template.spec.nodeClassRef.name",description="The NodeClass nodes are launched with"
 // +kubebuilder:printcolumn:name="Nodes",type="integer",JSONPath=".status.nodes",description="Nodes launched by this pool"
+// +kubebuilder:printcolumn:name="Cost",type="string",JSONPath=".status.costPerHour",description="What the pool's nodes cost per hour, in USD"
 // +kubebuilder:printcolumn:name="Ready",type="string",JSONPath=".status.conditions[?(@.type==\"Ready\")].status",description="Whether the pool can launch nodes"
 // +kubebuilder:printcolumn:name="Age",type="date",JSONPath=".metadata.creationTimestamp"
 // +kubebuilder:printcolumn:name="Weight",type="integer",JSONPath=".spec.weight",description="Higher weights are tried first"
@@ -218,6 +219,10 @@ type NodePoolStatus struct {
 	// Nodes is the number of nodes the pool has.
 	// +optional
 	Nodes int64 `json:"nodes,omitempty"`
+	// CostPerHour is what the pool's nodes and in-flight claims cost per hour, in USD, as a
+	// decimal string: the sum of their NodeClaims' pricePerHour.
+	// +optional
+	CostPerHour string `json:"costPerHour,omitempty"`
 	// Conditions are the pool's conditions: Ready, NodeClassReady, ValidationSucceeded.
 	// +listType=map
 	// +listMapKey=type

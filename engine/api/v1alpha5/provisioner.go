@@ -17,6 +17,7 @@ import (
 // +kubebuilder:subresource:status
 // +kubebuilder:resource:path=provisioners,scope=Cluster,categories=tenon
 // +kubebuilder:printcolumn:name="Template",type="string",JSONPath=".spec.providerRef.name",description="The NodeClass nodes are launched with, when not inline"
+// +kubebuilder:printcolumn:name="Cost",type="string",JSONPath=".status.costPerHour",description="What the provisioner's nodes cost per hour, in USD"
 // +kubebuilder:printcolumn:name="Ready",type="string",JSONPath=".status.conditions[?(@.type==\"Ready\")].status",description="Whether the provisioner can launch nodes"
 // +kubebuilder:printcolumn:name="Age",type="date",JSONPath=".metadata.creationTimestamp"
 // +kubebuilder:printcolumn:name="Weight",type="integer",JSONPath=".spec.weight",priority=1,description="Higher weights are tried first"
@@ -183,4 +184,8 @@ type ProvisionerStatus struct {
 	// Resources is the sum of the capacity of the provisioner's nodes.
 	// +optional
 	Resources corev1.ResourceList `json:"resources,omitempty"`
+	// CostPerHour is what the provisioner's nodes and in-flight claims cost per hour, in USD, as
+	// a decimal string: the sum of their NodeClaims' pricePerHour.
+	// +optional
+	CostPerHour string `json:"costPerHour,omitempty"`
 }

@@ -1,19 +1,16 @@
 package agent_test
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"math"
 	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -627,26 +624,8 @@ func predictConsolidation(t *testing.T, scenario string) prediction {
 // their labels as printed (result="evicted").
 func counters(t *testing.T, addr, name string) map[string]int {
 	t.Helper()
-	resp, err := http.Get("http://" + addr + "/metrics")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
 	out := map[string]int{}
-	sc := bufio.NewScanner(io.LimitReader(resp.Body, 10<<20))
-	for sc.Scan() {
-		rest, ok := strings.CutPrefix(sc.Text(), name+"{")
-		if !ok {
-			continue
-		}
-		labels, value, ok := strings.Cut(rest, "} ")
-		if !ok {
-			continue
-		}
-		v, err := strconv.ParseFloat(value, 64)
-		if err != nil {
-			t.Fatalf("metric %s{%s}: %v", name, labels, err)
-		}
+	for labels, v := range gauges(t, addr, name) {
 		out[labels] = int(v)
 	}
 	return out

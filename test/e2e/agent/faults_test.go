@@ -301,24 +301,35 @@ func TestAPIServerRestartMidDrain(t *testing.T) {
 	w.setDesired(10)
 	scale(t, e, ns, "packed", 10)
 
-	// A drain has begun when a claim is being deleted or a node carries the disrupted taint.
+	// The restart must land while a node that still holds pods of the budget is drained
+	// (consolidation's Underutilized command): a node carrying the disrupted taint, or of a
+	// claim being deleted, with a pod of the Deployment still bound to it.
 	var draining string
-	waitFor(t, 120*time.Second, "a node being drained", func() (bool, string) {
+	waitFor(t, 120*time.Second, "a node with pods of the budget being drained", func() (bool, string) {
+		deleting := map[string]bool{}
 		for _, c := range poolClaims(t, e, "packed") {
 			if c.DeletionTimestamp != nil {
-				draining = c.Name
-				return true, ""
+				deleting[c.Name] = true
 			}
 		}
 		for _, n := range poolNodes(t, e, "packed") {
 			for _, taint := range n.Spec.Taints {
 				if taint.Key == v1.TaintKeyDisrupted {
-					draining = n.Name
-					return true, ""
+					deleting[n.Name] = true
 				}
 			}
 		}
-		return false, "no drain yet: " + describeClaims(t, e, "packed")
+		var pods corev1.PodList
+		if err := e.client.List(context.Background(), &pods, client.InNamespace(ns), client.MatchingLabels{"app": "packed"}); err != nil {
+			return false, err.Error()
+		}
+		for _, p := range pods.Items {
+			if deleting[p.Spec.NodeName] && p.DeletionTimestamp == nil {
+				draining = p.Spec.NodeName
+				return true, ""
+			}
+		}
+		return false, "no node with pods drained yet: " + describeClaims(t, e, "packed")
 	})
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
