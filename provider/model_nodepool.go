@@ -246,9 +246,10 @@ func nodePoolFromAPI(np *v1.NodePool, prior *nodePoolModel) nodePoolModel {
 	m.Limits = tfResourceList(np.Spec.Limits, priorLimits)
 	m.Weight = tfInt32Ptr(np.Spec.Weight)
 	m.Status = types.ObjectValueMust(nodePoolStatusType.AttrTypes, map[string]attr.Value{
-		"nodes":      types.Int64Value(np.Status.Nodes),
-		"resources":  tfQuantities(np.Status.Resources),
-		"conditions": tfConditions(np.Status.Conditions),
+		"nodes":         types.Int64Value(np.Status.Nodes),
+		"resources":     tfQuantities(np.Status.Resources),
+		"cost_per_hour": types.StringValue(np.Status.CostPerHour),
+		"conditions":    tfConditions(np.Status.Conditions),
 	})
 	return m
 }

@@ -164,6 +164,7 @@ func provisionerFromAPI(p *v1alpha5.Provisioner, prior *provisionerModel) provis
 	m.Status = types.ObjectValueMust(provisionerStatusType.AttrTypes, map[string]attr.Value{
 		"last_scale_time": last,
 		"resources":       tfQuantities(p.Status.Resources),
+		"cost_per_hour":   types.StringValue(p.Status.CostPerHour),
 		"conditions":      tfConditions(p.Status.Conditions),
 	})
 	return m

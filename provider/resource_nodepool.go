@@ -98,8 +98,10 @@ func budgetAttributes() map[string]schema.Attribute {
 
 func nodePoolStatusAttributes() map[string]schema.Attribute {
 	return map[string]schema.Attribute{
-		"nodes":      schema.Int64Attribute{Computed: true, MarkdownDescription: "Number of nodes the pool has."},
-		"resources":  schema.MapAttribute{Computed: true, ElementType: types.StringType, MarkdownDescription: "Sum of the capacity of the pool's nodes."},
+		"nodes":     schema.Int64Attribute{Computed: true, MarkdownDescription: "Number of nodes the pool has."},
+		"resources": schema.MapAttribute{Computed: true, ElementType: types.StringType, MarkdownDescription: "Sum of the capacity of the pool's nodes."},
+		"cost_per_hour": schema.StringAttribute{Computed: true, MarkdownDescription: "What the pool's nodes and in-flight claims cost per hour, in USD (a decimal string such as `0.3060`), " +
+			"from the cloud provider's prices; empty until the agent reports it."},
 		"conditions": conditionsAttribute(v1.ConditionReady, v1.ConditionNodeClassReady, v1.ConditionValidationSucceeded),
 	}
 }

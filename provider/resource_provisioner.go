@@ -64,7 +64,9 @@ func provisionerStatusAttributes() map[string]schema.Attribute {
 	return map[string]schema.Attribute{
 		"last_scale_time": schema.StringAttribute{Computed: true, MarkdownDescription: "When the agent last launched or removed one of its nodes (RFC 3339)."},
 		"resources":       schema.MapAttribute{Computed: true, ElementType: types.StringType, MarkdownDescription: "Sum of the capacity of its nodes."},
-		"conditions":      conditionsAttribute(v1.ConditionReady, v1.ConditionNodeClassReady, v1.ConditionValidationSucceeded),
+		"cost_per_hour": schema.StringAttribute{Computed: true, MarkdownDescription: "What its nodes and in-flight claims cost per hour, in USD (a decimal string such as `0.3060`), " +
+			"from the cloud provider's prices; empty until the agent reports it."},
+		"conditions": conditionsAttribute(v1.ConditionReady, v1.ConditionNodeClassReady, v1.ConditionValidationSucceeded),
 	}
 }
 

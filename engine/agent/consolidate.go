@@ -39,6 +39,9 @@ func (d *disruption) consolidate(ctx context.Context, now time.Time) error {
 			d.log.V(1).Info("consolidation keeps node", "node", k.Node, "why", k.Reason)
 		}
 	}
+	if err := d.explainKept(ctx, v, res); err != nil {
+		return err
+	}
 	for _, cmd := range res.Commands {
 		if cmd.Reason == consolidation.ReasonEmpty {
 			continue

@@ -43,4 +43,9 @@ const (
 	ConditionConsolidatable = "Consolidatable"
 	// ConditionDisrupting is true while the agent is disrupting the node.
 	ConditionDisrupting = "Disrupting"
+	// ConditionUnconsolidatable is true while consolidation keeps a node it considered; its
+	// reason names the rule that held it back when one did (DoNotDisrupt, DisruptionBudget, PendingPods; Kept otherwise)
+	// and its message is consolidation's own explanation, as `tenon simulate --consolidate`
+	// prints it. The condition goes when a command takes the node.
+	ConditionUnconsolidatable = "Unconsolidatable"
 )
