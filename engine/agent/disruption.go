@@ -101,8 +101,12 @@ func (d *disruption) observe(ctx context.Context, now time.Time) (*clusterView, 
 	if err := d.conditions.record(ctx, v, now); err != nil {
 		return nil, err
 	}
+	awaited := map[string]bool{}
+	for _, node := range d.nominated.expected(v, v.pending, now) {
+		awaited[node] = true
+	}
 	for _, n := range v.snap.Nodes {
-		if d.nominated.awaited(n.Name, v.pending, now) || (n.Claim != "" && d.nominated.awaited(n.Claim, v.pending, now)) {
+		if awaited[n.Name] {
 			n.Nominated = true
 		}
 	}
