@@ -34,7 +34,9 @@
 //     the Empty, Consolidatable, Expired and Drifted conditions and
 //     status.lastPodEventTime current, so the clock survives restarts), and
 //     the nodes pending pods are expected on (nominations, and a solve of
-//     the pending pods);
+//     the pending pods), and the held nodes (holds.go: a command's nodes
+//     while it runs, its replacements for ReplacementHold after launch); no
+//     command is planned while nodes an earlier one deleted still drain;
 //   - interruption (interruption.go): cloud events → delete the claim,
 //     which drains the node;
 //   - poolStatus (status.go): resources and node counts on NodePools and
