@@ -58,8 +58,19 @@ func (f *inFlight) get(node string) string {
 
 // markHeld sets state.Node.Held on the nodes of v no voluntary disruption
 // may take at now: those of a command in flight, and the replacements
-// launched less than hold ago.
+// launched less than hold ago, unless a replacement is empty with the
+// nodes it replaces gone (no pod is on its way to it: emptiness may take
+// it, evicting nothing).
 func markHeld(v *clusterView, inflight *inFlight, now time.Time, hold time.Duration) {
+	pods, names := map[string]int{}, map[string]bool{}
+	for _, p := range v.snap.Pods {
+		if p.NodeName != "" && p.Workload() {
+			pods[p.NodeName]++
+		}
+	}
+	for _, n := range v.snap.Nodes {
+		names[n.Name] = true
+	}
 	for _, n := range v.snap.Nodes {
 		if cmd := inflight.get(n.Name); cmd != "" {
 			n.Held = "a disruption command is in flight on it (" + cmd + ")"
@@ -70,7 +81,7 @@ func markHeld(v *clusterView, inflight *inFlight, now time.Time, hold time.Durat
 			continue
 		}
 		of, ok := claim.Annotations[annotationReplacementOf]
-		if !ok {
+		if !ok || pods[n.Name] == 0 && !slices.ContainsFunc(strings.Split(of, ","), func(o string) bool { return names[o] }) {
 			continue
 		}
 		if age := now.Sub(claim.CreationTimestamp.Time); age < hold {

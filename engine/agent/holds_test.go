@@ -78,6 +78,34 @@ func TestReplacementNotConsolidatedAgain(t *testing.T) {
 	}
 }
 
+// TestEmptyReplacementNotHeld: a replacement that is empty once the nodes
+// it replaces are gone (its pods went elsewhere) is not held: emptiness
+// removes it after consolidateAfter, evicting nothing. While a replaced
+// node is still there, its pods are on their way and it stays.
+func TestEmptyReplacementNotHeld(t *testing.T) {
+	for _, tc := range []struct {
+		name, of string
+		wantKept bool
+	}{
+		{name: "replaced node gone", of: "n9", wantKept: false},
+		{name: "replaced node still draining", of: "n2,n9", wantKept: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			replacement := initializedClaim()
+			replacement.Annotations = map[string]string{annotationReplacementOf: tc.of}
+			replacement.CreationTimestamp = metav1.NewTime(time.Now().Add(-time.Minute))
+			a, c, _, clk := testAgent(t, emptyNodeClass(), emptyNodePool("0s"), emptyNode(), replacement,
+				namedNode("n2", "fake://p-def"), claimOf("p-def", "n2"), pinnedPod("b", "n2"))
+			if err := a.disruption.removeEmpty(context.Background(), clk.Now()); err != nil {
+				t.Fatal(err)
+			}
+			if kept := getClaim(t, c, "p-abc").DeletionTimestamp == nil; kept != tc.wantKept {
+				t.Errorf("empty replacement of %s kept = %v, want %v", tc.of, kept, tc.wantKept)
+			}
+		})
+	}
+}
+
 // TestNodeOfACommandInFlightIsHeld (issue 18, bug 2): while a command acts
 // on a node, no other plan takes it; once the command is done it may.
 func TestNodeOfACommandInFlightIsHeld(t *testing.T) {
