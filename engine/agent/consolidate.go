@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -24,11 +25,17 @@ import (
 // its replacements and wait until they are initialized, re-validate that
 // the pods of the nodes it removes still fit on what is left, then delete
 // those nodes' claims (termination drains them through the Eviction API,
-// honouring PDBs). One command at a time.
+// honouring PDBs). One command at a time: while the nodes an earlier one
+// deleted still drain (draining), it plans nothing.
 func (d *disruption) consolidate(ctx context.Context, now time.Time) error {
 	v, err := d.observe(ctx, now)
 	if err != nil {
 		return err
+	}
+	if nodes := draining(v, now, d.timings.ReplacementHold); nodes != "" {
+		d.metrics.disruptionDecisions.WithLabelValues(string(consolidation.ReasonUnderutilized), "waiting-for-drain").Inc()
+		d.log.V(1).Info("waiting for nodes to drain before planning the next command", "nodes", nodes)
+		return nil
 	}
 	res, err := d.plan(ctx, v, now, nil)
 	if err != nil {
@@ -80,23 +87,27 @@ func claimBlocks(name string, claim *v1.NodeClaim) string {
 	return ""
 }
 
-// execute runs one command.
+// execute runs one command. Its nodes are in flight (held from every
+// other plan) until their claims are deleted or the command is abandoned.
 func (d *disruption) execute(ctx context.Context, v *clusterView, cmd consolidation.Command) error {
 	reason := string(cmd.Reason)
 	log := d.log.WithValues("reason", reason, "nodes", cmd.Nodes, "replacements", len(cmd.Replacements))
 	log.Info("consolidating", "detail", cmd.Detail, "costBeforePerHour", cmd.CostBeforePerHour, "costAfterPerHour", cmd.CostAfterPerHour)
-	if err := d.replace(ctx, v, cmd); err != nil {
-		return err
+	d.inflight.add(cmd.Nodes, reason+": "+cmd.Detail)
+	defer d.inflight.done(cmd.Nodes)
+	launched, err := d.replace(ctx, v, cmd)
+	if err != nil {
+		return errors.Join(err, d.release(ctx, launched))
 	}
 	// Re-validate on the cluster as it is now.
 	fresh, err := d.views.view(ctx)
 	if err != nil {
-		return err
+		return errors.Join(err, d.release(ctx, launched))
 	}
 	if why := stillValid(ctx, fresh.snap, cmd.Nodes, d.timings.SolveTimeout); why != "" {
 		d.metrics.disruptionDecisions.WithLabelValues(reason, "invalidated").Inc()
 		log.Info("consolidation command no longer valid; not removing its nodes", "why", why)
-		return nil
+		return d.release(ctx, launched)
 	}
 	for _, name := range cmd.Nodes {
 		claim := fresh.claimOfNode(name)
@@ -110,23 +121,44 @@ func (d *disruption) execute(ctx context.Context, v *clusterView, cmd consolidat
 	return nil
 }
 
-// replace creates the claims of a command's replacements and waits until
-// they are initialized (at most ReplacementTimeout).
-func (d *disruption) replace(ctx context.Context, v *clusterView, cmd consolidation.Command) error {
+// release takes the replacement mark off the claims an abandoned command
+// launched: nothing moves to them, so they are ordinary nodes again, which
+// emptiness removes after consolidateAfter unless pods came to them.
+func (d *disruption) release(ctx context.Context, launched []string) error {
+	var errs []error
+	for _, name := range launched {
+		c := &v1.NodeClaim{}
+		if err := d.client.Get(ctx, client.ObjectKey{Name: name}, c); err != nil {
+			errs = append(errs, client.IgnoreNotFound(err))
+			continue
+		}
+		patch := client.MergeFrom(c.DeepCopy())
+		delete(c.Annotations, annotationReplacementOf)
+		if err := d.client.Patch(ctx, c, patch); err != nil {
+			errs = append(errs, fmt.Errorf("releasing replacement nodeclaim %s of an abandoned command: %w", name, client.IgnoreNotFound(err)))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// replace creates the claims of a command's replacements, each annotated
+// with the nodes it replaces, and waits until they are initialized (at
+// most ReplacementTimeout). It returns the names of the claims created.
+func (d *disruption) replace(ctx context.Context, v *clusterView, cmd consolidation.Command) ([]string, error) {
 	var launched []string
 	for _, r := range cmd.Replacements {
 		claim, err := replacementClaim(v, cmd, r)
 		if err != nil {
-			return err
+			return launched, err
 		}
 		if err := d.client.Create(ctx, claim); err != nil {
-			return fmt.Errorf("creating replacement nodeclaim for %s: %w", strings.Join(cmd.Nodes, ", "), err)
+			return launched, fmt.Errorf("creating replacement nodeclaim for %s: %w", strings.Join(cmd.Nodes, ", "), err)
 		}
 		launched = append(launched, claim.Name)
 		d.metrics.nodeClaimsCreated.WithLabelValues(r.NodePool).Inc()
 	}
 	if len(launched) == 0 {
-		return nil
+		return nil, nil
 	}
 	err := wait.PollUntilContextTimeout(ctx, d.timings.ReplacementPollInterval, d.timings.ReplacementTimeout, false, func(ctx context.Context) (bool, error) {
 		for _, name := range launched {
@@ -142,9 +174,9 @@ func (d *disruption) replace(ctx context.Context, v *clusterView, cmd consolidat
 	})
 	if err != nil {
 		d.metrics.disruptionDecisions.WithLabelValues(string(cmd.Reason), "replacement-failed").Inc()
-		return fmt.Errorf("consolidating %s: replacements %v not initialized: %w", strings.Join(cmd.Nodes, ", "), launched, err)
+		return launched, fmt.Errorf("consolidating %s: replacements %v not initialized: %w", strings.Join(cmd.Nodes, ", "), launched, err)
 	}
-	return nil
+	return launched, nil
 }
 
 // replacementClaim turns a command's replacement into a NodeClaim of its
@@ -169,10 +201,18 @@ func replacementClaim(v *clusterView, cmd consolidation.Command, r consolidation
 			}
 		}
 	}
-	return nodeClaimFor(&packing.Claim{
+	claim, err := nodeClaimFor(&packing.Claim{
 		Name: r.Name, Pool: pool.Name, Requirements: pool.Requirements.Clone(), Pods: r.Pods, Requests: requests,
 		Options: []packing.InstanceOption{{InstanceType: r.InstanceType, Zone: r.Zone, CapacityType: r.CapacityType, PricePerHour: r.PricePerHour}},
 	}, pool)
+	if err != nil {
+		return nil, err
+	}
+	if claim.Annotations == nil {
+		claim.Annotations = map[string]string{}
+	}
+	claim.Annotations[annotationReplacementOf] = strings.Join(cmd.Nodes, ",")
+	return claim, nil
 }
 
 // stillValid checks that the pods of nodes fit on the rest of snap (the

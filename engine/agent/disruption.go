@@ -26,18 +26,22 @@ const DisruptionEmpty = string(consolidation.ReasonEmpty)
 // --consolidate` prints) and runs its first command that is not emptiness.
 // Budgets, consolidateAfter, do-not-disrupt and every other rule are the
 // plan's; the agent adds what only it knows to the Snapshot first: the
-// claims' pod-event clocks (claimConditions) and the nodes pending pods
-// are expected on (state.Node.Nominated).
+// claims' pod-event clocks (claimConditions), the nodes pending pods are
+// expected on (state.Node.Nominated), and the nodes no command may take
+// now (state.Node.Held: a command is in flight on them, or they are
+// replacements launched less than Timings.ReplacementHold ago).
 type disruption struct {
 	client     client.Client
 	views      *viewBuilder
 	nominated  *nominations
 	conditions *claimConditions
 	disrupter  *disrupter
-	metrics    *metrics
-	log        logr.Logger
-	clock      agentClock
-	timings    Timings
+	// inflight holds the nodes of the command being executed.
+	inflight inFlight
+	metrics  *metrics
+	log      logr.Logger
+	clock    agentClock
+	timings  Timings
 }
 
 // Register adds the two ticks; they run on the leader only.
@@ -90,9 +94,9 @@ func (d *disruption) deleteEach(ctx context.Context, v *clusterView, cmd consoli
 }
 
 // observe reads a view to plan on at now: the claims' conditions recorded
-// (their clocks copied into the snapshot) and the nodes pods were
-// nominated to within the nomination window marked, while those pods wait
-// to be bound.
+// (their clocks copied into the snapshot), the nodes pods were nominated
+// to within the nomination window marked, while those pods wait to be
+// bound, and the held nodes marked (markHeld).
 func (d *disruption) observe(ctx context.Context, now time.Time) (*clusterView, error) {
 	v, err := d.views.view(ctx)
 	if err != nil {
@@ -101,11 +105,16 @@ func (d *disruption) observe(ctx context.Context, now time.Time) (*clusterView, 
 	if err := d.conditions.record(ctx, v, now); err != nil {
 		return nil, err
 	}
+	awaited := map[string]bool{}
+	for _, node := range d.nominated.expected(v, v.pending, now) {
+		awaited[node] = true
+	}
 	for _, n := range v.snap.Nodes {
-		if d.nominated.awaited(n.Name, v.pending, now) || (n.Claim != "" && d.nominated.awaited(n.Claim, v.pending, now)) {
+		if awaited[n.Name] {
 			n.Nominated = true
 		}
 	}
+	markHeld(v, &d.inflight, now, d.timings.ReplacementHold)
 	return v, nil
 }
 

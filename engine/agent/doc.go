@@ -7,9 +7,13 @@
 // Each controller is a type holding the dependencies it uses (client,
 // cloud, clock, event recorder, metrics, logger, Timings) with a Register
 // method that adds it to the manager; setup wires them (agent.go):
-//   - provisioner (provisioner.go, batcher.go, nodeclaim.go): batches
-//     unschedulable pods (--batch-idle, --batch-max), solves, persists
-//     NodeClaims before any cloud call, and nominates the pods to them;
+//   - provisioner (provisioner.go, batcher.go, nodeclaim.go, reserve.go):
+//     batches unschedulable pods (--batch-idle, --batch-max), solves,
+//     persists NodeClaims before any cloud call, and nominates the pods to
+//     them. A pod nominated to a claim in flight (or to a node that has
+//     not had NominationWindow to take it) is placed already: the next
+//     batch counts it on that claim, while the claim has room, instead of
+//     buying another node for it;
 //   - lifecycle (lifecycle.go): launch with fallback, register the Node by
 //     provider ID, initialize it, time out;
 //   - termination (termination.go, evictions.go): taint, evict in order
@@ -30,7 +34,9 @@
 //     the Empty, Consolidatable, Expired and Drifted conditions and
 //     status.lastPodEventTime current, so the clock survives restarts), and
 //     the nodes pending pods are expected on (nominations, and a solve of
-//     the pending pods);
+//     the pending pods), and the held nodes (holds.go: a command's nodes
+//     while it runs, its replacements for ReplacementHold after launch); no
+//     command is planned while nodes an earlier one deleted still drain;
 //   - interruption (interruption.go): cloud events → delete the claim,
 //     which drains the node;
 //   - poolStatus (status.go): resources and node counts on NodePools and

@@ -105,7 +105,8 @@ Histograms are served as ´_bucket´, ´_sum´ and ´_count´ series. ´nodepool
 ´resource´ a resource name such as ´cpu´ or ´memory´; ´reason´ is the word the agent also puts on
 the object's event (a disruption reason such as ´Empty´ or ´Underutilized´, or a launch failure such
 as ´InsufficientCapacity´); ´decision´ says what became of a disruption command (´delete´,
-´skipped´, ´invalidated´, ´blocked-…´ with what held it).
+´skipped´, ´invalidated´, ´replacement-failed´, ´blocked-…´ with what held it, ´waiting-for-drain´ for a
+consolidation tick that planned nothing while an earlier command's nodes still drained).
 `
 
 func metricsPage(ms []metricDoc) string {

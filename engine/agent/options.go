@@ -113,6 +113,11 @@ type Timings struct {
 	// be initialized; ReplacementPollInterval paces it.
 	ReplacementTimeout      time.Duration
 	ReplacementPollInterval time.Duration
+	// ReplacementHold is how long a replacement a disruption command
+	// launched is kept from voluntary disruption, and the longest
+	// consolidation waits for the nodes a command deleted to drain before
+	// it plans the next one.
+	ReplacementHold time.Duration
 	// DrainRetry is how soon termination looks at a drain again while pods
 	// leave.
 	DrainRetry time.Duration
@@ -151,6 +156,7 @@ func DefaultTimings() Timings {
 		ConsolidationInterval:   10 * time.Second,
 		ReplacementTimeout:      5 * time.Minute,
 		ReplacementPollInterval: time.Second,
+		ReplacementHold:         5 * time.Minute,
 		DrainRetry:              time.Second,
 		EvictionBackoffMin:      time.Second,
 		EvictionBackoffMax:      10 * time.Second,
@@ -171,7 +177,7 @@ func (t Timings) validate() error {
 		"OrphanGracePeriod": t.OrphanGracePeriod, "GCInterval": t.GCInterval, "SolveTimeout": t.SolveTimeout,
 		"CacheWaitTimeout": t.CacheWaitTimeout, "CachePollInterval": t.CachePollInterval, "UnschedulableRetry": t.UnschedulableRetry,
 		"NominationWindow": t.NominationWindow, "DisruptionInterval": t.DisruptionInterval, "ConsolidationInterval": t.ConsolidationInterval,
-		"ReplacementTimeout": t.ReplacementTimeout, "ReplacementPollInterval": t.ReplacementPollInterval, "DrainRetry": t.DrainRetry,
+		"ReplacementTimeout": t.ReplacementTimeout, "ReplacementPollInterval": t.ReplacementPollInterval, "ReplacementHold": t.ReplacementHold, "DrainRetry": t.DrainRetry,
 		"EvictionBackoffMin": t.EvictionBackoffMin, "EvictionBackoffMax": t.EvictionBackoffMax, "InterruptionRetry": t.InterruptionRetry,
 		"StatusInterval": t.StatusInterval, "LeaseDuration": t.LeaseDuration, "RenewDeadline": t.RenewDeadline, "RetryPeriod": t.RetryPeriod,
 	} {

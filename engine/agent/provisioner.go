@@ -115,6 +115,7 @@ func (p *provisioner) provision(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	reserved := reserve(v, p.nominated.expected(v, v.pending, start))
 	pending := v.snap.PendingPods()
 	p.metrics.queueDepth.Set(float64(len(pending)))
 	if len(pending) == 0 {
@@ -133,7 +134,7 @@ func (p *provisioner) provision(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	p.log.Info("solved a batch", "pods", len(pending), "newClaims", len(res.Claims), "unschedulable", len(res.Unschedulable),
+	p.log.Info("solved a batch", "pods", len(pending), "awaitingTheirNodes", reserved, "newClaims", len(res.Claims), "unschedulable", len(res.Unschedulable),
 		"costPerHour", res.CostPerHour, "lowerBoundPerHour", res.LowerBoundPerHour, "duration", p.clock.Since(start).String())
 	p.announce(v, res, names)
 	// The next batch must see these claims as in flight, or it would
@@ -187,7 +188,6 @@ func (p *provisioner) announce(v *clusterView, res *packing.Result, names map[st
 		if n, ok := names[pl.Node]; ok {
 			target = n
 		}
-		p.nominated.remember(pl.Pod)
 		p.nominated.nominate(target, pl.Pod, now)
 		p.recorder.Eventf(pod, nil, corev1.EventTypeNormal, ReasonNominated, "Provisioning", "Pod should schedule on nodeclaim %s", target)
 	}

@@ -68,6 +68,8 @@ func randomSnapshot(r *rand.Rand) *state.Snapshot {
 			n.CreatedAt = t0.Add(-800 * time.Hour)
 		case 2:
 			n.Annotations = map[string]string{v1.AnnotationDoNotDisrupt: "true"}
+		case 3:
+			n.Held = "a disruption command is in flight on it (test)"
 		}
 		nodes = append(nodes, n)
 		cpuLeft := n.Allocatable.Cpu().MilliValue()
@@ -135,7 +137,9 @@ func randomSnapshot(r *rand.Rand) *state.Snapshot {
 // TestPlanProperties plans over random clusters: every plan places every
 // evicted pod validly (check.Result through Validate), keeps within every
 // PDB and budget, never raises cost by consolidating, accounts for every
-// node, and applies to a cluster where every workload pod is bound.
+// node, never disrupts a held node (state.Node.Held: a command in flight
+// on it, a fresh replacement), and applies to a cluster where every
+// workload pod is bound.
 func TestPlanProperties(t *testing.T) {
 	n := 150
 	if testing.Short() || raceEnabled {
@@ -166,6 +170,7 @@ func TestPlanProperties(t *testing.T) {
 				t.Errorf("scenario %d: %s command %v does not save: $%v -> $%v", i, c.Reason, c.Nodes, c.CostBeforePerHour, c.CostAfterPerHour)
 			}
 		}
+		checkHeld(t, i, snap, removed, res)
 		if len(removed)+len(res.Kept) != len(snap.Nodes) {
 			t.Errorf("scenario %d: %d removed + %d kept != %d nodes", i, len(removed), len(res.Kept), len(snap.Nodes))
 		}
@@ -188,6 +193,23 @@ func TestPlanProperties(t *testing.T) {
 			if !p.DaemonSet && !nodes[p.NodeName] && len(res.result.Unschedulable) == 0 {
 				t.Errorf("scenario %d: pod %s on %q, not a node after the plan", i, p.Key(), p.NodeName)
 			}
+		}
+	}
+}
+
+// checkHeld checks that no command removes a held node and that the plan
+// keeps it for the reason it is held.
+func checkHeld(t *testing.T, i int, snap *state.Snapshot, removed map[string]bool, res *Result) {
+	t.Helper()
+	for _, n := range snap.Nodes {
+		if n.Held == "" {
+			continue
+		}
+		if removed[n.Name] {
+			t.Errorf("scenario %d: held node %s (%s) is the subject of a command", i, n.Name, n.Held)
+		}
+		if got := keptReason(res, n.Name); !strings.Contains(got, n.Held) {
+			t.Errorf("scenario %d: held node %s kept as %q, want %q", i, n.Name, got, n.Held)
 		}
 	}
 }

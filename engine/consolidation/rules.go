@@ -49,6 +49,8 @@ func managed(n *nodeInfo) string {
 		return "not initialized yet"
 	case n.node.Nominated:
 		return awaitsPods
+	case n.node.Held != "":
+		return n.node.Held
 	case n.fresh:
 		return "receives pods or was launched in this plan"
 	}

@@ -150,6 +150,12 @@ type Node struct {
 	// them there. Disruption leaves such a node alone, since removing it
 	// would only launch another for the same pods. Files never set it.
 	Nominated bool
+	// Held, set by the agent, says why no voluntary disruption may take
+	// the node now: a disruption command is in flight on it, or it is a
+	// replacement such a command launched a short while ago (consolidating
+	// it again would be a chain of replace-then-replace-again). "" for
+	// none; files never set it.
+	Held string
 }
 
 // Pod is a pod reduced to what scheduling needs.

@@ -469,3 +469,38 @@ func FreePort() int {
 func FreeAddr() string {
 	return "127.0.0.1:" + strconv.Itoa(FreePort())
 }
+
+// Process is a program started beside the control plane with StartProcess, such as a node
+// autoscaler under test: it logs to <Dir>/<name>.log and stops with the control plane.
+type Process struct{ p *process }
+
+// StartProcess runs bin with args (env added to this program's environment) beside the
+// control plane, with the components' lifecycle: its output goes to <Dir>/<name>.log, the
+// kernel kills it if this program dies, and Stop stops it before the components.
+func (c *ControlPlane) StartProcess(name, bin string, args, env []string) (*Process, error) {
+	p, err := c.starter.startEnv(c.Dir, name, bin, args, env, false)
+	if p != nil {
+		c.procs = append(c.procs, p)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &Process{p: p}, nil
+}
+
+// PID is the process's ID, for reading its resource use from /proc.
+func (p *Process) PID() int { return p.p.cmd.Process.Pid }
+
+// Log is the path of the process's log file.
+func (p *Process) Log() string { return p.p.log }
+
+// Exited returns nil while the process runs, else why it exited, with the end of its log.
+func (p *Process) Exited() error {
+	if done, _ := p.p.exited(); done {
+		return p.p.failure()
+	}
+	return nil
+}
+
+// Stop sends SIGTERM, waits up to grace for the exit, then kills the process.
+func (p *Process) Stop(grace time.Duration) { p.p.stop(grace) }

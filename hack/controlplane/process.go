@@ -52,6 +52,11 @@ func newStarter() *starter {
 // is killed by the kernel when this program dies, however it dies (a failed test, a panic, a
 // go test timeout, ^C); detached children outlive it in their own session, for dev clusters.
 func (s *starter) start(dir, name, bin string, args []string, detached bool) (*process, error) {
+	return s.startEnv(dir, name, bin, args, nil, detached)
+}
+
+// startEnv is start with env added to the child's environment (this program's).
+func (s *starter) startEnv(dir, name, bin string, args, env []string, detached bool) (*process, error) {
 	logFile := filepath.Join(dir, name+".log")
 	out, err := os.OpenFile(logFile, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 	if err != nil {
@@ -62,6 +67,9 @@ func (s *starter) start(dir, name, bin string, args []string, detached bool) (*p
 	cmd.Stdout = out
 	cmd.Stderr = out
 	cmd.Dir = dir
+	if len(env) > 0 {
+		cmd.Env = append(os.Environ(), env...)
+	}
 	cmd.SysProcAttr = sysProcAttr(detached)
 	fmt.Fprintf(out, "# %s %s\n", bin, strings.Join(args, " "))
 	done := make(chan error, 1)

@@ -16,7 +16,6 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/selection"
-	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/tenonhq/terraform-provider-tenon/engine/agent/manifests"
@@ -25,6 +24,7 @@ import (
 	"github.com/tenonhq/terraform-provider-tenon/engine/simulate"
 	"github.com/tenonhq/terraform-provider-tenon/hack/controlplane"
 	"github.com/tenonhq/terraform-provider-tenon/hack/demo/kube"
+	"github.com/tenonhq/terraform-provider-tenon/hack/demo/localagent"
 )
 
 // config says where the demo finds its programs and files and how long it waits.
@@ -171,24 +171,9 @@ func (d *demo) startCluster(ctx context.Context) error {
 
 	// Everything of the agent's install but the Deployment and its PDB: the agent runs here as
 	// a local process, with the Deployment's arguments.
-	objs, err := manifests.Objects(localOptions())
+	us, err := localagent.Install(ctx, d.client, localOptions())
 	if err != nil {
 		return err
-	}
-	var install []client.Object
-	for _, o := range objs {
-		switch o.GetObjectKind().GroupVersionKind().Kind {
-		case "Deployment", "PodDisruptionBudget":
-		default:
-			install = append(install, o)
-		}
-	}
-	us, err := manifests.Unstructured(install)
-	if err != nil {
-		return err
-	}
-	if err := kube.Apply(ctx, d.client, us); err != nil {
-		return fmt.Errorf("installing the agent's CRDs and RBAC: %w", err)
 	}
 	d.say("installed from engine/agent/manifests (as in examples/local/agent.yaml): %s", kinds(us))
 	return nil
@@ -207,54 +192,18 @@ func kinds(us []*unstructured.Unstructured) string {
 // applies.
 func (d *demo) startAgent(ctx context.Context) error {
 	opts := localOptions().Defaulted()
-	args, err := manifests.AgentArgs(opts)
+	cmd, err := localagent.NewCommand(opts, d.cp.Kubeconfig, d.cfg.Dir)
 	if err != nil {
 		return err
 	}
-	kubeconfig := filepath.Join(d.cfg.Dir, "agent.kubeconfig")
-	if err := writeImpersonatingKubeconfig(d.cp.Kubeconfig, kubeconfig, opts.Namespace); err != nil {
-		return err
-	}
-	health := controlplane.FreeAddr()
-	args = localArgs(args, kubeconfig, controlplane.FreeAddr(), health)
 	logPath := filepath.Join(d.cfg.Dir, "agent.log")
-	d.agent, err = startAgent(d.cfg.Tenon, args, logPath)
+	d.agent, err = startAgent(d.cfg.Tenon, cmd.Args, logPath)
 	if err != nil {
 		return err
 	}
-	d.say("started the agent as a local process: %s %s", filepath.Base(d.cfg.Tenon), strings.Join(args, " "))
+	d.say("started the agent as a local process: %s %s", filepath.Base(d.cfg.Tenon), strings.Join(cmd.Args, " "))
 	d.say("  (the Deployment's arguments, with --kubeconfig as ServiceAccount %s/%s and local ports; log %s)", opts.Namespace, manifests.Name, logPath)
-	return d.waitReady(ctx, "http://"+health+"/readyz")
-}
-
-// localArgs replaces the in-cluster listen addresses of args with local ones and adds the
-// kubeconfig.
-func localArgs(args []string, kubeconfig, metrics, health string) []string {
-	out := make([]string, 0, len(args)+1)
-	for _, a := range args {
-		switch {
-		case strings.HasPrefix(a, "--metrics-addr="):
-			a = "--metrics-addr=" + metrics
-		case strings.HasPrefix(a, "--health-addr="):
-			a = "--health-addr=" + health
-		}
-		out = append(out, a)
-	}
-	return append(out, "--kubeconfig="+kubeconfig)
-}
-
-// writeImpersonatingKubeconfig copies the admin kubeconfig, impersonating the agent's
-// ServiceAccount.
-func writeImpersonatingKubeconfig(admin, path, namespace string) error {
-	cfg, err := clientcmd.LoadFromFile(admin)
-	if err != nil {
-		return fmt.Errorf("reading %s: %w", admin, err)
-	}
-	for _, auth := range cfg.AuthInfos {
-		auth.Impersonate = "system:serviceaccount:" + namespace + ":" + manifests.Name
-		auth.ImpersonateGroups = []string{"system:serviceaccounts", "system:serviceaccounts:" + namespace, "system:authenticated"}
-	}
-	return clientcmd.WriteToFile(*cfg, path)
+	return d.waitReady(ctx, "http://"+cmd.HealthAddr+"/readyz")
 }
 
 func (d *demo) waitReady(ctx context.Context, url string) error {

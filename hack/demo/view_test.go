@@ -1,15 +1,12 @@
 package main
 
 import (
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/tools/clientcmd"
 
 	v1 "github.com/tenonhq/terraform-provider-tenon/engine/api/v1"
 	"github.com/tenonhq/terraform-provider-tenon/engine/catalog"
@@ -130,39 +127,5 @@ func TestPricerReadsClaimsAndNodes(t *testing.T) {
 		if !strings.Contains(out, want) {
 			t.Errorf("table lacks %q:\n%s", want, out)
 		}
-	}
-}
-
-func TestLocalArgsKeepTheDeploymentsFlags(t *testing.T) {
-	in := []string{"agent", "--cloud=kwok", "--metrics-addr=:8080", "--health-addr=:8081", "--leader-elect=true"}
-	got := localArgs(in, "/k", "127.0.0.1:1", "127.0.0.1:2")
-	want := []string{"agent", "--cloud=kwok", "--metrics-addr=127.0.0.1:1", "--health-addr=127.0.0.1:2", "--leader-elect=true", "--kubeconfig=/k"}
-	if !slices.Equal(got, want) {
-		t.Fatalf("got %q\nwant %q", got, want)
-	}
-}
-
-func TestImpersonatingKubeconfig(t *testing.T) {
-	dir := t.TempDir()
-	admin := filepath.Join(dir, "admin")
-	if err := os.WriteFile(admin, []byte(`apiVersion: v1
-kind: Config
-clusters: [{name: c, cluster: {server: "https://127.0.0.1:1"}}]
-users: [{name: u, user: {token: t}}]
-contexts: [{name: x, context: {cluster: c, user: u}}]
-current-context: x
-`), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	out := filepath.Join(dir, "agent")
-	if err := writeImpersonatingKubeconfig(admin, out, "tenon-system"); err != nil {
-		t.Fatal(err)
-	}
-	cfg, err := clientcmd.BuildConfigFromFlags("", out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if cfg.Impersonate.UserName != "system:serviceaccount:tenon-system:tenon" || !slices.Contains(cfg.Impersonate.Groups, "system:serviceaccounts:tenon-system") {
-		t.Fatalf("impersonation %+v", cfg.Impersonate)
 	}
 }

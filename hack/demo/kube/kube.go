@@ -45,6 +45,11 @@ func readYAML(file string, data []byte) ([]*unstructured.Unstructured, error) {
 	return out, nil
 }
 
+// ReadData decodes the objects of multi-document YAML or JSON; file names the data in errors.
+func ReadData(file string, data []byte) ([]*unstructured.Unstructured, error) {
+	return readYAML(file, data)
+}
+
 // ReadFiles reads the objects of every file, in order.
 func ReadFiles(paths ...string) ([]*unstructured.Unstructured, error) {
 	files, err := manifest.ReadFiles(paths, nil)

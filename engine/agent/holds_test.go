@@ -1,0 +1,172 @@
+package agent
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	v1 "github.com/tenonhq/terraform-provider-tenon/engine/api/v1"
+	"github.com/tenonhq/terraform-provider-tenon/engine/consolidation"
+)
+
+// pinnedPod is boundPod annotated do-not-disrupt: its node stays, so the
+// only node consolidation can remove is the other one.
+func pinnedPod(name, node string) *corev1.Pod {
+	p := boundPod(name, node)
+	p.Annotations = map[string]string{v1.AnnotationDoNotDisrupt: "true"}
+	return p
+}
+
+// twoNodes: n1 (claim p-abc) holds a pinned pod, n2 (claim p-def) a pod
+// that fits beside it, so the whole plan removes n2 unless it is held.
+func twoNodes(n2Claim *v1.NodeClaim) []client.Object {
+	return []client.Object{emptyNodeClass(), emptyNodePool("0s"), emptyNode(), initializedClaim(),
+		namedNode("n2", "fake://p-def"), n2Claim, pinnedPod("a", "n1"), boundPod("b", "n2")}
+}
+
+// planNodes observes and plans at now, returning the nodes the commands
+// remove and why each kept node stays.
+func planNodes(t *testing.T, a *controllers, now time.Time) (removed []string, kept map[string]string) {
+	t.Helper()
+	v, err := a.disruption.observe(context.Background(), now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := a.disruption.plan(context.Background(), v, now, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kept = map[string]string{}
+	for _, c := range res.Commands {
+		removed = append(removed, c.Nodes...)
+	}
+	for _, k := range res.Kept {
+		kept[k.Node] = k.Reason
+	}
+	return removed, kept
+}
+
+// TestReplacementNotConsolidatedAgain (issue 18, bug 2): a replacement a
+// disruption command launched is not the subject of another command for
+// Timings.ReplacementHold after its launch (the annotation on its claim,
+// so a restarted agent holds it too); after that it is an ordinary node.
+func TestReplacementNotConsolidatedAgain(t *testing.T) {
+	replacement := claimOf("p-def", "n2")
+	replacement.Annotations = map[string]string{annotationReplacementOf: "n9"}
+	replacement.CreationTimestamp = metav1.NewTime(time.Now().Add(-time.Minute))
+	a2, c2, _, clk2 := testAgent(t, twoNodes(replacement)...)
+	removed, kept := planNodes(t, a2, clk2.Now())
+	if len(removed) > 0 {
+		t.Fatalf("a replacement launched a minute ago was planned away: commands remove %v", removed)
+	}
+	if !strings.Contains(kept["n2"], "replacement for n9") {
+		t.Errorf("n2 kept as %q, want the replacement hold named", kept["n2"])
+	}
+	if got := getClaim(t, c2, "p-def").Annotations[annotationReplacementOf]; got != "n9" {
+		t.Fatalf("annotation %q", got)
+	}
+
+	clk2.Step(a2.disruption.timings.ReplacementHold)
+	if removed, _ := planNodes(t, a2, clk2.Now()); !slices.Equal(removed, []string{"n2"}) {
+		t.Errorf("after the hold: commands remove %v, want [n2]", removed)
+	}
+}
+
+// TestEmptyReplacementNotHeld: a replacement that is empty once the nodes
+// it replaces are gone (its pods went elsewhere) is not held: emptiness
+// removes it after consolidateAfter, evicting nothing. While a replaced
+// node is still there, its pods are on their way and it stays.
+func TestEmptyReplacementNotHeld(t *testing.T) {
+	for _, tc := range []struct {
+		name, of string
+		wantKept bool
+	}{
+		{name: "replaced node gone", of: "n9", wantKept: false},
+		{name: "replaced node still draining", of: "n2,n9", wantKept: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			replacement := initializedClaim()
+			replacement.Annotations = map[string]string{annotationReplacementOf: tc.of}
+			replacement.CreationTimestamp = metav1.NewTime(time.Now().Add(-time.Minute))
+			a, c, _, clk := testAgent(t, emptyNodeClass(), emptyNodePool("0s"), emptyNode(), replacement,
+				namedNode("n2", "fake://p-def"), claimOf("p-def", "n2"), pinnedPod("b", "n2"))
+			if err := a.disruption.removeEmpty(context.Background(), clk.Now()); err != nil {
+				t.Fatal(err)
+			}
+			if kept := getClaim(t, c, "p-abc").DeletionTimestamp == nil; kept != tc.wantKept {
+				t.Errorf("empty replacement of %s kept = %v, want %v", tc.of, kept, tc.wantKept)
+			}
+		})
+	}
+}
+
+// TestNodeOfACommandInFlightIsHeld (issue 18, bug 2): while a command acts
+// on a node, no other plan takes it; once the command is done it may.
+func TestNodeOfACommandInFlightIsHeld(t *testing.T) {
+	a, _, _, clk := testAgent(t, twoNodes(claimOf("p-def", "n2"))...)
+	a.disruption.inflight.add([]string{"n2"}, "Underutilized: replace n2")
+	removed, kept := planNodes(t, a, clk.Now())
+	if len(removed) > 0 || !strings.Contains(kept["n2"], "in flight") {
+		t.Fatalf("commands remove %v, n2 kept as %q: want n2 held by the command in flight", removed, kept["n2"])
+	}
+	a.disruption.inflight.done([]string{"n2"})
+	if removed, _ := planNodes(t, a, clk.Now()); !slices.Equal(removed, []string{"n2"}) {
+		t.Errorf("after the command: commands remove %v, want [n2]", removed)
+	}
+}
+
+// TestConsolidationWaitsForDrains (issue 18, bug 2): while a node an
+// earlier command deleted still drains pods, consolidation runs no new
+// command (its replacements would be taken by the draining pods); past
+// Timings.ReplacementHold it plans anyway.
+func TestConsolidationWaitsForDrains(t *testing.T) {
+	objs := append(twoNodes(claimOf("p-def", "n2")), namedNode("n3", "fake://p-ghi"), claimOf("p-ghi", "n3"), pinnedPod("c", "n3"))
+	a, c, _, _ := testAgent(t, objs...)
+	ctx := context.Background()
+	// The claim's finalizer keeps it, being deleted, while its node drains.
+	if err := c.Delete(ctx, getClaim(t, c, "p-ghi")); err != nil {
+		t.Fatal(err)
+	}
+	deleting := getClaim(t, c, "p-ghi")
+	if deleting.DeletionTimestamp == nil {
+		t.Fatal("p-ghi not being deleted")
+	}
+	start := deleting.DeletionTimestamp.Time
+	if err := a.disruption.consolidate(ctx, start.Add(time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	if getClaim(t, c, "p-def").DeletionTimestamp != nil {
+		t.Fatal("consolidated n2 while n3 still drained a pod")
+	}
+	if err := a.disruption.consolidate(ctx, start.Add(a.disruption.timings.ReplacementHold+time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	claim := getClaim(t, c, "p-def")
+	if claim.DeletionTimestamp == nil || claim.Annotations[annotationDisruptionReason] != string(consolidation.ReasonUnderutilized) {
+		t.Errorf("n2 not consolidated once the drain outlasted the wait: deleting %v, annotations %v", claim.DeletionTimestamp != nil, claim.Annotations)
+	}
+}
+
+// TestReplacementClaimNamesWhatItReplaces: the claims a command launches
+// carry the nodes it removes, which is what holds them.
+func TestReplacementClaimNamesWhatItReplaces(t *testing.T) {
+	a, _, _, clk := testAgent(t, twoNodes(claimOf("p-def", "n2"))...)
+	v, err := a.disruption.observe(context.Background(), clk.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := consolidation.Command{Nodes: []string{"n1", "n2"}}
+	claim, err := replacementClaim(v, cmd, consolidation.Replacement{NodePool: "p", InstanceType: "m5.large", Zone: "us-east-1a", CapacityType: "on-demand"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := claim.Annotations[annotationReplacementOf]; got != "n1,n2" {
+		t.Errorf("%s = %q, want n1,n2", annotationReplacementOf, got)
+	}
+}
