@@ -6,6 +6,9 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/tenonhq/terraform-provider-tenon/engine/convert"
+	"github.com/tenonhq/terraform-provider-tenon/engine/simulate"
 )
 
 func TestRun(t *testing.T) {
@@ -53,5 +56,24 @@ func TestCommandNamesAreUnique(t *testing.T) {
 			t.Errorf("command %q needs a run function and a summary", c.name)
 		}
 		seen[c.name] = true
+	}
+}
+
+// TestCrashIsAnInternalError: a panic in a subcommand used to end the
+// process with Go's exit status 2, the code of bad input; it is reported as
+// a bug and exits 3.
+func TestCrashIsAnInternalError(t *testing.T) {
+	var stderr bytes.Buffer
+	code := guard(command{name: "agent"}, func() int { panic("assignment to entry in nil map") }, &stderr)
+	if code != exitInternal || code == 2 {
+		t.Errorf("exit %d, want %d", code, exitInternal)
+	}
+	if msg := stderr.String(); !strings.Contains(msg, "tenon agent: internal error: assignment to entry in nil map") || !strings.Contains(msg, "goroutine") {
+		t.Errorf("stderr does not report the crash with its stack:\n%s", msg)
+	}
+	for name, c := range map[string]int{"simulate": simulate.ExitInternal, "convert": convert.ExitInternal} {
+		if c != exitInternal {
+			t.Errorf("tenon %s exits %d on an internal error, main %d", name, c, exitInternal)
+		}
 	}
 }
