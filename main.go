@@ -49,7 +49,16 @@ func commands() []command {
 }
 
 func main() {
-	os.Exit(run(context.Background(), os.Args[1:], os.Stdout, os.Stderr))
+	args := os.Args[1:]
+	if inCrashGuardChild() {
+		os.Exit(childExitBase + run(context.Background(), args, os.Stdout, os.Stderr))
+	}
+	if crashGuarded(args) {
+		if code, ok := superviseCrashes(args, os.Stderr); ok {
+			os.Exit(code)
+		}
+	}
+	os.Exit(run(context.Background(), args, os.Stdout, os.Stderr))
 }
 
 // run dispatches to the plugin server (no arguments, or only flags such as
@@ -71,9 +80,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 // Exit codes every subcommand shares: 0 done, 1 failed (a check, --strict,
 // the agent stopped on an error), 2 bad input or usage, and exitInternal
 // for a crash. Go's runtime exits 2 on an unrecovered panic, which would
-// read as bad input; guard turns a panic into exitInternal instead.
-// engine/internal/cli (ExitInternal) holds the same value for simulate and
-// convert, which recover on their own and say more.
+// read as bad input; guard turns a panic in the command's goroutine into
+// exitInternal, and simulate and convert run in a child process
+// (crashguard.go) so that any other crash does too. engine/internal/cli
+// (ExitInternal) holds the same value for simulate and convert, which
+// recover on their own and say more.
 const exitInternal = 3
 
 // guard runs a subcommand's body, reporting a panic in it as an internal

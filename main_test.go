@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
+	"os"
 	"runtime"
 	"strings"
 	"testing"
@@ -74,6 +76,35 @@ func TestCrashIsAnInternalError(t *testing.T) {
 	for name, c := range map[string]int{"simulate": simulate.ExitInternal, "convert": convert.ExitInternal} {
 		if c != exitInternal {
 			t.Errorf("tenon %s exits %d on an internal error, main %d", name, c, exitInternal)
+		}
+	}
+}
+
+// TestReadmeExitCodes keeps the README's exit status table true to the
+// codes the commands use.
+func TestReadmeExitCodes(t *testing.T) {
+	data, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, table, _ := strings.Cut(string(data), "## Exit status of `tenon simulate` and `tenon convert`")
+	rows := map[string]string{}
+	for _, line := range strings.Split(table, "\n") {
+		if cells := strings.Split(line, "|"); len(cells) == 4 {
+			rows[strings.TrimSpace(cells[1])] = cells[2]
+		}
+	}
+	for _, c := range []struct {
+		code  int
+		words string
+	}{
+		{simulate.ExitOK, "done"}, {convert.ExitOK, "done"},
+		{simulate.ExitCheckFails, "`simulate --check` found a violation"}, {convert.ExitUnmapped, "`convert --strict` found a field not mapped"},
+		{simulate.ExitBadInput, "bad input or usage"}, {convert.ExitBadInput, "bad input or usage"},
+		{simulate.ExitInternal, "internal error"}, {convert.ExitInternal, "internal error"}, {exitInternal, "internal error"},
+	} {
+		if row := rows[fmt.Sprint(c.code)]; !strings.Contains(row, c.words) {
+			t.Errorf("README.md's exit status %d reads %q, want it to say %q", c.code, row, c.words)
 		}
 	}
 }
