@@ -150,3 +150,21 @@ func TestCrashIsNotBadInput(t *testing.T) {
 		}
 	}
 }
+
+// TestWorkloadsOfOneNameAndTwoKinds: a Deployment and a Job may share a
+// name, as in Kubernetes; their pods were both named web-0..., and the
+// scenario was refused for a duplicate pod the user never wrote.
+func TestWorkloadsOfOneNameAndTwoKinds(t *testing.T) {
+	job := "---\napiVersion: batch/v1\nkind: Job\nmetadata: {name: web}\nspec:\n  template:\n    spec:\n      restartPolicy: Never\n      containers: [{name: c, image: x}]\n"
+	s, err := Parse(File{Name: "s.yaml", Data: []byte(header + pool + deployment("1") + job)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, p := range s.Objects.Pods {
+		names = append(names, p.Name)
+	}
+	if want := []string{"web-0", "web-1", "web-job-0"}; fmt.Sprint(names) != fmt.Sprint(want) {
+		t.Errorf("pods %v, want %v", names, want)
+	}
+}

@@ -59,7 +59,9 @@ type Scenario struct {
 	// Catalog is the instance-type catalog for Region and Zones.
 	Catalog *catalog.Catalog
 	// Objects are the objects of every file; Deployments, ReplicaSets,
-	// StatefulSets and Jobs are expanded into pods X-0 … X-(N-1).
+	// StatefulSets and Jobs are expanded into pods X-0 … X-(N-1), or
+	// X-<kind>-0 … when a workload of another kind named X came first (a
+	// Deployment and a Job may share a name; their pods may not).
 	Objects state.Objects
 	// Workloads counts the workload objects expanded into pods.
 	Workloads int
@@ -70,6 +72,10 @@ type Scenario struct {
 	origins manifest.Origins
 	// overCap is set once the scenario holds more than MaxPods pods.
 	overCap bool
+	// podPrefixes are the namespace/name prefixes of the pods workloads
+	// were expanded into, so that a workload of another kind with the same
+	// name gets other pod names.
+	podPrefixes map[string]bool
 }
 
 // MaxPods is the most pods one scenario may hold, its workloads' replicas

@@ -2,6 +2,7 @@ package simulate
 
 import (
 	"fmt"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -50,13 +51,21 @@ func (s *Scenario) addWorkload(w workload) field.ErrorList {
 	if err := s.makeRoom(int(n), w.countField); err != nil {
 		return field.ErrorList{err}
 	}
+	prefix := meta.Name
+	if s.podPrefixes == nil {
+		s.podPrefixes = map[string]bool{}
+	}
+	if s.podPrefixes[meta.Namespace+"/"+prefix] {
+		prefix += "-" + strings.ToLower(w.Kind)
+	}
+	s.podPrefixes[meta.Namespace+"/"+prefix] = true
 	controller := true
 	owner := metav1.OwnerReference{APIVersion: w.APIVersion, Kind: w.Kind, Name: meta.Name, UID: meta.UID, Controller: &controller}
 	for i := range n {
 		p := &corev1.Pod{
 			TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"},
 			ObjectMeta: metav1.ObjectMeta{
-				Name:            fmt.Sprintf("%s-%d", meta.Name, i),
+				Name:            fmt.Sprintf("%s-%d", prefix, i),
 				Namespace:       meta.Namespace,
 				Labels:          tmpl.Labels,
 				Annotations:     tmpl.Annotations,
