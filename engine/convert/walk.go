@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/tenonhq/terraform-provider-tenon/engine/manifest"
+	"github.com/tenonhq/terraform-provider-tenon/engine/scheduling"
 )
 
 // Finding is one input field the output does not carry.
@@ -330,7 +331,7 @@ func parseQuantity(c *conversion, path *field.Path, v any) (resource.Quantity, b
 		c.fail(path, "expected a quantity such as 100 or 16Gi, got %s", describeJSON(v))
 		return resource.Quantity{}, false
 	}
-	q, err := resource.ParseQuantity(text)
+	q, err := scheduling.ParseQuantity(text)
 	if err != nil {
 		c.fail(path, "%q is not a quantity such as 100, 500m or 16Gi", text)
 		return resource.Quantity{}, false

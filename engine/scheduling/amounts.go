@@ -3,7 +3,9 @@ package scheduling
 import (
 	"fmt"
 	"maps"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -125,4 +127,36 @@ func clamp(list corev1.ResourceList, bound func(corev1.ResourceName) resource.Qu
 		return list
 	}
 	return out
+}
+
+// MaxExponent is the largest power of ten a number in input may carry
+// (1e30, 1e-30). A resource.Quantity parses any exponent, and then takes
+// minutes or hours to round 1e-99999999 to nano units or to compare
+// 1e99999999 with a bound: one such field would hang `tenon simulate`, the
+// agent or a plan. No amount the engine reads needs more.
+const MaxExponent = 30
+
+// exponentRE matches a decimal number with an exponent, as JSON writes it
+// and as a Quantity reads it.
+var exponentRE = regexp.MustCompile(`^[+-]?[0-9.]+[eE]([+-]?[0-9]+)$`)
+
+// ExponentTooLarge reports whether s is a number whose exponent is past
+// ±MaxExponent. Parse such a string before handing it to
+// resource.ParseQuantity.
+func ExponentTooLarge(s string) bool {
+	m := exponentRE.FindStringSubmatch(s)
+	if m == nil {
+		return false
+	}
+	exp, err := strconv.Atoi(m[1])
+	return err != nil || exp > MaxExponent || exp < -MaxExponent
+}
+
+// ParseQuantity is resource.ParseQuantity for input: a number whose
+// exponent is past ±MaxExponent is an error, returned at once.
+func ParseQuantity(s string) (resource.Quantity, error) {
+	if ExponentTooLarge(s) {
+		return resource.Quantity{}, fmt.Errorf("%q has an exponent past ±%d: no amount is that large or that small", s, MaxExponent)
+	}
+	return resource.ParseQuantity(s)
 }

@@ -73,7 +73,7 @@ func nestedBlocks(depth int) string {
 
 // badQuantities are quantities that are malformed, negative, or too large
 // for any machine (past int64 once in base units, or past Tenon's bounds).
-var badQuantities = []string{"8E", "1e400", "9999999Ei", "-1", "abc", "1.5.5", `""`, "1Ki1", "NaN", "Inf", "1e19", "9223372036854775808"}
+var badQuantities = []string{"8E", "1e400", "9999999Ei", "-1", "abc", "1.5.5", `""`, "1Ki1", "NaN", "Inf", "1e19", "9223372036854775808", "1e99999999", `"1e-99999999"`, "-5E+31"}
 
 // quantities: each bad quantity in each place a scenario or a Karpenter
 // policy holds one.

@@ -150,7 +150,7 @@ func nonNegativeQuantity(v string) (resource.Quantity, bool) {
 	if len(v) > 64 {
 		return resource.Quantity{}, false
 	}
-	q, err := resource.ParseQuantity(v)
+	q, err := scheduling.ParseQuantity(v)
 	return q, err == nil && q.Sign() >= 0
 }
 
