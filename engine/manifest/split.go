@@ -133,6 +133,9 @@ func splitYAML(data []byte) ([][]byte, error) {
 	var out [][]byte
 	start, startLine, line := 0, 1, 1
 	flush := func(end int) error {
+		if len(bytes.TrimSpace(data[start:end])) == 0 {
+			return nil // an empty document: nothing to parse (a million `---` lines take no time)
+		}
 		raw, err := yaml.YAMLToJSONStrict(data[start:end])
 		if err == nil {
 			err = singleDocument(data[start:end])
