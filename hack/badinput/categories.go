@@ -173,10 +173,10 @@ func (g *gen) names() {
 func (g *gen) unknownFields() {
 	scenario := []struct{ what, old, new, want string }{
 		{"spec replica", "replicas: 2", "replica: 2", wantDeployment + "spec.replica"},
-		{"containers misspelled", "      containers:\n        - name: app", "      contianers: []\n      containers:\n        - name: app", wantPodSpec + "contianers"},
+		{"containers capitalised", "      containers:\n        - name: app", "      Containers: []\n      containers:\n        - name: app", wantPodSpec + "Containers"},
 		{"resources requets", "resources: {requests: {cpu: 500m", "resources: {requets: {cpu: 500m", wantPodSpec + "containers[0].resources.requets"},
 		{"top level field", "kind: Deployment\n", "kind: Deployment\nstatus2: {}\n", wantDeployment + "status2"},
-		{"metadata field", "metadata: {name: web, namespace: default,", "metadata: {name: web, namespace: default, nmae: x,", wantDeployment + "metadata.nmae"},
+		{"metadata field", "metadata: {name: web, namespace: default,", "metadata: {name: web, namespace: default, Name: x,", wantDeployment + "metadata.Name"},
 		{"replicas string", "replicas: 2", "replicas: two", wantDeployment + "spec.replicas"},
 		{"replicas list", "replicas: 2", "replicas: [2]", wantDeployment + "spec.replicas"},
 		{"containers map", "      containers:\n        - name: app\n          image: registry.k8s.io/pause:3.10\n          resources: {requests: {cpu: 500m, memory: 1Gi}}", "      containers: {name: app}", wantPodSpec + "containers"},

@@ -30,13 +30,13 @@ const (
 type Outcome string
 
 const (
-	// Refused: exit 2 with an error naming the file and, when Want is set,
+	// Refused is exit 2 with an error naming the file and, when Want is set,
 	// the object and the field (Want holds them as the error writes them).
 	Refused Outcome = "refused"
-	// Accepted: exit 0 and every object accounted for: Objects pods
+	// Accepted is exit 0 and every object accounted for: Objects pods
 	// simulated, or Objects objects converted.
 	Accepted Outcome = "accepted"
-	// Either: a truncation may leave valid input; refused as above, or
+	// Either is for a truncation, which may leave valid input; refused as above, or
 	// accepted with a result that parses.
 	Either Outcome = "either"
 )

@@ -70,9 +70,7 @@ func TestRunReportsACrash(t *testing.T) {
 		var stdout, stderr bytes.Buffer
 		cmd := Command{Name: "tenon test", Stderr: &stderr}
 		code := cmd.Run(context.Background(), timeout, &stdout, func(context.Context, io.Writer, Command) int {
-			var m map[string]int
-			m["x"] = 1
-			return ExitOK
+			panic("assignment to entry in nil map")
 		})
 		if code != ExitInternal || !strings.Contains(stderr.String(), "tenon test: internal error: assignment to entry in nil map") {
 			t.Errorf("timeout %v: exit %d, stderr:\n%s", timeout, code, stderr.String())
