@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"runtime/debug"
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
@@ -48,7 +49,16 @@ func commands() []command {
 }
 
 func main() {
-	os.Exit(run(context.Background(), os.Args[1:], os.Stdout, os.Stderr))
+	args := os.Args[1:]
+	if inCrashGuardChild() {
+		os.Exit(childExitBase + run(context.Background(), args, os.Stdout, os.Stderr))
+	}
+	if crashGuarded(args) {
+		if code, ok := superviseCrashes(args, os.Stderr); ok {
+			os.Exit(code)
+		}
+	}
+	os.Exit(run(context.Background(), args, os.Stdout, os.Stderr))
 }
 
 // run dispatches to the plugin server (no arguments, or only flags such as
@@ -59,12 +69,34 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	for _, c := range commands() {
 		if c.name == args[0] {
-			return c.run(ctx, args[1:], stdout, stderr)
+			return guard(c, func() int { return c.run(ctx, args[1:], stdout, stderr) }, stderr)
 		}
 	}
 	fmt.Fprintf(stderr, "tenon: unknown command %q\n\n", args[0])
 	printUsage(stderr)
 	return 2
+}
+
+// Exit codes every subcommand shares: 0 done, 1 failed (a check, --strict,
+// the agent stopped on an error), 2 bad input or usage, and exitInternal
+// for a crash. Go's runtime exits 2 on an unrecovered panic, which would
+// read as bad input; guard turns a panic in the command's goroutine into
+// exitInternal, and simulate and convert run in a child process
+// (crashguard.go) so that any other crash does too. engine/internal/cli
+// (ExitInternal) holds the same value for simulate and convert, which
+// recover on their own and say more.
+const exitInternal = 3
+
+// guard runs a subcommand's body, reporting a panic in it as an internal
+// error with its stack and returning exitInternal.
+func guard(c command, body func() int, stderr io.Writer) (code int) {
+	defer func() {
+		if p := recover(); p != nil {
+			fmt.Fprintf(stderr, "tenon %s: internal error: %v; this is a bug in tenon, not a problem with the input: please report it with this stack:\n%s", c.name, p, debug.Stack())
+			code = exitInternal
+		}
+	}()
+	return body()
 }
 
 // serve runs the Terraform plugin protocol server until Terraform stops it.

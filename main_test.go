@@ -3,9 +3,14 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
+	"os"
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/tenonhq/terraform-provider-tenon/engine/convert"
+	"github.com/tenonhq/terraform-provider-tenon/engine/simulate"
 )
 
 func TestRun(t *testing.T) {
@@ -53,5 +58,53 @@ func TestCommandNamesAreUnique(t *testing.T) {
 			t.Errorf("command %q needs a run function and a summary", c.name)
 		}
 		seen[c.name] = true
+	}
+}
+
+// TestCrashIsAnInternalError: a panic in a subcommand used to end the
+// process with Go's exit status 2, the code of bad input; it is reported as
+// a bug and exits 3.
+func TestCrashIsAnInternalError(t *testing.T) {
+	var stderr bytes.Buffer
+	code := guard(command{name: "agent"}, func() int { panic("assignment to entry in nil map") }, &stderr)
+	if code != exitInternal || code == 2 {
+		t.Errorf("exit %d, want %d", code, exitInternal)
+	}
+	if msg := stderr.String(); !strings.Contains(msg, "tenon agent: internal error: assignment to entry in nil map") || !strings.Contains(msg, "goroutine") {
+		t.Errorf("stderr does not report the crash with its stack:\n%s", msg)
+	}
+	for name, c := range map[string]int{"simulate": simulate.ExitInternal, "convert": convert.ExitInternal} {
+		if c != exitInternal {
+			t.Errorf("tenon %s exits %d on an internal error, main %d", name, c, exitInternal)
+		}
+	}
+}
+
+// TestReadmeExitCodes keeps the README's exit status table true to the
+// codes the commands use.
+func TestReadmeExitCodes(t *testing.T) {
+	data, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, table, _ := strings.Cut(string(data), "## Exit status of `tenon simulate` and `tenon convert`")
+	rows := map[string]string{}
+	for _, line := range strings.Split(table, "\n") {
+		if cells := strings.Split(line, "|"); len(cells) == 4 {
+			rows[strings.TrimSpace(cells[1])] = cells[2]
+		}
+	}
+	for _, c := range []struct {
+		code  int
+		words string
+	}{
+		{simulate.ExitOK, "done"}, {convert.ExitOK, "done"},
+		{simulate.ExitCheckFails, "`simulate --check` found a violation"}, {convert.ExitUnmapped, "`convert --strict` found a field not mapped"},
+		{simulate.ExitBadInput, "bad input or usage"}, {convert.ExitBadInput, "bad input or usage"},
+		{simulate.ExitInternal, "internal error"}, {convert.ExitInternal, "internal error"}, {exitInternal, "internal error"},
+	} {
+		if row := rows[fmt.Sprint(c.code)]; !strings.Contains(row, c.words) {
+			t.Errorf("README.md's exit status %d reads %q, want it to say %q", c.code, row, c.words)
+		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 
@@ -231,10 +232,13 @@ func validateWorkloads(ws []workloadModel) field.ErrorList {
 				errs = append(errs, field.Invalid(p.Child("namespace"), w.Namespace.ValueString(), msg))
 			}
 		}
-		if r := w.Replicas; !r.IsNull() && !r.IsUnknown() && r.ValueInt64() < 0 {
-			errs = append(errs, field.Invalid(p.Child("replicas"), r.ValueInt64(), "replicas must not be negative"))
+		// Range-checked here, before deployment() turns them into int32: a
+		// larger value would wrap (2^32 replicas would become none).
+		if r := w.Replicas; !r.IsNull() && !r.IsUnknown() && (r.ValueInt64() < 0 || r.ValueInt64() > simulate.MaxPods) {
+			errs = append(errs, field.Invalid(p.Child("replicas"), r.ValueInt64(), fmt.Sprintf("replicas must be between 0 and %d, the most pods a simulation holds", simulate.MaxPods)))
 		}
 		errs = append(errs, quantityErrors(p.Child("requests"), w.Requests)...)
+		errs = append(errs, scheduling.ValidateRequests(p.Child("requests"), resourceList(w.Requests))...)
 		for j, t := range w.Tolerations {
 			errs = append(errs, oneOf(p.Child("tolerations").Index(j).Child("operator"), t.Operator, tolerationOperators)...)
 			errs = append(errs, oneOf(p.Child("tolerations").Index(j).Child("effect"), t.Effect, taintEffects)...)
@@ -242,8 +246,8 @@ func validateWorkloads(ws []workloadModel) field.ErrorList {
 		for j, s := range w.TopologySpread {
 			sp := p.Child("topologySpread").Index(j)
 			errs = append(errs, oneOf(sp.Child("whenUnsatisfiable"), s.WhenUnsatisfiable, unsatisfiableValues)...)
-			if !s.MaxSkew.IsNull() && !s.MaxSkew.IsUnknown() && s.MaxSkew.ValueInt64() < 1 {
-				errs = append(errs, field.Invalid(sp.Child("maxSkew"), s.MaxSkew.ValueInt64(), "maxSkew must be at least 1"))
+			if !s.MaxSkew.IsNull() && !s.MaxSkew.IsUnknown() && (s.MaxSkew.ValueInt64() < 1 || s.MaxSkew.ValueInt64() > math.MaxInt32) {
+				errs = append(errs, field.Invalid(sp.Child("maxSkew"), s.MaxSkew.ValueInt64(), fmt.Sprintf("maxSkew must be between 1 and %d", math.MaxInt32)))
 			}
 		}
 	}

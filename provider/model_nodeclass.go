@@ -5,11 +5,11 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	v1 "github.com/tenonhq/terraform-provider-tenon/engine/api/v1"
+	"github.com/tenonhq/terraform-provider-tenon/engine/scheduling"
 )
 
 // nodeClassModel is tenon_node_class's schema as Go values.
@@ -156,7 +156,7 @@ func (m *nodeClassModel) toAPI() (*v1.NodeClass, field.ErrorList) {
 				Throughput: int64Ptr(e.Throughput), VolumeType: strPtr(e.VolumeType),
 			}
 			if s := strPtr(e.VolumeSize); s != nil {
-				q, err := resource.ParseQuantity(*s)
+				q, err := scheduling.ParseQuantity(*s)
 				if err != nil {
 					errs = append(errs, field.Invalid(field.NewPath("spec", "aws", "blockDeviceMappings").Index(i).Child("ebs", "volumeSize"),
 						*s, "must be a size such as 100Gi"))

@@ -5,11 +5,11 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	v1 "github.com/tenonhq/terraform-provider-tenon/engine/api/v1"
+	"github.com/tenonhq/terraform-provider-tenon/engine/scheduling"
 )
 
 // nodePoolModel is tenon_nodepool's schema as Go values.
@@ -108,7 +108,7 @@ func quantityErrors(p *field.Path, m map[string]types.String) field.ErrorList {
 		if v.IsNull() || v.IsUnknown() {
 			continue
 		}
-		if _, err := resource.ParseQuantity(v.ValueString()); err != nil {
+		if _, err := scheduling.ParseQuantity(v.ValueString()); err != nil {
 			errs = append(errs, field.Invalid(p.Key(k), v.ValueString(), "must be a quantity such as 100, 1.5, 500m, 64Gi or 1k"))
 		}
 	}

@@ -34,12 +34,14 @@ type execModel struct {
 
 // gitModel is the provider's git {} block.
 type gitModel struct {
-	URL         types.String  `tfsdk:"url"`
-	Branch      types.String  `tfsdk:"branch"`
-	Path        types.String  `tfsdk:"path"`
-	AuthorName  types.String  `tfsdk:"author_name"`
-	AuthorEmail types.String  `tfsdk:"author_email"`
-	Auth        *gitAuthModel `tfsdk:"auth"`
+	URL         types.String `tfsdk:"url"`
+	Branch      types.String `tfsdk:"branch"`
+	Path        types.String `tfsdk:"path"`
+	AuthorName  types.String `tfsdk:"author_name"`
+	AuthorEmail types.String `tfsdk:"author_email"`
+	// AllowInsecureHTTP lets auth go to an http:// url.
+	AllowInsecureHTTP types.Bool    `tfsdk:"allow_insecure_http"`
+	Auth              *gitAuthModel `tfsdk:"auth"`
 }
 
 // gitAuthModel is the git block's auth {} block.

@@ -8,6 +8,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/tenonhq/terraform-provider-tenon/engine/scheduling"
 )
 
 // Helpers shared by the model_*.go files, the only place where Terraform values and
@@ -139,7 +141,7 @@ func resourceList(m map[string]types.String) corev1.ResourceList {
 		if v.IsUnknown() {
 			continue
 		}
-		q, err := resource.ParseQuantity(v.ValueString())
+		q, err := scheduling.ParseQuantity(v.ValueString())
 		if err != nil {
 			continue
 		}
@@ -163,7 +165,7 @@ func tfResourceList(rl corev1.ResourceList, prior map[string]types.String) map[s
 
 func keepQuantity(q resource.Quantity, prior types.String) string {
 	if !prior.IsNull() && !prior.IsUnknown() {
-		if p, err := resource.ParseQuantity(prior.ValueString()); err == nil && p.Cmp(q) == 0 {
+		if p, err := scheduling.ParseQuantity(prior.ValueString()); err == nil && p.Cmp(q) == 0 {
 			return prior.ValueString()
 		}
 	}

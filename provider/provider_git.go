@@ -22,7 +22,12 @@ func gitBlock() schema.Block {
 			"that cluster (empty until ArgoCD, Flux or the agent has applied them).",
 		Attributes: map[string]schema.Attribute{
 			"url": schema.StringAttribute{Optional: true, MarkdownDescription: "Repository URL: `https://...`, " +
-				"`ssh://...` or `git@host:org/repo.git`, `git://...` or `file://...`. Required in this block."},
+				"`ssh://...` or `git@host:org/repo.git`, `git://...` or `file://...`. Required in this block. It may not hold " +
+				"credentials (`https://user:token@host/...` is refused, so no secret reaches the state, plans, logs or the " +
+				"agent's arguments): give them in `auth`."},
+			"allow_insecure_http": schema.BoolAttribute{Optional: true, MarkdownDescription: "Let `auth`'s token or password " +
+				"go to an `http://` URL, in clear text. Off by default: credentials need `https://`. For a test server or a " +
+				"trusted network only."},
 			"branch": schema.StringAttribute{Optional: true, MarkdownDescription: "Branch to commit to. Defaults to `main`; " +
 				"created by the first commit if the repository does not have it."},
 			"path": schema.StringAttribute{Optional: true, MarkdownDescription: "Folder of the repository holding the " +
@@ -75,6 +80,7 @@ func configureGit(ctx context.Context, req provider.ConfigureRequest, resp *prov
 	cfg := delivery.GitConfig{
 		URL: g.URL.ValueString(), Branch: g.Branch.ValueString(), Path: g.Path.ValueString(),
 		AuthorName: g.AuthorName.ValueString(), AuthorEmail: g.AuthorEmail.ValueString(),
+		AllowInsecureHTTP: g.AllowInsecureHTTP.ValueBool(),
 	}
 	if a := g.Auth; a != nil {
 		cfg.Auth = gitops.Auth{

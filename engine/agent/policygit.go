@@ -27,6 +27,8 @@ type PolicyGitOptions struct {
 	// Secret names a Secret in the agent's namespace holding the credentials (keys username,
 	// password, token, identity, passphrase, known_hosts); empty means anonymous access.
 	Secret string
+	// InsecureHTTP lets the Secret's token or password go to an http:// URL.
+	InsecureHTTP bool
 }
 
 // addFlags registers the --policy-git-* flags.
@@ -36,6 +38,7 @@ func (p *PolicyGitOptions) addFlags(fs *flag.FlagSet) {
 	fs.StringVar(&p.Path, "policy-git-path", p.Path, "pull mode: folder of the repository holding the objects (its kustomization.yaml is honoured)")
 	fs.DurationVar(&p.Interval, "policy-git-interval", p.Interval, "pull mode: how often to fetch and apply")
 	fs.StringVar(&p.Secret, "policy-git-secret", p.Secret, "pull mode: Secret in the agent's namespace with the Git credentials (username/password, token, or identity and known_hosts)")
+	fs.BoolVar(&p.InsecureHTTP, "policy-git-insecure-http", p.InsecureHTTP, "pull mode: let the Secret's token or password go to an http:// URL, in clear text (a test server or a trusted network only)")
 }
 
 func defaultPolicyGitOptions() PolicyGitOptions {
@@ -50,6 +53,11 @@ func (p PolicyGitOptions) validate() error {
 		return nil
 	}
 	var errs []error
+	// Credentials in the URL would reach logs and the status ConfigMap:
+	// refused even when a Secret is set.
+	if err := gitops.CheckURL(p.URL); err != nil {
+		errs = append(errs, fmt.Errorf("--policy-git-url: %w", err))
+	}
 	if p.Interval < time.Second {
 		errs = append(errs, fmt.Errorf("--policy-git-interval %s: use 1s or more, for example 30s", p.Interval))
 	}
@@ -71,7 +79,7 @@ func addPolicySync(mgr manager.Manager, cfg *rest.Config, scheme *runtime.Scheme
 		return fmt.Errorf("creating the policy sync client: %w", err)
 	}
 	so := policysync.Options{
-		Git:       gitops.Options{URL: p.URL, Branch: p.Branch, Path: p.Path},
+		Git:       gitops.Options{URL: p.URL, Branch: p.Branch, Path: p.Path, AllowInsecureHTTP: p.InsecureHTTP},
 		Interval:  p.Interval,
 		Namespace: opts.LeaderElectNamespace,
 		Logger:    log.WithName("policy-sync"),

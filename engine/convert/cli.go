@@ -12,9 +12,12 @@ import (
 
 // Exit codes of `tenon convert`.
 const (
-	ExitOK       = cli.ExitOK
-	ExitUnmapped = 1
+	ExitOK = cli.ExitOK
+	// ExitUnmapped: --strict found a field that could not be mapped.
+	ExitUnmapped = cli.ExitFailed
 	ExitBadInput = cli.ExitBadInput
+	// ExitInternal: a bug in tenon (a crash), never bad input.
+	ExitInternal = cli.ExitInternal
 )
 
 // Command is the `tenon convert` subcommand:
@@ -25,7 +28,8 @@ const (
 // It reads Karpenter YAML (FILE - or no file at all reads standard input),
 // writes Tenon HCL or YAML to stdout, and lists what it could not map on
 // stderr. Exit status: 0 converted (perhaps with fields not mapped), 1 with
-// --strict when a field was not mapped, 2 bad input or usage.
+// --strict when a field was not mapped, 2 bad input or usage, 3 internal
+// error (a crash: a bug in tenon).
 func Command(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	return run(ctx, args, os.Stdin, stdout, stderr)
 }
@@ -45,7 +49,8 @@ var usage = []string{
 	"AWSNodeTemplate) into Tenon's: tenon_* Terraform resources (-o hcl, the default) or tenon.dev",
 	"YAML (-o yaml). Fields Tenon has no equivalent for are listed on stderr and in a comment at",
 	"the top of the output. With no file, or -, it reads standard input.",
-	"Exit status: 0 converted, 1 --strict and a field was not mapped, 2 bad input or usage.",
+	"Exit status: 0 converted; 1 --strict and a field was not mapped; 2 bad input or usage (the",
+	"file, object and field at fault are named); 3 internal error (a bug).",
 }
 
 // parseFlags parses and checks the flags; it has told the person what is
@@ -73,12 +78,19 @@ func parseFlags(args []string, cmd cli.Command) (*options, error) {
 	return o, nil
 }
 
-func run(_ context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	cmd := cli.Command{Name: "tenon convert", Stderr: stderr}
 	opts, err := parseFlags(args, cmd)
 	if err != nil {
 		return cli.ParseExit(err)
 	}
+	return cmd.Run(ctx, 0, stdout, func(_ context.Context, stdout io.Writer, cmd cli.Command) int {
+		return convertFiles(opts, stdin, stdout, cmd)
+	})
+}
+
+// convertFiles reads the inputs, converts them and writes the output.
+func convertFiles(opts *options, stdin io.Reader, stdout io.Writer, cmd cli.Command) int {
 	inputs, err := manifest.ReadFiles(opts.files.Names, stdin)
 	if err != nil {
 		cmd.Report(err)
@@ -98,8 +110,10 @@ func run(_ context.Context, args []string, stdin io.Reader, stdout, stderr io.Wr
 		res = withHCLFindings(res) // what the header of the HCL lists, for stderr
 	}
 	if err != nil {
-		cmd.Printf("writing %s: %v", opts.output.Value, err)
-		return ExitBadInput
+		// The output goes to a buffer: only a value the writer cannot
+		// render fails here, which is a bug, not the input's fault.
+		cmd.Printf("internal error: rendering %s: %v; this is a bug in tenon, please report it with the input", opts.output.Value, err)
+		return ExitInternal
 	}
 	report(cmd, res)
 	if opts.strict && len(res.Unmapped) > 0 {
@@ -108,7 +122,7 @@ func run(_ context.Context, args []string, stdin io.Reader, stdout, stderr io.Wr
 	}
 	if _, err := stdout.Write(out.Bytes()); err != nil {
 		cmd.Printf("writing output: %v", err)
-		return ExitBadInput
+		return cli.ExitFailed
 	}
 	return ExitOK
 }
@@ -122,7 +136,7 @@ func report(cmd cli.Command, res *Result) {
 		cmd.Printf("ignored: %s", f)
 	}
 	for _, warning := range res.Warnings {
-		cmd.Printf("warning: %s", warning)
+		cmd.Printf("warning: %s", manifest.Printable(warning))
 	}
 	cmd.Printf("converted %d object(s); %d field(s) not mapped, %d ignored", len(res.Objects), len(res.Unmapped), len(res.Ignored))
 }

@@ -1,21 +1,24 @@
 package convert
 
 import (
-	"bytes"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
 
-	"github.com/hashicorp/hcl/v2/hclparse"
-
 	"github.com/tenonhq/terraform-provider-tenon/engine/manifest"
 )
 
-// FuzzConvert feeds arbitrary YAML to Convert (seeded with the examples):
-// it must never panic, and whatever it accepts must be written as HCL that
-// parses and as YAML. go test runs the seeds; go test -fuzz FuzzConvert
-// explores.
+// FuzzConvert feeds arbitrary YAML to Convert (seeded with the examples
+// and the injections of issue 20) and checks the semantics of what it
+// accepts (checkOutputs): the HCL holds exactly one resource block per
+// object converted, plus its import block, and nothing else (no data,
+// provider or locals block), each with exactly the attributes its object's
+// mapped fields give; the YAML holds exactly the objects; every header line
+// is a comment. go test runs the seeds; `make test` fuzzes it for a bounded
+// time, `make fuzz` longer.
 func FuzzConvert(f *testing.F) {
 	paths, _ := filepath.Glob(filepath.Join(examplesDir, "*.yaml"))
 	recipes, _ := filepath.Glob(filepath.Join(examplesDir, "recipes", "*.yaml"))
@@ -28,6 +31,10 @@ func FuzzConvert(f *testing.F) {
 	}
 	f.Add([]byte("apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata: {name: p}\nspec: {template: {spec: {nodeClassRef: {name: [1]}}}}\n"))
 	f.Add([]byte("apiVersion: v1\nkind: List\nitems: [1, {kind: NodePool}]\n"))
+	for _, s := range injections {
+		key, _ := json.Marshal(s)
+		f.Add([]byte(fmt.Sprintf("apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata: {name: np, annotations: {%s: v}}\nspec:\n  %s: 1\n  template: {spec: {nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}}}\n", key, key)))
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		res, err := Convert([]Input{{Name: "fuzz.yaml", Data: data}}, Options{ClusterName: "c"})
 		if err != nil {
@@ -39,15 +46,6 @@ func FuzzConvert(f *testing.F) {
 			}
 			return
 		}
-		var hcl, yml bytes.Buffer
-		if err := WriteHCL(&hcl, res, HCLOptions{Import: true}); err != nil {
-			t.Fatal(err)
-		}
-		if _, diags := hclparse.NewParser().ParseHCL(hcl.Bytes(), "fuzz.tf"); diags.HasErrors() {
-			t.Fatalf("HCL does not parse: %v\n%s", diags, hcl.Bytes())
-		}
-		if err := WriteYAML(&yml, res); err != nil {
-			t.Fatal(err)
-		}
+		checkOutputs(t, res)
 	})
 }

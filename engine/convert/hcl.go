@@ -18,6 +18,7 @@ import (
 
 	v1 "github.com/tenonhq/terraform-provider-tenon/engine/api/v1"
 	"github.com/tenonhq/terraform-provider-tenon/engine/api/v1alpha5"
+	"github.com/tenonhq/terraform-provider-tenon/engine/manifest"
 )
 
 // Terraform resource types of the tenon provider.
@@ -184,8 +185,10 @@ func resourceLabels(objs []Object) []string {
 	return out
 }
 
+// commentTokens is a one-line comment; text is made manifest.Printable so
+// that nothing in it can end the comment.
 func commentTokens(text string) hclwrite.Tokens {
-	return hclwrite.Tokens{{Type: hclsyntax.TokenComment, Bytes: []byte("# " + text + "\n")}}
+	return hclwrite.Tokens{{Type: hclsyntax.TokenComment, Bytes: []byte("# " + manifest.Printable(text) + "\n")}}
 }
 
 // hclEmitter renders one object.
@@ -365,11 +368,12 @@ func tokens(v reflect.Value) hclwrite.Tokens {
 
 // heredocTokens renders a multi-line string ending in a newline (user data)
 // as a heredoc, which reads like the YAML it came from. Template sequences
-// are escaped; strings a heredoc cannot hold exactly (a line that is the
-// delimiter, carriage returns) are left to a quoted string.
+// are escaped; strings a heredoc cannot hold exactly or readably (a line
+// that is the delimiter, carriage returns, other control or invisible
+// characters) are left to a quoted string, where hclwrite escapes them.
 func heredocTokens(s string) (hclwrite.Tokens, bool) {
 	const delim = "EOT"
-	if !strings.HasSuffix(s, "\n") || strings.Count(s, "\n") < 2 || strings.ContainsAny(s, "\r\x00") {
+	if !strings.HasSuffix(s, "\n") || strings.Count(s, "\n") < 2 || strings.ContainsFunc(s, notHeredocText) {
 		return nil, false
 	}
 	for _, line := range strings.Split(strings.TrimSuffix(s, "\n"), "\n") {
@@ -383,6 +387,12 @@ func heredocTokens(s string) (hclwrite.Tokens, bool) {
 		{Type: hclsyntax.TokenStringLit, Bytes: []byte(body)},
 		{Type: hclsyntax.TokenCHeredoc, Bytes: []byte(delim)},
 	}, true
+}
+
+// notHeredocText reports whether r is a character a heredoc should not hold
+// as it is: any manifest.Printable escapes but the line feed and the tab.
+func notHeredocText(r rune) bool {
+	return r != '\n' && r != '\t' && manifest.Printable(string(r)) != string(r)
 }
 
 // objectList renders a list of objects one per line, as terraform fmt

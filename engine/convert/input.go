@@ -44,6 +44,9 @@ func sources(in Input) ([]*source, error) {
 	if err != nil {
 		return nil, err
 	}
+	if len(docs) == 0 {
+		return nil, manifest.NoObjects(in, "tenon convert reads Karpenter Provisioners, NodePools, EC2NodeClasses and AWSNodeTemplates")
+	}
 	out := make([]*source, 0, len(docs))
 	for _, d := range docs {
 		dec := json.NewDecoder(bytes.NewReader(d.Raw))

@@ -132,7 +132,10 @@ func (n *node) requirements(key string, withMinValues bool) []requirement {
 			continue
 		}
 		r.key = tenon
-		if r.key == v1.LabelCapacityType {
+		if r.key == v1.LabelCapacityType && len(r.values) > 0 {
+			// Only values reserved left: the rest of the requirement
+			// would mean another thing. A requirement without values is
+			// left as it is, for the NodePool's validation to refuse.
 			r.values = withoutReserved(n.c, item.path, r.values)
 			if len(r.values) == 0 && (r.operator == "In" || r.operator == "NotIn") {
 				n.c.unmap(item.path, "requirement on capacity type reserved only: Tenon launches spot and on-demand capacity, not EC2 capacity reservations")

@@ -3,11 +3,17 @@ package convert
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
+	"strings"
+	"unicode"
 
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/tenonhq/terraform-provider-tenon/engine/manifest"
+	"github.com/tenonhq/terraform-provider-tenon/engine/scheduling"
 )
 
 // Finding is one input field the output does not carry.
@@ -21,8 +27,10 @@ type Finding struct {
 	Reason string
 }
 
+// String reads `file: object: field: reason`, the parts read from input
+// made manifest.Printable: a finding is one line wherever it is written.
 func (f Finding) String() string {
-	return fmt.Sprintf("%s: %s: %s: %s", f.File, f.Object, f.Field, f.Reason)
+	return fmt.Sprintf("%s: %s: %s: %s", manifest.Printable(f.File), manifest.Printable(f.Object), manifest.Printable(f.Field), f.Reason)
 }
 
 // conversion collects what converting one document found: fields it could
@@ -105,7 +113,22 @@ func (n *node) get(key string) (any, bool) {
 	return v, ok && v != nil
 }
 
-func (n *node) at(key string) *field.Path { return n.path.Child(key) }
+// at is the path of the field key. A key that is not a plain name (it holds
+// spaces, quotes, brackets or control characters) is quoted, so it reads as
+// one field: spec["x\ndata ..."].
+func (n *node) at(key string) *field.Path {
+	if plainKey(key) {
+		return n.path.Child(key)
+	}
+	return n.path.Key(strconv.Quote(key))
+}
+
+// plainKey reports whether key can stand in a field path as it is.
+func plainKey(key string) bool {
+	return key != "" && !strings.ContainsFunc(key, func(r rune) bool {
+		return !unicode.IsGraphic(r) || unicode.IsSpace(r) || strings.ContainsRune(`"[]\`, r)
+	})
+}
 
 // str returns the string at key, or "" when absent.
 func (n *node) str(key string) string {
@@ -308,13 +331,21 @@ func parseQuantity(c *conversion, path *field.Path, v any) (resource.Quantity, b
 		c.fail(path, "expected a quantity such as 100 or 16Gi, got %s", describeJSON(v))
 		return resource.Quantity{}, false
 	}
-	q, err := resource.ParseQuantity(text)
+	q, err := scheduling.ParseQuantity(text)
 	if err != nil {
 		c.fail(path, "%q is not a quantity such as 100, 500m or 16Gi", text)
 		return resource.Quantity{}, false
 	}
+	// ParseQuantity silently lowers a binary quantity past int64, such as
+	// 9999999Ei, to 2^63-1: say so, in the input's own words.
+	if q.Cmp(int64Max) >= 0 && text != int64Max.String() {
+		c.fail(path, "%q is too large: it is past 2^63-1, and what Tenon reads as a quantity (limits, sizes, reserved resources) is far smaller", text)
+		return resource.Quantity{}, false
+	}
 	return q, true
 }
+
+var int64Max = *resource.NewQuantity(math.MaxInt64, resource.DecimalSI)
 
 // drop marks key used and reports it unmapped with reason, when present.
 func (n *node) drop(key, reason string) {

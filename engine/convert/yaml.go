@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"sigs.k8s.io/yaml"
+
+	"github.com/tenonhq/terraform-provider-tenon/engine/manifest"
 )
 
 // header is the comment block at the top of the output: what was not
@@ -37,10 +39,14 @@ func header(res *Result) []string {
 	return lines
 }
 
+// writeComment writes lines as `#` comment lines. Each line is made
+// manifest.Printable: a line break or control character copied from the
+// input (a key, a file name) must not end the comment and start live HCL or
+// a new YAML document.
 func writeComment(w io.Writer, lines []string) error {
 	var sb strings.Builder
 	for _, l := range lines {
-		sb.WriteString(strings.TrimRight("# "+l, " "))
+		sb.WriteString(strings.TrimRight("# "+manifest.Printable(l), " "))
 		sb.WriteByte('\n')
 	}
 	_, err := io.WriteString(w, sb.String())
@@ -58,7 +64,7 @@ func WriteYAML(w io.Writer, res *Result) error {
 		if err != nil {
 			return fmt.Errorf("%s: %w", obj.Source, err)
 		}
-		if _, err := fmt.Fprintf(w, "---\n# From %s\n%s", obj.Source, data); err != nil {
+		if _, err := fmt.Fprintf(w, "---\n# From %s\n%s", manifest.Printable(obj.Source), data); err != nil {
 			return err
 		}
 	}

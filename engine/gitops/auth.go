@@ -65,8 +65,9 @@ func (a Auth) isSSH() bool {
 	return len(a.SSHPrivateKey) > 0 || len(a.SSHKnownHosts) > 0 || a.SSHKeyPassphrase != ""
 }
 
-// check reports credentials that cannot work with the URL's transport.
-func (a Auth) check(rawURL string) error {
+// check reports credentials that cannot work with the URL's transport, and
+// a token or password bound for plain http:// unless insecureHTTP allows it.
+func (a Auth) check(rawURL string, insecureHTTP bool) error {
 	var errs []error
 	if a.Token != "" && a.Password != "" {
 		errs = append(errs, errors.New("auth: set either token or password, not both"))
@@ -81,6 +82,9 @@ func (a Auth) check(rawURL string) error {
 	case "https", "http":
 		if a.isSSH() {
 			errs = append(errs, fmt.Errorf("auth: an SSH key does not work with %s URLs; use an ssh:// or git@host:path URL, or a token", s))
+		}
+		if s == "http" && a.isHTTP() && !insecureHTTP {
+			errs = append(errs, errors.New("auth: a token or password would cross http:// in clear text; use an https:// URL, or allow insecure HTTP explicitly (git.allow_insecure_http, --policy-git-insecure-http) for a test server or a trusted network"))
 		}
 	case "ssh":
 		if a.isHTTP() {
@@ -101,19 +105,21 @@ func (a Auth) check(rawURL string) error {
 }
 
 // method builds go-git's credentials for the URL; nil means anonymous.
-func (a Auth) method(rawURL string) (transport.AuthMethod, error) {
+// tempDir is where the SSH transport's known_hosts file goes; empty means
+// the system's temporary folder.
+func (a Auth) method(rawURL, tempDir string) (transport.AuthMethod, error) {
 	switch {
 	case a.Token != "":
 		return &githttp.BasicAuth{Username: a.tokenUser(), Password: a.Token}, nil
 	case a.Password != "":
 		return &githttp.BasicAuth{Username: a.Username, Password: a.Password}, nil
 	case len(a.SSHPrivateKey) > 0:
-		return a.sshMethod(rawURL)
+		return a.sshMethod(rawURL, tempDir)
 	}
 	return nil, nil
 }
 
-func (a Auth) sshMethod(rawURL string) (transport.AuthMethod, error) {
+func (a Auth) sshMethod(rawURL, tempDir string) (transport.AuthMethod, error) {
 	user := a.SSHUser
 	if user == "" {
 		user = "git"
@@ -125,18 +131,23 @@ func (a Auth) sshMethod(rawURL string) (transport.AuthMethod, error) {
 	if err != nil {
 		return nil, fmt.Errorf("auth: ssh_private_key: %w (give a PEM private key, and its passphrase if it is encrypted)", err)
 	}
-	if err := setKnownHosts(keys, a.SSHKnownHosts); err != nil {
+	if err := setKnownHosts(keys, a.SSHKnownHosts, tempDir); err != nil {
 		return nil, err
 	}
 	return keys, nil
 }
 
 // setKnownHosts makes keys check host keys against known_hosts content. The parser reads
-// files, so the content goes through a private temporary file, removed before returning.
-func setKnownHosts(keys *gitssh.PublicKeys, content []byte) (err error) {
-	f, err := os.CreateTemp("", "tenon-known-hosts-*")
+// files, so the content goes through a private temporary file in dir (Options.TempDir; empty
+// means the system's temporary folder), removed before returning.
+func setKnownHosts(keys *gitssh.PublicKeys, content []byte, dir string) (err error) {
+	f, err := os.CreateTemp(dir, "tenon-known-hosts-*")
 	if err != nil {
-		return fmt.Errorf("auth: writing known_hosts to a temporary file: %w", err)
+		where := dir
+		if where == "" {
+			where = os.TempDir()
+		}
+		return fmt.Errorf("auth: writing known_hosts to a temporary file in %s: %w; give a writable folder (the TempDir option, or TMPDIR), such as an emptyDir volume under a read-only root filesystem", where, err)
 	}
 	defer func() {
 		if rmErr := os.Remove(f.Name()); rmErr != nil && err == nil {

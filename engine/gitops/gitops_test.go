@@ -197,9 +197,10 @@ func TestHTTPAuth(t *testing.T) {
 	srv := gitopstest.Start(t)
 	srv.NewRepo("policy")
 	url := srv.HTTPURL("policy")
-	good := Options{URL: url, Auth: Auth{Username: gitopstest.User, Password: gitopstest.Password}}
+	// The test server speaks plain http://, which credentials need allowed.
+	good := Options{URL: url, Auth: Auth{Username: gitopstest.User, Password: gitopstest.Password}, AllowInsecureHTTP: true}
 	apply(t, NewWriter(open(t, good)), Change{Apply: objects(nodeClass("default"))})
-	token := Options{URL: url, Auth: Auth{Username: gitopstest.User, Token: gitopstest.Password}}
+	token := Options{URL: url, Auth: Auth{Username: gitopstest.User, Token: gitopstest.Password}, AllowInsecureHTTP: true}
 	if got := refs(read(t, NewReader(open(t, token)))); len(got) != 1 {
 		t.Errorf("Read with a token = %v", got)
 	}
@@ -208,7 +209,7 @@ func TestHTTPAuth(t *testing.T) {
 		"no credentials": {},
 	} {
 		t.Run(name, func(t *testing.T) {
-			opts := Options{URL: url, Auth: auth}
+			opts := Options{URL: url, Auth: auth, AllowInsecureHTTP: true}
 			_, err := NewReader(open(t, opts)).Read(testContext(t))
 			if !IsAuthError(err) {
 				t.Fatalf("Read error = %v, want an *AuthError", err)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/url"
 	"path"
+	"regexp"
 	"strings"
 	"time"
 )
@@ -43,6 +44,16 @@ type Options struct {
 	MaxAttempts int
 	// Now is the clock for commit times. Nil means time.Now.
 	Now func() time.Time
+	// AllowInsecureHTTP lets a token or password go to an http:// URL, in
+	// clear text: for a test server or a trusted network only. Without it
+	// such credentials need https://.
+	AllowInsecureHTTP bool
+	// TempDir is where the SSH transport writes the known_hosts file it
+	// reads host keys from (for as long as Open runs). Empty means CacheDir
+	// when set, else the system's temporary folder ($TMPDIR or /tmp): under
+	// a read-only root filesystem, point it at a writable volume (the
+	// agent's Deployment mounts an emptyDir at /tmp in pull mode).
+	TempDir string
 }
 
 // withDefaults returns o with its defaults filled in and its fields checked.
@@ -50,7 +61,7 @@ func (o Options) withDefaults() (Options, error) {
 	var errs []error
 	if o.URL == "" {
 		errs = append(errs, errors.New("url: set the URL of the Git repository, such as https://github.com/org/policy.git"))
-	} else if err := checkURL(o.URL); err != nil {
+	} else if err := CheckURL(o.URL); err != nil {
 		errs = append(errs, err)
 	}
 	if o.Branch == "" {
@@ -76,7 +87,10 @@ func (o Options) withDefaults() (Options, error) {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-	if err := o.Auth.check(o.URL); err != nil {
+	if o.TempDir == "" {
+		o.TempDir = o.CacheDir
+	}
+	if err := o.Auth.check(o.URL, o.AllowInsecureHTTP); err != nil {
 		errs = append(errs, err)
 	}
 	return o, errors.Join(errs...)
@@ -101,23 +115,57 @@ func cleanPath(p string) (string, error) {
 	return c, nil
 }
 
-// checkURL accepts the URL forms go-git's transports understand.
-func checkURL(raw string) error {
+// CheckURL accepts the URL forms go-git's transports understand, and
+// refuses credentials in them: a URL is written into the cache's git config
+// and shown in errors, logs, the pull mode's status ConfigMap and the
+// agent's arguments, where a secret must never be. Its errors show the URL
+// with any user information replaced by *** (RedactURL).
+func CheckURL(raw string) error {
 	if isSCPLike(raw) {
 		return nil
 	}
 	u, err := url.Parse(raw)
 	if err != nil {
-		return fmt.Errorf("url: %q is not a URL: %w", raw, err)
+		return fmt.Errorf("url: %q is not a URL", RedactURL(raw))
 	}
 	switch u.Scheme {
-	case "https", "http", "ssh", "git", "file":
+	case "https", "http", "git", "file":
+		if u.User != nil {
+			return fmt.Errorf("url: %q holds credentials (user information before @); remove them from the URL and give them as auth (token, or username and password), which is kept secret", RedactURL(raw))
+		}
+		return nil
+	case "ssh":
+		if _, hasPassword := u.User.Password(); hasPassword {
+			return fmt.Errorf("url: %q holds a password; remove it (ssh://user@host/... is fine) and authenticate with an SSH key", RedactURL(raw))
+		}
 		return nil
 	case "":
-		return fmt.Errorf("url: %q has no scheme; use https://, ssh://, git@host:org/repo.git, git:// or file://", raw)
+		return fmt.Errorf("url: %q has no scheme; use https://, ssh://, git@host:org/repo.git, git:// or file://", RedactURL(raw))
 	default:
-		return fmt.Errorf("url: scheme %q of %q is not supported; use https, http, ssh, git or file", u.Scheme, raw)
+		return fmt.Errorf("url: scheme %q of %q is not supported; use https, http, ssh, git or file", u.Scheme, RedactURL(raw))
 	}
+}
+
+// userInfo finds the user information of a URL with a scheme: what lies
+// between :// and the last @ before the path.
+var userInfo = regexp.MustCompile(`^([A-Za-z][A-Za-z0-9+.-]*://)([^/?#]*)@`)
+
+// RedactURL returns raw with its user information replaced by ***, as in
+// https://***@github.com/org/policy.git, unless that is an ssh:// user
+// without a password (ssh://git@host/... names a login, no secret). It works
+// on strings that do not parse as URLs too, so an error about a malformed
+// URL cannot leak what it holds; scp-like addresses (git@host:path) have no
+// scheme and come back as they are.
+func RedactURL(raw string) string {
+	m := userInfo.FindStringSubmatchIndex(raw)
+	if m == nil {
+		return raw
+	}
+	scheme, info := raw[m[2]:m[3]], raw[m[4]:m[5]]
+	if strings.EqualFold(scheme, "ssh://") && !strings.Contains(info, ":") {
+		return raw
+	}
+	return raw[:m[4]] + "***" + raw[m[5]:]
 }
 
 // isSCPLike reports whether raw is an scp-like SSH address such as git@github.com:org/repo.git.

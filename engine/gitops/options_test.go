@@ -79,14 +79,59 @@ func TestSSHAuth(t *testing.T) {
 	}
 	knownHosts := []byte("example.com " + string(ssh.MarshalAuthorizedKey(sshPub)))
 	url := "git@example.com:org/policy.git"
-	m, err := Auth{SSHPrivateKey: pem.EncodeToMemory(block), SSHKnownHosts: knownHosts}.method(url)
+	m, err := Auth{SSHPrivateKey: pem.EncodeToMemory(block), SSHKnownHosts: knownHosts}.method(url, "")
 	if err != nil {
 		t.Fatalf("method: %v", err)
 	}
 	if m.Name() != "ssh-public-keys" || !strings.Contains(m.String(), "user: git") {
 		t.Errorf("auth method = %s (%s), want public keys for user git", m.Name(), m)
 	}
-	if _, err := (Auth{SSHPrivateKey: []byte("not a key"), SSHKnownHosts: knownHosts}).method(url); err == nil || !strings.Contains(err.Error(), "ssh_private_key") {
+	if _, err := (Auth{SSHPrivateKey: []byte("not a key"), SSHKnownHosts: knownHosts}).method(url, ""); err == nil || !strings.Contains(err.Error(), "ssh_private_key") {
 		t.Errorf("bad key error = %v, want one naming ssh_private_key", err)
+	}
+}
+
+// TestRedactURL: the user information of a URL is hidden, even in strings
+// that do not parse.
+func TestRedactURL(t *testing.T) {
+	for in, want := range map[string]string{
+		"https://u:p@h/x":               "https://***@h/x",
+		"https://tok@h/x?q=1":           "https://***@h/x?q=1",
+		"https://u:p@h:port:bad/x":      "https://***@h:port:bad/x",
+		"ssh://git@h/x":                 "ssh://git@h/x",
+		"ssh://git:pw@h/x":              "ssh://***@h/x",
+		"git@github.com:org/policy.git": "git@github.com:org/policy.git",
+		"https://h/x@y":                 "https://h/x@y",
+	} {
+		if got := RedactURL(in); got != want {
+			t.Errorf("RedactURL(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestLoginInURLAccepted: a user name without a secret is no credential.
+func TestLoginInURLAccepted(t *testing.T) {
+	for _, url := range []string{"ssh://git@github.com/org/policy.git", "git@github.com:org/policy.git"} {
+		if err := CheckURL(url); err != nil {
+			t.Errorf("%s: %v", url, err)
+		}
+	}
+}
+
+// TestAllowInsecureHTTP: credentials go to http:// only when allowed, and
+// to https:// always.
+func TestAllowInsecureHTTP(t *testing.T) {
+	for _, auth := range []Auth{{Token: "t"}, {Username: "u", Password: "p"}} {
+		opts := Options{URL: "http://git.example.com/policy.git", Auth: auth, AllowInsecureHTTP: true}
+		if _, err := opts.withDefaults(); err != nil {
+			t.Errorf("%s over http:// with AllowInsecureHTTP: %v", auth, err)
+		}
+		opts = Options{URL: "https://git.example.com/policy.git", Auth: auth}
+		if _, err := opts.withDefaults(); err != nil {
+			t.Errorf("%s over https://: %v", auth, err)
+		}
+	}
+	if _, err := (Options{URL: "http://git.example.com/policy.git"}).withDefaults(); err != nil {
+		t.Errorf("anonymous http://: %v", err)
 	}
 }

@@ -43,7 +43,7 @@ func Open(opts Options) (*Repository, error) {
 	if err != nil {
 		return nil, fmt.Errorf("git repository options: %w", err)
 	}
-	auth, err := opts.Auth.method(opts.URL)
+	auth, err := opts.Auth.method(opts.URL, opts.TempDir)
 	if err != nil {
 		return nil, err
 	}
@@ -113,7 +113,7 @@ type AuthError struct {
 }
 
 func (e *AuthError) Error() string {
-	return fmt.Sprintf("authenticating to %s with %s credentials: %v; check auth (token, username/password or SSH key and known_hosts) and that they may access the repository", e.URL, e.Auth, e.Err)
+	return fmt.Sprintf("authenticating to %s with %s credentials: %v; check auth (token, username/password or SSH key and known_hosts) and that they may access the repository", RedactURL(e.URL), e.Auth, e.Err)
 }
 
 func (e *AuthError) Unwrap() error { return e.Err }
@@ -128,7 +128,7 @@ func (r *Repository) wrapRemoteErr(op string, err error) error {
 	if isAuthError(err) {
 		return &AuthError{URL: r.opts.URL, Auth: r.opts.Auth.String(), Err: err}
 	}
-	return fmt.Errorf("%s %s (branch %s): %w", op, r.opts.URL, r.opts.Branch, err)
+	return fmt.Errorf("%s %s (branch %s): %w", op, RedactURL(r.opts.URL), r.opts.Branch, err)
 }
 
 // fetch brings the branch's head into the local copy, with depth 1, following force-pushes,

@@ -21,10 +21,12 @@ type Error struct {
 	Detail string
 }
 
+// Error reads `file: object: field: detail`; the file, object and field,
+// which come from input, are Printable.
 func (e *Error) Error() string {
 	var sb strings.Builder
-	sb.WriteString(e.File)
-	for _, part := range []string{e.Object, e.Field, e.Detail} {
+	sb.WriteString(Printable(e.File))
+	for _, part := range []string{Printable(e.Object), Printable(e.Field), e.Detail} {
 		if part != "" {
 			sb.WriteString(": ")
 			sb.WriteString(part)

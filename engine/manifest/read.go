@@ -41,3 +41,15 @@ func ReadFiles(names []string, stdin io.Reader) ([]File, error) {
 	}
 	return files, nil
 }
+
+// NoObjects is the error for a file that holds no object: empty, or only
+// comments and `---` lines. A file given on purpose that adds nothing is
+// most likely the wrong file, or one truncated to nothing; what says what
+// the file should hold.
+func NoObjects(f File, what string) *Error {
+	detail := "the file holds no object (it is empty, or only comments)"
+	if len(f.Data) == 0 {
+		detail = "the file is empty"
+	}
+	return &Error{File: f.Name, Detail: detail + "; " + what}
+}

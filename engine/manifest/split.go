@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	yamlv3 "go.yaml.in/yaml/v3"
 	"sigs.k8s.io/yaml"
 )
 
@@ -64,8 +65,15 @@ func splitData(data []byte) ([][]byte, error) {
 	raws, err := splitJSON(data)
 	var se *syntaxError
 	if errors.As(err, &se) && se.number == 1 {
-		if yamlRaws, yamlErr := splitYAML(data); yamlErr == nil {
+		yamlRaws, yamlErr := splitYAML(data)
+		if yamlErr == nil {
 			return yamlRaws, nil
+		}
+		var ye *syntaxError
+		if errors.As(yamlErr, &ye) {
+			// Neither reading works: say what each found, the file may be
+			// meant as either.
+			return nil, &syntaxError{number: ye.number, msg: fmt.Sprintf("%s (read as YAML flow style: %s)", se.msg, strings.TrimPrefix(ye.msg, "malformed YAML: "))}
 		}
 	}
 	return raws, err
@@ -119,12 +127,19 @@ func splitJSON(data []byte) ([][]byte, error) {
 }
 
 // splitYAML splits data on `---` lines and converts each document to JSON
-// strictly (a duplicate key is an error, as it is for the API server).
+// strictly (a duplicate key is an error, as it is for the API server), and
+// refuses a piece holding more than one document (see singleDocument).
 func splitYAML(data []byte) ([][]byte, error) {
 	var out [][]byte
 	start, startLine, line := 0, 1, 1
 	flush := func(end int) error {
+		if len(bytes.TrimSpace(data[start:end])) == 0 {
+			return nil // an empty document: nothing to parse (a million `---` lines take no time)
+		}
 		raw, err := yaml.YAMLToJSONStrict(data[start:end])
+		if err == nil {
+			err = singleDocument(data[start:end])
+		}
 		if err != nil {
 			msg := strings.TrimPrefix(shiftLines(err.Error(), startLine-1), "yaml: ")
 			return &syntaxError{number: len(out) + 1, msg: "malformed YAML: " + msg}
@@ -151,6 +166,30 @@ func splitYAML(data []byte) ([][]byte, error) {
 		return nil, err
 	}
 	return out, nil
+}
+
+// singleDocument returns an error unless piece, the text between two `---`
+// lines, holds at most one YAML document. The YAML-to-JSON conversion reads
+// the first document and ignores what follows it, so two flow-style objects
+// on consecutive lines, a document after a `...` end marker, or `--- {...}`
+// with the object on the separator's line would each be silently dropped.
+// The second parser (yaml v3) stops there with the line at fault.
+func singleDocument(piece []byte) error {
+	dec := yamlv3.NewDecoder(bytes.NewReader(piece))
+	for n := 0; ; n++ {
+		var node yamlv3.Node
+		err := dec.Decode(&node)
+		switch {
+		case errors.Is(err, io.EOF):
+			return nil
+		case err != nil && strings.Contains(err.Error(), "did not find expected <document start>"):
+			return fmt.Errorf("%s: more content after the end of a document; separate documents with a line holding only ---", strings.TrimSuffix(err.Error(), ": did not find expected <document start>"))
+		case err != nil:
+			return err
+		case n > 0:
+			return fmt.Errorf("line %d: a second document without a --- line of its own before it; put --- alone on the line above each document", node.Line)
+		}
+	}
 }
 
 // isSeparator reports whether a line is a YAML document separator: `---`

@@ -19,6 +19,9 @@ import (
 // was decoded; unknown and duplicate fields leave the rest decoded, a value
 // of the wrong type does not. Every error names the offending field.
 func decodeStrict(d *Document, v any) (bool, []error) {
+	if path, value := checkExponents(d.Raw); value != "" {
+		return false, []error{d.Errorf(path, "%q %s", value, ExponentMessage)}
+	}
 	strict, err := kjson.UnmarshalStrict(d.Raw, v)
 	if err != nil {
 		path, detail := locate(reflect.TypeOf(v), d.Raw, nil, err)

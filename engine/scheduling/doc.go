@@ -1,10 +1,11 @@
 // Package scheduling is Tenon's label algebra: requirements on node labels
 // (In, NotIn, Exists, DoesNotExist, Gt, Lt, Gte, Lte) with exact intersection
 // and compatibility, the well-known and restricted labels, and taint/toleration
-// matching; and on top of them the rules the packer, its result checker and
-// consolidation share: what a pod asks of a node (NodeFilter: nodeSelector,
-// node affinity, tolerations), which pods an affinity term or a spread
-// selects (PodSelector), and a node's topology domain.
+// matching; the bounds on resource amounts the engine computes with
+// (amounts.go: MaxRequest, MaxLimit); and on top of them the rules the packer,
+// its result checker and consolidation share: what a pod asks of a node
+// (NodeFilter: nodeSelector, node affinity, tolerations), which pods an
+// affinity term or a spread selects (PodSelector), and a node's topology domain.
 //
 // A Requirement is the set of values one label key may take. It is stored as a
 // finite set (In), or as the complement of a finite set optionally narrowed to

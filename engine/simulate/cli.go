@@ -19,9 +19,13 @@ import (
 
 // Exit codes of `tenon simulate`.
 const (
-	ExitOK         = cli.ExitOK
-	ExitCheckFails = 1
+	ExitOK = cli.ExitOK
+	// ExitCheckFails: --check found a violation, solving failed, or
+	// --timeout passed.
+	ExitCheckFails = cli.ExitFailed
 	ExitBadInput   = cli.ExitBadInput
+	// ExitInternal: a bug in tenon (a crash), never bad input.
+	ExitInternal = cli.ExitInternal
 )
 
 // Command is the `tenon simulate` subcommand:
@@ -35,8 +39,9 @@ const (
 // bound to them and no pending pods (or any with --consolidate or
 // --until-stable) is simulated as consolidation instead: it prints the plan
 // engine/consolidation makes (see consolidate.go). It exits 0 on
-// success, 1 when --check finds a violation (or the solve fails) and 2 on
-// bad input or usage.
+// success; 1 when --check finds a violation, the solve fails or --timeout
+// passes (reading counts); 2 on bad input or usage; 3 on an internal error
+// (a crash).
 func Command(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	c := command{engine: packingSolver{}, now: time.Now}
 	return c.run(ctx, args, stdout, stderr)
@@ -80,7 +85,8 @@ var usage = []string{
 	"A scenario with existing nodes, pods bound to them (spec.nodeName) and no pending pods is",
 	"simulated as consolidation: the nodes Tenon would remove or replace and why it keeps the",
 	"others. --example inflate-scale-down shows it on the inflate Deployment scaled from 50 to 5.",
-	"Exit status: 0 done, 1 --check found a violation (or solving failed), 2 bad input or usage.",
+	"Exit status: 0 done; 1 --check found a violation, solving failed or --timeout passed;",
+	"2 bad input or usage (the file, object and field at fault are named); 3 internal error (a bug).",
 }
 
 // parseFlags parses and checks the flags; it has told the person what is
@@ -92,7 +98,7 @@ func parseFlags(args []string, cmd cli.Command) (*options, error) {
 	fs.Var(&o.output, "o", "output `format`: text or json")
 	fs.IntVar(&o.repeat, "repeat", 1, "solve `N` times after one warm-up and report each run's time and the median")
 	fs.BoolVar(&o.check, "check", false, "validate the result against the scenario and exit 1 listing any violation")
-	fs.DurationVar(&o.timeout, "timeout", 0, "give up solving after this `duration` (such as 30s); 0 means no limit")
+	fs.DurationVar(&o.timeout, "timeout", 0, "give up after this `duration` (such as 30s), reading and solving included; 0 means no limit")
 	fs.StringVar(&o.example, "example", "", "run the embedded example `name` instead of files: "+strings.Join(exampleNames(), ", "))
 	fs.BoolVar(&o.consolidate, "consolidate", false, "simulate consolidation of the scenario's nodes even if pods are pending")
 	fs.BoolVar(&o.untilStable, "until-stable", false, "consolidate: apply each plan in simulation and plan again until nothing changes")
@@ -141,14 +147,19 @@ func (c *command) run(ctx context.Context, args []string, stdout, stderr io.Writ
 	if err != nil {
 		return cli.ParseExit(err)
 	}
-	if opts.timeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, opts.timeout)
-		defer cancel()
-	}
-	scenarios, intros, err := c.load(opts)
+	return cmd.Run(ctx, opts.timeout, stdout, func(ctx context.Context, stdout io.Writer, cmd cli.Command) int {
+		return c.runScenarios(ctx, opts, cmd, stdout)
+	})
+}
+
+// runScenarios loads the scenarios, simulates each and writes the reports.
+func (c *command) runScenarios(ctx context.Context, opts *options, cmd cli.Command, stdout io.Writer) int {
+	scenarios, intros, err := c.load(ctx, opts)
 	if err != nil {
 		cmd.Report(err)
+		if ctx.Err() != nil {
+			return ExitCheckFails
+		}
 		return ExitBadInput
 	}
 	code := ExitOK
@@ -238,14 +249,18 @@ func writeJSON(w io.Writer, reports []any) error {
 }
 
 // load reads the -f files as one scenario, or the embedded examples.
-func (c *command) load(opts *options) ([]*Scenario, []string, error) {
+func (c *command) load(ctx context.Context, opts *options) ([]*Scenario, []string, error) {
 	if opts.example != "" {
 		return loadExample(opts.example)
 	}
 	if len(opts.files.Names) == 0 {
 		return loadExamples()
 	}
-	s, err := Load(opts.files.Names...)
+	files, err := manifest.ReadFiles(opts.files.Names, nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	s, err := parse(ctx, files)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -43,15 +43,22 @@ func (s *Scenario) add(obj any) field.ErrorList {
 	switch obj := obj.(type) {
 	case *corev1.Pod:
 		errs := validateMeta(&obj.ObjectMeta, true)
-		return keep(obj, append(errs, validatePodSpec(field.NewPath("spec"), &obj.Spec)...), &o.Pods)
+		errs = append(errs, validatePodSpec(field.NewPath("spec"), &obj.Spec)...)
+		if len(errs) == 0 {
+			if err := s.makeRoom(1, field.NewPath("metadata", "name")); err != nil {
+				return field.ErrorList{err}
+			}
+		}
+		return keep(obj, errs, &o.Pods)
 	case *corev1.Node:
-		return keep(obj, validateMeta(&obj.ObjectMeta, false), &o.Nodes)
+		errs := validateMeta(&obj.ObjectMeta, false)
+		return keep(obj, append(errs, validateNodeStatus(field.NewPath("status"), &obj.Status)...), &o.Nodes)
 	case *appsv1.Deployment:
-		return s.addWorkload(workload{obj.TypeMeta, &obj.ObjectMeta, obj.Spec.Replicas, obj.Spec.Selector, &obj.Spec.Template})
+		return s.addWorkload(workload{obj.TypeMeta, &obj.ObjectMeta, obj.Spec.Replicas, obj.Spec.Selector, &obj.Spec.Template, replicasPath})
 	case *appsv1.ReplicaSet:
-		return s.addWorkload(workload{obj.TypeMeta, &obj.ObjectMeta, obj.Spec.Replicas, obj.Spec.Selector, &obj.Spec.Template})
+		return s.addWorkload(workload{obj.TypeMeta, &obj.ObjectMeta, obj.Spec.Replicas, obj.Spec.Selector, &obj.Spec.Template, replicasPath})
 	case *appsv1.StatefulSet:
-		return s.addWorkload(workload{obj.TypeMeta, &obj.ObjectMeta, obj.Spec.Replicas, obj.Spec.Selector, &obj.Spec.Template})
+		return s.addWorkload(workload{obj.TypeMeta, &obj.ObjectMeta, obj.Spec.Replicas, obj.Spec.Selector, &obj.Spec.Template, replicasPath})
 	case *batchv1.Job:
 		return s.addWorkload(jobWorkload(obj))
 	case *appsv1.DaemonSet:
@@ -82,17 +89,20 @@ func keep[T any](obj T, errs field.ErrorList, list *[]T) field.ErrorList {
 	return errs
 }
 
+var replicasPath = field.NewPath("spec", "replicas")
+
 // jobWorkload is a Job as the pods it runs at once: parallelism (default
 // 1), at most completions.
 func jobWorkload(j *batchv1.Job) workload {
 	n := int32(1)
+	path := field.NewPath("spec", "parallelism")
 	if j.Spec.Parallelism != nil {
 		n = *j.Spec.Parallelism
 	}
 	if c := j.Spec.Completions; c != nil && *c < n {
-		n = *c
+		n, path = *c, field.NewPath("spec", "completions")
 	}
-	return workload{j.TypeMeta, &j.ObjectMeta, &n, j.Spec.Selector, &j.Spec.Template}
+	return workload{j.TypeMeta, &j.ObjectMeta, &n, j.Spec.Selector, &j.Spec.Template, path}
 }
 
 // validateProvisioner checks a Provisioner as the API does and that it

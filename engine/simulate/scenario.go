@@ -1,6 +1,7 @@
 package simulate
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -58,7 +59,9 @@ type Scenario struct {
 	// Catalog is the instance-type catalog for Region and Zones.
 	Catalog *catalog.Catalog
 	// Objects are the objects of every file; Deployments, ReplicaSets,
-	// StatefulSets and Jobs are expanded into pods X-0 … X-(N-1).
+	// StatefulSets and Jobs are expanded into pods X-0 … X-(N-1), or
+	// X-<kind>-0 … when a workload of another kind named X came first (a
+	// Deployment and a Job may share a name; their pods may not).
 	Objects state.Objects
 	// Workloads counts the workload objects expanded into pods.
 	Workloads int
@@ -67,7 +70,21 @@ type Scenario struct {
 	// origins records the document each object came from, so converter
 	// errors name the file.
 	origins manifest.Origins
+	// overCap is set once the scenario holds more than MaxPods pods.
+	overCap bool
+	// podPrefixes are the namespace/name prefixes of the pods workloads
+	// were expanded into, so that a workload of another kind with the same
+	// name gets other pod names.
+	podPrefixes map[string]bool
 }
+
+// MaxPods is the most pods one scenario may hold, its workloads' replicas
+// included: past it, simulate refuses the input with an error naming the
+// object that crosses it instead of expanding pods until memory runs out.
+// It is Kubernetes' own tested limit of pods per cluster (150,000) rounded
+// down, and it keeps every sum of pod requests within int64 (see
+// scheduling.MaxRequest).
+const MaxPods = 100_000
 
 // File is a scenario file's name and contents.
 type File = manifest.File
@@ -88,7 +105,18 @@ func Load(paths ...string) (*Scenario, error) {
 // decode strictly (engine/manifest); every error is a *manifest.Error naming
 // the file, the object and the field, and all of them are reported
 // (joined), not only the first.
+//
+// A file with no object (empty, or only comments) is an error, and so is a
+// scenario of more than MaxPods pods, counting each workload's replicas:
+// the check comes before any pod is made, so a huge count fails at once
+// instead of exhausting memory.
 func Parse(files ...File) (*Scenario, error) {
+	return parse(context.Background(), files)
+}
+
+// parse is Parse, giving up with ctx's error when ctx ends (--timeout
+// bounds reading too).
+func parse(ctx context.Context, files []File) (*Scenario, error) {
 	if len(files) == 0 {
 		return nil, errors.New("no scenario files")
 	}
@@ -104,8 +132,18 @@ func Parse(files ...File) (*Scenario, error) {
 			errs = append(errs, err)
 			continue
 		}
+		if len(docs) == 0 {
+			errs = append(errs, manifest.NoObjects(f, "a scenario file holds Kubernetes YAML or JSON: workloads, nodes and Tenon policy"))
+		}
 		for _, d := range docs {
+			if err := ctx.Err(); err != nil {
+				return nil, fmt.Errorf("reading %s: %w", f.Name, err)
+			}
 			errs = append(errs, s.read(d, &h)...)
+			if s.overCap {
+				// Reading on would only make more pods to refuse.
+				return nil, errors.Join(errs...)
+			}
 		}
 	}
 	if len(errs) > 0 {

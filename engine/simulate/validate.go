@@ -14,6 +14,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/tenonhq/terraform-provider-tenon/engine/scheduling"
 )
 
 // The checks here are the part of the API server's validation that the
@@ -143,15 +145,16 @@ func validateContainer(path *field.Path, c *corev1.Container, names sets.Set[str
 	return errs
 }
 
+// validateResourceList checks that each amount is neither negative nor
+// above what the engine computes with (scheduling.MaxRequest).
 func validateResourceList(path *field.Path, list corev1.ResourceList) field.ErrorList {
-	var errs field.ErrorList
-	for _, name := range slices.Sorted(maps.Keys(toStringKeys(list))) {
-		q := list[corev1.ResourceName(name)]
-		if q.Sign() < 0 {
-			errs = append(errs, field.Invalid(path.Child(name), q.String(), "must be greater than or equal to 0"))
-		}
-	}
-	return errs
+	return scheduling.ValidateRequests(path, list)
+}
+
+// validateNodeStatus checks a node's capacity and allocatable.
+func validateNodeStatus(path *field.Path, status *corev1.NodeStatus) field.ErrorList {
+	errs := validateResourceList(path.Child("capacity"), status.Capacity)
+	return append(errs, validateResourceList(path.Child("allocatable"), status.Allocatable)...)
 }
 
 func toStringKeys(list corev1.ResourceList) map[string]struct{} {
@@ -204,12 +207,7 @@ func validateAffinity(path *field.Path, a *corev1.Affinity) field.ErrorList {
 		terms(p.Child("requiredDuringSchedulingIgnoredDuringExecution"), pa.RequiredDuringSchedulingIgnoredDuringExecution)
 		weighted(p.Child("preferredDuringSchedulingIgnoredDuringExecution"), pa.PreferredDuringSchedulingIgnoredDuringExecution)
 	}
-	if na := a.NodeAffinity; na != nil && na.RequiredDuringSchedulingIgnoredDuringExecution != nil {
-		if len(na.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms) == 0 {
-			errs = append(errs, field.Required(path.Child("nodeAffinity", "requiredDuringSchedulingIgnoredDuringExecution", "nodeSelectorTerms"), "at least one term"))
-		}
-	}
-	return errs
+	return append(errs, validateNodeAffinity(path.Child("nodeAffinity"), a.NodeAffinity)...)
 }
 
 // validatePDBSpec checks that a budget sets exactly one of minAvailable and

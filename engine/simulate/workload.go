@@ -2,6 +2,7 @@ package simulate
 
 import (
 	"fmt"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -16,6 +17,18 @@ type workload struct {
 	replicas *int32
 	selector *metav1.LabelSelector
 	template *corev1.PodTemplateSpec
+	// countField is the field replicas came from, for messages.
+	countField *field.Path
+}
+
+// makeRoom counts n more pods, from the field at path, against MaxPods.
+func (s *Scenario) makeRoom(n int, path *field.Path) *field.Error {
+	have := len(s.Objects.Pods)
+	if have+n <= MaxPods {
+		return nil
+	}
+	s.overCap = true
+	return field.Invalid(path, n, fmt.Sprintf("the scenario would hold %d pods with these (%d before them), more than the %d tenon simulate accepts; lower the count or simulate a part of the cluster", have+n, have, MaxPods))
 }
 
 // addWorkload validates a workload and expands it into the pods it stands
@@ -29,19 +42,30 @@ func (s *Scenario) addWorkload(w workload) field.ErrorList {
 	}
 	errs := validateMeta(meta, true)
 	if n < 0 {
-		errs = append(errs, field.Invalid(field.NewPath("spec", "replicas"), n, "must be greater than or equal to 0"))
+		errs = append(errs, field.Invalid(w.countField, n, "must be greater than or equal to 0"))
 	}
 	errs = append(errs, validateTemplate(field.NewPath("spec"), w.selector, tmpl, w.Kind != "Job" || w.selector != nil)...)
 	if len(errs) > 0 {
 		return errs
 	}
+	if err := s.makeRoom(int(n), w.countField); err != nil {
+		return field.ErrorList{err}
+	}
+	prefix := meta.Name
+	if s.podPrefixes == nil {
+		s.podPrefixes = map[string]bool{}
+	}
+	if s.podPrefixes[meta.Namespace+"/"+prefix] {
+		prefix += "-" + strings.ToLower(w.Kind)
+	}
+	s.podPrefixes[meta.Namespace+"/"+prefix] = true
 	controller := true
 	owner := metav1.OwnerReference{APIVersion: w.APIVersion, Kind: w.Kind, Name: meta.Name, UID: meta.UID, Controller: &controller}
 	for i := range n {
 		p := &corev1.Pod{
 			TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"},
 			ObjectMeta: metav1.ObjectMeta{
-				Name:            fmt.Sprintf("%s-%d", meta.Name, i),
+				Name:            fmt.Sprintf("%s-%d", prefix, i),
 				Namespace:       meta.Namespace,
 				Labels:          tmpl.Labels,
 				Annotations:     tmpl.Annotations,

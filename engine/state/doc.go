@@ -15,4 +15,11 @@
 // taints of a pool's new nodes, an existing node's taints and its capacity
 // toward pool limits, whether a daemonset runs on a node, host port clashes,
 // and which offerings a pool may buy.
+//
+// Every resource amount in a Snapshot (pod requests, node allocatable, pool
+// limits) is within scheduling.MaxRequest or scheduling.MaxLimit: Build
+// lowers larger ones to the bound, so the engine's int64 arithmetic cannot
+// overflow whatever the API server accepted. The offline commands and the
+// provider refuse such amounts before Build, with an error naming the field
+// (scheduling.ValidateRequests, the tenon.dev kinds' Validate).
 package state

@@ -10,6 +10,7 @@ import (
 	v1 "github.com/tenonhq/terraform-provider-tenon/engine/api/v1"
 	"github.com/tenonhq/terraform-provider-tenon/engine/api/v1alpha5"
 	"github.com/tenonhq/terraform-provider-tenon/engine/catalog"
+	"github.com/tenonhq/terraform-provider-tenon/engine/scheduling"
 )
 
 // kubeReservedMiBPerPod is the memory Karpenter's (and the catalog's)
@@ -50,7 +51,7 @@ func WithKubelet(types []*catalog.InstanceType, k *v1.KubeletConfiguration) ([]*
 		if name == "pid" {
 			continue
 		}
-		q, err := resource.ParseQuantity(v)
+		q, err := scheduling.ParseQuantity(v)
 		if err != nil {
 			return nil, fmt.Errorf("systemReserved %s: %w", name, err)
 		}

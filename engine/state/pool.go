@@ -143,7 +143,7 @@ func (b *builder) pool(src poolSource, classes map[string]*v1.NodeClass) (*Pool,
 		Requirements:  reqs,
 		Taints:        coreTaints(tmpl.Spec.Taints),
 		StartupTaints: coreTaints(tmpl.Spec.StartupTaints),
-		Limits:        np.Spec.Limits.DeepCopy(),
+		Limits:        scheduling.ClampLimits(np.Spec.Limits.DeepCopy()),
 		Disruption:    disruption(np.Spec.Disruption),
 		// Provisioners have no such switch: their pools keep bare pods.
 		DisruptBarePods: src.kind == PoolKindNodePool && np.Annotations[AnnotationDisruptBarePods] == "true",

@@ -3,6 +3,8 @@ package state
 import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
+
+	"github.com/tenonhq/terraform-provider-tenon/engine/scheduling"
 )
 
 // PodRequests returns a pod's effective requests as the kube-scheduler
@@ -17,7 +19,10 @@ import (
 //   - the RuntimeClass overhead (spec.overhead) is added on top.
 //
 // A container that sets a limit but no request for a resource requests its
-// limit, as the API server defaults it.
+// limit, as the API server defaults it. An amount above
+// scheduling.MaxRequest is lowered to it (the API server accepts any
+// amount; the engine's int64 arithmetic does not), which keeps the pod too
+// large for any machine instead of wrapping around.
 func PodRequests(spec *corev1.PodSpec) corev1.ResourceList {
 	sum := corev1.ResourceList{}
 	for i := range spec.Containers {
@@ -46,7 +51,7 @@ func PodRequests(spec *corev1.PodSpec) corev1.ResourceList {
 	}
 	addTo(sum, spec.Overhead)
 	sum[corev1.ResourcePods] = *resource.NewQuantity(1, resource.DecimalSI)
-	return sum
+	return scheduling.ClampRequests(sum)
 }
 
 // containerRequests returns a container's requests, with limits standing in

@@ -21,6 +21,8 @@ type GitConfig struct {
 	Auth                    gitops.Auth
 	// CacheDir keeps the repository's shallow copy between runs; empty keeps it in memory.
 	CacheDir string
+	// AllowInsecureHTTP lets credentials go to an http:// URL (gitops.Options).
+	AllowInsecureHTTP bool
 }
 
 // Git is the GitOps target: every Apply and Delete is a commit pushed to a branch (one YAML
@@ -40,7 +42,7 @@ var _ Target = (*Git)(nil)
 func NewGit(cfg GitConfig) (*Git, error) {
 	repo, err := gitops.Open(gitops.Options{
 		URL: cfg.URL, Branch: cfg.Branch, Path: cfg.Path, Auth: cfg.Auth, CacheDir: cfg.CacheDir,
-		AuthorName: cfg.AuthorName, AuthorEmail: cfg.AuthorEmail,
+		AuthorName: cfg.AuthorName, AuthorEmail: cfg.AuthorEmail, AllowInsecureHTTP: cfg.AllowInsecureHTTP,
 	})
 	if err != nil {
 		return nil, err

@@ -44,6 +44,8 @@ func (g *gitRepo) providerBlock() string {
     path         = %q
     author_name  = "Terraform"
     author_email = "terraform@example.com"
+    # The test server speaks plain http://.
+    allow_insecure_http = true
     auth {
       username = %q
       password = %q

@@ -3,6 +3,7 @@ package manifests
 import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
@@ -52,10 +53,32 @@ func deployment(o Options) *appsv1.Deployment {
 						LabelSelector:     &metav1.LabelSelector{MatchLabels: Labels()},
 					}},
 					Containers: []corev1.Container{container(o)},
+					Volumes:    tmpVolume(o),
 				},
 			},
 		},
 	}
+}
+
+// tmpDir is where pull mode's SSH transport writes its known_hosts file (the system's temporary
+// folder): under the read-only root filesystem it must be a volume of its own.
+const tmpDir = "/tmp"
+
+// tmpVolume is a small emptyDir for tmpDir in pull mode, and nothing otherwise.
+func tmpVolume(o Options) []corev1.Volume {
+	if o.PolicyGit == nil {
+		return nil
+	}
+	size := resource.MustParse("16Mi")
+	return []corev1.Volume{{Name: "tmp", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{SizeLimit: &size}}}}
+}
+
+// tmpMount mounts tmpVolume at tmpDir in pull mode.
+func tmpMount(o Options) []corev1.VolumeMount {
+	if o.PolicyGit == nil {
+		return nil
+	}
+	return []corev1.VolumeMount{{Name: "tmp", MountPath: tmpDir}}
 }
 
 func affinity() *corev1.Affinity {
@@ -103,6 +126,7 @@ func container(o Options) corev1.Container {
 		LivenessProbe:  probe("/healthz", 10),
 		ReadinessProbe: probe("/readyz", 5),
 		Resources:      o.Resources,
+		VolumeMounts:   tmpMount(o),
 		SecurityContext: &corev1.SecurityContext{
 			RunAsNonRoot:             ptr.To(true),
 			ReadOnlyRootFilesystem:   ptr.To(true),

@@ -149,6 +149,9 @@ func agentArgs(o Options) []string {
 		if g.Secret != "" {
 			args = append(args, "--policy-git-secret="+g.Secret)
 		}
+		if g.InsecureHTTP {
+			args = append(args, "--policy-git-insecure-http")
+		}
 	}
 	return append(args, o.Args...)
 }

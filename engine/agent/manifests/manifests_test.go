@@ -447,6 +447,8 @@ func TestAgentAcceptsTheGeneratedArguments(t *testing.T) {
 		{Cloud: manifests.CloudAWS, ClusterName: "prod", Settings: manifests.Settings{LogLevel: "warn", InterruptionQueue: "prod-tenon"}},
 		{Cloud: manifests.CloudKWOK, ClusterName: "gitops", PolicyGit: &manifests.PolicyGit{
 			URL: "https://git.example.com/acme/policy.git", Branch: "prod", Path: "clusters/gitops", Interval: time.Minute, Secret: "policy-git"}},
+		{Cloud: manifests.CloudKWOK, ClusterName: "gitops-http", PolicyGit: &manifests.PolicyGit{
+			URL: "http://git.internal/acme/policy.git", Branch: "main", Interval: 30 * time.Second, Secret: "policy-git", InsecureHTTP: true}},
 	}
 	for _, opts := range cases {
 		t.Run(opts.Cloud+"/"+opts.ClusterName, func(t *testing.T) {
@@ -474,7 +476,7 @@ func TestAgentAcceptsTheGeneratedArguments(t *testing.T) {
 			}
 			if g := o.PolicyGit; g != nil {
 				p := got.PolicyGit
-				if p.URL != g.URL || p.Branch != g.Branch || p.Path != g.Path || p.Interval != g.Interval || p.Secret != g.Secret {
+				if p.URL != g.URL || p.Branch != g.Branch || p.Path != g.Path || p.Interval != g.Interval || p.Secret != g.Secret || p.InsecureHTTP != g.InsecureHTTP {
 					t.Errorf("pull mode %+v, want %+v", p, *g)
 				}
 			} else if got.PolicyGit.URL != "" {
@@ -538,4 +540,43 @@ func TestPullModeAddsOnlyItsPermissions(t *testing.T) {
 	if !slices.Contains(args, "--policy-git-url=https://git.example.com/acme/policy.git") || !slices.Contains(args, "--policy-git-secret=policy-git") {
 		t.Errorf("args %q lack the pull-mode flags", args)
 	}
+}
+
+// TestPullModeKeepsCredentialsOutOfTheDeployment: a repository URL holding
+// credentials used to be written into the Deployment's arguments, which
+// anyone who may read Deployments sees; it is refused, without printing it.
+func TestPullModeKeepsCredentialsOutOfTheDeployment(t *testing.T) {
+	o := manifests.Options{Cloud: "aws", ClusterName: "c", PolicyGit: &manifests.PolicyGit{URL: "https://x-access-token:s3cret@github.com/acme/policy.git"}}
+	err := o.Defaulted().Validate()
+	if err == nil || strings.Contains(err.Error(), "s3cret") || !strings.Contains(err.Error(), "holds credentials") {
+		t.Errorf("Validate = %v, want the URL refused without its secret", err)
+	}
+	if _, err := manifests.AgentArgs(o); err == nil {
+		t.Error("AgentArgs wrote a URL with credentials into the arguments")
+	}
+}
+
+// TestPullModeHasAWritableTmp: with a read-only root filesystem, pull mode's
+// SSH transport could not write its known_hosts file; an emptyDir at /tmp
+// (the system's temporary folder) takes it.
+func TestPullModeHasAWritableTmp(t *testing.T) {
+	o := manifests.Options{Cloud: "kwok", ClusterName: "c", PolicyGit: &manifests.PolicyGit{URL: "git@github.com:acme/policy.git", Secret: "git"}}
+	objs, err := manifests.Objects(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, obj := range objs {
+		dep, ok := obj.(*appsv1.Deployment)
+		if !ok {
+			continue
+		}
+		spec := dep.Spec.Template.Spec
+		mounted := slices.ContainsFunc(spec.Containers[0].VolumeMounts, func(m corev1.VolumeMount) bool { return m.MountPath == "/tmp" && !m.ReadOnly })
+		empty := slices.ContainsFunc(spec.Volumes, func(v corev1.Volume) bool { return v.EmptyDir != nil })
+		if !mounted || !empty || !*spec.Containers[0].SecurityContext.ReadOnlyRootFilesystem {
+			t.Errorf("pull mode: /tmp mounted %v from an emptyDir %v under a read-only root", mounted, empty)
+		}
+		return
+	}
+	t.Fatal("no Deployment")
 }

@@ -10,6 +10,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/util/validation"
+
+	"github.com/tenonhq/terraform-provider-tenon/engine/gitops"
 )
 
 // Defaults of Options.
@@ -93,6 +95,9 @@ type PolicyGit struct {
 	// Secret names a Secret in the agent's namespace with the Git credentials; empty means
 	// anonymous access. The agent may read this Secret and no other.
 	Secret string
+	// InsecureHTTP lets the Secret's token or password go to an http:// URL, in clear text
+	// (--policy-git-insecure-http): a test server or a trusted network only.
+	InsecureHTTP bool
 }
 
 // Settings are the agent's behaviour flags.
@@ -212,7 +217,9 @@ func (o Options) Validate() error {
 	o.Settings.validate(o.Cloud, add)
 	if g := o.PolicyGit; g != nil {
 		if strings.TrimSpace(g.URL) == "" || strings.ContainsAny(g.URL, " \t\n") {
-			add("policy git url %q: required in pull mode, a repository URL such as https://github.com/acme/policy.git", g.URL)
+			add("policy git url %q: required in pull mode, a repository URL such as https://github.com/acme/policy.git", gitops.RedactURL(g.URL))
+		} else if err := gitops.CheckURL(g.URL); err != nil {
+			add("policy git %v", err)
 		}
 		if g.Interval != 0 && g.Interval < time.Second {
 			add("policy git interval %s: use 1s or more, such as 30s", g.Interval)

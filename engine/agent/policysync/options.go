@@ -65,6 +65,9 @@ type Options struct {
 
 func (o Options) withDefaults() (Options, error) {
 	var errs []error
+	if err := gitops.CheckURL(o.Git.URL); err != nil {
+		errs = append(errs, err)
+	}
 	if o.Git.Branch == "" {
 		o.Git.Branch = gitops.DefaultBranch
 	}

@@ -249,7 +249,7 @@ func TestAuthFailureRetried(t *testing.T) {
 	}
 	s := f.syncer(Options{
 		Name:       "auth-sync",
-		Git:        gitops.Options{URL: f.srv.HTTPURL("policy"), Path: "tenon"},
+		Git:        gitops.Options{URL: f.srv.HTTPURL("policy"), Path: "tenon", AllowInsecureHTTP: true},
 		AuthSecret: &types.NamespacedName{Namespace: f.ns, Name: "git-auth"},
 		Interval:   time.Hour, RetryBase: 100 * time.Millisecond, MaxBackoff: 400 * time.Millisecond,
 	})

@@ -12,6 +12,8 @@ package v1
 type KubeletConfiguration struct {
 	// ClusterDNS are the IP addresses of the cluster DNS servers.
 	// +kubebuilder:validation:MaxItems=3
+	// +kubebuilder:validation:items:MaxLength=45
+	// +kubebuilder:validation:XValidation:rule="self.all(ip, isIP(ip))",message="clusterDNS entries must be IP addresses, such as 10.100.0.10"
 	// +optional
 	ClusterDNS []string `json:"clusterDNS,omitempty"`
 	// MaxPods caps the pods per node; absent means the instance type's ENI-based limit.

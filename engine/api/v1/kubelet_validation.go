@@ -2,13 +2,16 @@ package v1
 
 import (
 	"maps"
+	"net"
 	"regexp"
 	"slices"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/tenonhq/terraform-provider-tenon/engine/api/internal/apivalidation"
+	"github.com/tenonhq/terraform-provider-tenon/engine/scheduling"
 )
 
 var evictionPercentRE = regexp.MustCompile(`^(100([.]0+)?|[0-9]{1,2}([.][0-9]+)?)%$`)
@@ -18,6 +21,7 @@ const (
 	msgGraceNeedsSoft    = "every evictionSoftGracePeriod signal needs an evictionSoft threshold; add the threshold or remove the grace period"
 	msgImageGC           = "imageGCLowThresholdPercent must be lower than imageGCHighThresholdPercent"
 	msgSoftGraceDuration = "evictionSoftGracePeriod values must be durations such as 30s or 1m30s (units s, m, h)"
+	msgClusterDNS        = "clusterDNS entries must be IP addresses, such as 10.100.0.10"
 )
 
 var (
@@ -32,6 +36,14 @@ func (in *KubeletConfiguration) Validate(path *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	if len(in.ClusterDNS) > 3 {
 		errs = append(errs, field.TooMany(path.Child("clusterDNS"), len(in.ClusterDNS), 3))
+	}
+	for i, ip := range in.ClusterDNS {
+		// The agent writes these into the node's bootstrap (Bottlerocket's
+		// TOML, nodeadm's NodeConfig): anything but an address is refused
+		// here, not rendered there.
+		if net.ParseIP(ip) == nil {
+			errs = append(errs, field.Invalid(path.Child("clusterDNS").Index(i), ip, msgClusterDNS))
+		}
 	}
 	if v := in.MaxPods; v != nil && (*v < 1 || *v > 1000) {
 		errs = append(errs, field.Invalid(path.Child("maxPods"), *v, "maxPods must be between 1 and 1000"))
@@ -101,8 +113,11 @@ func validateReserved(path *field.Path, name string, reserved map[string]string)
 		if !slices.Contains(reservedResources, k) {
 			errs = append(errs, field.Invalid(path.Key(k), k, name+" keys must be cpu, memory, ephemeral-storage or pid"))
 		}
-		if !isNonNegativeQuantity(reserved[k]) {
+		switch q, ok := nonNegativeQuantity(reserved[k]); {
+		case !ok:
 			errs = append(errs, field.Invalid(path.Key(k), reserved[k], name+" values must be non-negative quantities such as 100m or 1Gi"))
+		case q.Cmp(scheduling.MaxLimit(corev1.ResourceName(k))) > 0:
+			errs = append(errs, field.Invalid(path.Key(k), reserved[k], msgTooLarge(scheduling.MaxLimit(corev1.ResourceName(k)))))
 		}
 	}
 	return errs
@@ -117,17 +132,32 @@ func validateEviction(path *field.Path, name string, thresholds map[string]strin
 		if !slices.Contains(evictionSignals, k) {
 			errs = append(errs, field.Invalid(path.Key(k), k, name+" keys must be "+signalList))
 		}
-		if v := thresholds[k]; len(v) > 64 || (!evictionPercentRE.MatchString(v) && !isNonNegativeQuantity(v)) {
+		v := thresholds[k]
+		switch q, ok := nonNegativeQuantity(v); {
+		case len(v) <= 64 && evictionPercentRE.MatchString(v):
+		case !ok:
 			errs = append(errs, field.Invalid(path.Key(k), v, name+" values must be a percentage such as 10% or a quantity such as 100Mi"))
+		case q.Cmp(scheduling.MaxLimit(corev1.ResourceMemory)) > 0:
+			errs = append(errs, field.Invalid(path.Key(k), v, msgTooLarge(scheduling.MaxLimit(corev1.ResourceMemory))))
 		}
 	}
 	return errs
 }
 
-func isNonNegativeQuantity(v string) bool {
+// nonNegativeQuantity parses v as a quantity of at most 64 characters that
+// is not negative.
+func nonNegativeQuantity(v string) (resource.Quantity, bool) {
 	if len(v) > 64 {
-		return false
+		return resource.Quantity{}, false
 	}
-	q, err := resource.ParseQuantity(v)
-	return err == nil && q.Sign() >= 0
+	q, err := scheduling.ParseQuantity(v)
+	return q, err == nil && q.Sign() >= 0
+}
+
+// msgTooLarge says that a quantity is above bound, which the engine's
+// arithmetic needs (scheduling.MaxLimit: reserved amounts are subtracted
+// from a node's capacity, never summed). Not in the CRD's schema: the agent
+// refuses such a NodeClass or Provisioner when it reads it.
+func msgTooLarge(bound resource.Quantity) string {
+	return "must be at most " + bound.String() + " (no machine is that large; larger amounts would overflow Tenon's arithmetic)"
 }

@@ -5,6 +5,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/tenonhq/terraform-provider-tenon/engine/api/internal/apivalidation"
+	"github.com/tenonhq/terraform-provider-tenon/engine/scheduling"
 )
 
 const (
@@ -16,7 +17,12 @@ const (
 // tenon.dev/nodepool.
 func (in *NodeClaim) Validate() field.ErrorList {
 	errs := apivalidation.ObjectName(in.Name, in.GenerateName)
-	return append(errs, in.Spec.validate(field.NewPath("spec"))...)
+	errs = append(errs, in.Spec.validate(field.NewPath("spec"))...)
+	// Amounts the engine computes with (not in the CRD's schema; the agent
+	// writes them itself).
+	status := field.NewPath("status")
+	errs = append(errs, scheduling.ValidateRequests(status.Child("capacity"), in.Status.Capacity)...)
+	return append(errs, scheduling.ValidateRequests(status.Child("allocatable"), in.Status.Allocatable)...)
 }
 
 // ValidateUpdate checks an update from old: everything Validate checks, plus that the spec did
@@ -36,6 +42,7 @@ func (in *NodeClaim) ValidateUpdate(old *NodeClaim) field.ErrorList {
 
 func (in *NodeClaimSpec) validate(path *field.Path) field.ErrorList {
 	errs := ValidateRequirements(path.Child("requirements"), in.Requirements)
+	errs = append(errs, scheduling.ValidateRequests(path.Child("resources", "requests"), in.Resources.Requests)...)
 	errs = append(errs, apivalidation.NodeTaints(path, in.Taints, in.StartupTaints)...)
 	errs = append(errs, validateNodeClassRef(path.Child("nodeClassRef"), in.NodeClassRef)...)
 	errs = append(errs, validateNillableDuration(path.Child("expireAfter"), in.ExpireAfter, msgExpireAfter)...)

@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"slices"
 
+	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/tenonhq/terraform-provider-tenon/engine/api/internal/apivalidation"
@@ -24,6 +25,7 @@ const (
 	msgCustomNeedsSelectors = "amiFamily Custom requires amiSelectorTerms; add terms selecting your AMIs, or use amiFamily AL2023 or Bottlerocket"
 	msgRootVolumes          = "only one block device mapping can be the root volume; set rootVolume on one of them"
 	msgEBSSize              = "ebs needs volumeSize (such as 100Gi) or snapshotID; add one"
+	msgVolumeSize           = "volumeSize must be between 0 and 64Ti, the largest EBS volume"
 	msgSubnetTerm           = "a subnet selector term needs tags or id; add one"
 	msgSubnetTermID         = "id selects one subnet on its own; use tags or id in a term, not both (terms are ORed)"
 	msgSubnetID             = "id must be a subnet ID such as subnet-0123456789abcdef0"
@@ -217,10 +219,19 @@ func validateBlockDeviceMappings(path *field.Path, mappings []BlockDeviceMapping
 	return errs
 }
 
+// maxVolumeSize is the largest EBS volume (io2 Block Express).
+var maxVolumeSize = resource.MustParse("64Ti")
+
 func (in *BlockDevice) validate(path *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	if in.SnapshotID == nil && in.VolumeSize == nil {
 		errs = append(errs, field.Required(path, msgEBSSize))
+	}
+	// EBS volumes are at most 64 TiB; the launch template gives the size in
+	// GiB as an int32, which a larger quantity would overflow. Not in the
+	// CRD's schema: the agent refuses such a NodeClass when it reads it.
+	if v := in.VolumeSize; v != nil && (v.Sign() < 0 || v.Cmp(maxVolumeSize) > 0) {
+		errs = append(errs, field.Invalid(path.Child("volumeSize"), v.String(), msgVolumeSize))
 	}
 	if in.IOPS != nil && *in.IOPS < 0 {
 		errs = append(errs, field.Invalid(path.Child("iops"), *in.IOPS, "iops must not be negative"))

@@ -8,6 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/tenonhq/terraform-provider-tenon/engine/api/internal/apivalidation"
+	"github.com/tenonhq/terraform-provider-tenon/engine/scheduling"
 )
 
 var (
@@ -60,7 +61,8 @@ func (in *NodePoolSpec) validate(path *field.Path) field.ErrorList {
 	if in.Weight != nil && (*in.Weight < 1 || *in.Weight > 100) {
 		errs = append(errs, field.Invalid(path.Child("weight"), *in.Weight, msgWeight))
 	}
-	return errs
+	// Not in the CRD's schema: the agent refuses such a pool when it reads it.
+	return append(errs, scheduling.ValidateLimits(path.Child("limits"), in.Limits)...)
 }
 
 func (in *NodeClaimTemplate) validate(path *field.Path) field.ErrorList {

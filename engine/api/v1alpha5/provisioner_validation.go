@@ -10,6 +10,7 @@ import (
 
 	"github.com/tenonhq/terraform-provider-tenon/engine/api/internal/apivalidation"
 	v1 "github.com/tenonhq/terraform-provider-tenon/engine/api/v1"
+	"github.com/tenonhq/terraform-provider-tenon/engine/scheduling"
 )
 
 // Messages of the CEL rules only this version has (the twin tests hold them equal). Each says
@@ -66,6 +67,9 @@ func (in *ProvisionerSpec) validate(path *field.Path) field.ErrorList {
 		errs = append(errs, in.KubeletConfiguration.Validate(path.Child("kubeletConfiguration"))...)
 	}
 	errs = append(errs, in.validateProvider(path)...)
+	if in.Limits != nil {
+		errs = append(errs, scheduling.ValidateLimits(path.Child("limits", "resources"), in.Limits.Resources)...)
+	}
 	errs = append(errs, minimum(path.Child("ttlSecondsAfterEmpty"), in.TTLSecondsAfterEmpty, 0,
 		"ttlSecondsAfterEmpty must not be negative; set the seconds an empty node may live, such as 30")...)
 	errs = append(errs, minimum(path.Child("ttlSecondsUntilExpired"), in.TTLSecondsUntilExpired, 0,

@@ -27,6 +27,10 @@ const TagNodeClass = "tenon.dev/nodeclass"
 // deterministic, so a restarted agent finds the profile it created, and
 // derived from the NodeClass name, so it can be deleted once the NodeClass is
 // gone. IAM names are at most 128 characters; EKS cluster names at most 100.
+// The suffix has a fixed length, so the IAM guide's resource pattern
+// tenon_<cluster>_ followed by exactly 16 characters (? wildcards) matches
+// this cluster's profiles and never another's whose name starts the same
+// (tenon_prod_eu_... for cluster prod).
 func ManagedInstanceProfileName(cluster, region, nodeClass string) string {
 	sum := sha256.Sum256([]byte(region + "/" + nodeClass))
 	return "tenon_" + cluster + "_" + hex.EncodeToString(sum[:8])
@@ -42,9 +46,23 @@ func roleName(role string) string {
 }
 
 // isNoSuchEntity reports whether err is IAM's NoSuchEntity.
-func isNoSuchEntity(err error) bool {
+func isNoSuchEntity(err error) bool { return iamErrorCode(err) == "NoSuchEntity" }
+
+// isUnreadable reports whether GetInstanceProfile found no profile the
+// agent may read: NoSuchEntity, or AccessDenied, which the guide's policy
+// answers for a profile without this cluster's tag (and for one that does
+// not exist, as IAM evaluates the tag condition before looking).
+func isUnreadable(err error) bool {
+	code := iamErrorCode(err)
+	return code == "NoSuchEntity" || code == "AccessDenied"
+}
+
+func iamErrorCode(err error) string {
 	var apiErr smithy.APIError
-	return errors.As(err, &apiErr) && apiErr.ErrorCode() == "NoSuchEntity"
+	if errors.As(err, &apiErr) {
+		return apiErr.ErrorCode()
+	}
+	return ""
 }
 
 // ensureInstanceProfile makes the managed instance profile of NodeClass nc
@@ -57,7 +75,7 @@ func (p *Provider) ensureInstanceProfile(ctx context.Context, nc *v1.NodeClass, 
 	out, err := p.iam.GetInstanceProfile(ctx, &iam.GetInstanceProfileInput{InstanceProfileName: aws.String(name)})
 	var profile *iamtypes.InstanceProfile
 	switch {
-	case isNoSuchEntity(err):
+	case isUnreadable(err):
 		created, err := p.iam.CreateInstanceProfile(ctx, &iam.CreateInstanceProfileInput{
 			InstanceProfileName: aws.String(name),
 			Tags: []iamtypes.Tag{
@@ -65,6 +83,9 @@ func (p *Provider) ensureInstanceProfile(ctx context.Context, nc *v1.NodeClass, 
 				{Key: aws.String(TagNodeClass), Value: aws.String(nc.Name)},
 			},
 		})
+		if iamErrorCode(err) == "EntityAlreadyExists" {
+			return "", fmt.Errorf("instance profile %s for nodeclass %q exists but the agent may not read it: it lacks the tag %s=%s, so it is not this cluster's; delete or retag it", name, nc.Name, TagCluster, p.opts.ClusterName)
+		}
 		if err != nil {
 			return "", fmt.Errorf("creating instance profile %s for nodeclass %q: %w", name, nc.Name, err)
 		}
@@ -106,7 +127,9 @@ func (p *Provider) ensureInstanceProfile(ctx context.Context, nc *v1.NodeClass, 
 func (p *Provider) DeleteInstanceProfile(ctx context.Context, name string) error {
 	profileName := ManagedInstanceProfileName(p.opts.ClusterName, p.region, name)
 	out, err := p.iam.GetInstanceProfile(ctx, &iam.GetInstanceProfileInput{InstanceProfileName: aws.String(profileName)})
-	if isNoSuchEntity(err) {
+	if isUnreadable(err) {
+		// Gone, or not this cluster's (the policy denies reading it): either
+		// way not ours to delete.
 		return nil
 	}
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 
 	awssdk "github.com/aws/aws-sdk-go-v2/aws"
 	iamtypes "github.com/aws/aws-sdk-go-v2/service/iam/types"
+	"github.com/aws/smithy-go"
 
 	v1 "github.com/tenonhq/terraform-provider-tenon/engine/api/v1"
 	"github.com/tenonhq/terraform-provider-tenon/engine/cloud/aws/awsfake"
@@ -237,5 +238,38 @@ func TestWireInstanceProfile(t *testing.T) {
 	// so an empty fake also proves the order.
 	if len(e.fake.InstanceProfiles()) != 0 {
 		t.Errorf("profiles left: %v", e.fake.InstanceProfiles())
+	}
+}
+
+// TestInstanceProfileReadDeniedByTheGuidePolicy: the guide's policy lets the
+// agent read only profiles tagged with its cluster, so IAM answers
+// AccessDenied, not NoSuchEntity, for a profile that does not exist yet (the
+// agent creates it) and for another cluster's (the agent refuses it and
+// never deletes it).
+func TestInstanceProfileReadDeniedByTheGuidePolicy(t *testing.T) {
+	denied := func() error {
+		return &smithy.GenericAPIError{Code: "AccessDenied", Message: "not authorized to perform iam:GetInstanceProfile"}
+	}
+	e := newEnv(t)
+	e.fake.NextError("GetInstanceProfile", denied())
+	if _, err := e.p.NodeClassStatus(t.Context(), "default"); err != nil {
+		t.Fatalf("a profile not yet created: %v", err)
+	}
+	if _, ok := e.fake.InstanceProfiles()[defaultProfile]; !ok {
+		t.Error("the profile was not created")
+	}
+
+	e = newEnv(t)
+	e.fake.AddInstanceProfile(iamtypes.InstanceProfile{
+		InstanceProfileName: awssdk.String(defaultProfile), Path: awssdk.String("/"),
+		Tags: []iamtypes.Tag{{Key: awssdk.String(TagCluster), Value: awssdk.String("other")}},
+	})
+	e.fake.NextError("GetInstanceProfile", denied())
+	if _, err := e.p.NodeClassStatus(t.Context(), "default"); err == nil || !strings.Contains(err.Error(), "lacks the tag tenon.dev/cluster=prod") {
+		t.Errorf("another cluster's profile: err = %v, want it refused", err)
+	}
+	e.fake.NextError("GetInstanceProfile", denied())
+	if err := e.p.DeleteInstanceProfile(t.Context(), "default"); err != nil || len(e.fake.Calls("DeleteInstanceProfile")) != 0 {
+		t.Errorf("deleting a profile the agent may not read: %v, calls %v", err, e.fake.Calls("DeleteInstanceProfile"))
 	}
 }

@@ -201,6 +201,12 @@ func (p *Provider) launch(ctx context.Context, claim *v1.NodeClaim, nc *v1.NodeC
 		},
 	}
 	if ct == scheduling.CapacityTypeSpot {
+		// A spot launch creates a spot instance request too: the IAM policy's
+		// request-tag condition covers it like the instance, so it carries the
+		// instance's tags (docs/guides/aws-iam.md, TestIAMGuideMatchesTheCode).
+		in.TagSpecifications = append(in.TagSpecifications, ec2types.TagSpecification{
+			ResourceType: ec2types.ResourceTypeSpotInstancesRequest, Tags: ec2Tags(p.instanceTags(nc.Spec.AWS.Tags, pool, claim.Name)),
+		})
 		in.TargetCapacitySpecification.DefaultTargetCapacityType = ec2types.DefaultTargetCapacityTypeSpot
 		in.SpotOptions = &ec2types.SpotOptionsRequest{AllocationStrategy: ec2types.SpotAllocationStrategyPriceCapacityOptimized}
 	} else {

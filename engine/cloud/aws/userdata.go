@@ -16,6 +16,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/BurntSushi/toml"
 	"sigs.k8s.io/yaml"
 
 	v1 "github.com/tenonhq/terraform-provider-tenon/engine/api/v1"
@@ -46,8 +47,25 @@ func userData(fam string, b bootstrap) (string, error) {
 	}
 }
 
-// mimeBoundary separates the parts of AL2023 user data.
+// mimeBoundary separates the parts of AL2023 user data, unless a part holds
+// it (see boundaryFor).
 const mimeBoundary = "//tenon//"
+
+// boundaryFor returns a MIME boundary that no part's body holds: a line
+// "--//tenon//" in the NodeClass's script would otherwise end its part, and
+// what follows would be read as another part (or dropped). It is
+// mimeBoundary when that is free, else mimeBoundary with a counter, so the
+// same parts always get the same boundary.
+func boundaryFor(parts []mimePart) string {
+	taken := func(b string) bool {
+		return slices.ContainsFunc(parts, func(p mimePart) bool { return strings.Contains(p.body, "--"+b) })
+	}
+	b := mimeBoundary
+	for n := 1; taken(b); n++ {
+		b = fmt.Sprintf("//tenon-%d//", n)
+	}
+	return b
+}
 
 // al2023UserData is a MIME multipart document for nodeadm: the NodeClass's
 // own user data (its MIME parts, a NodeConfig, or a shell script) first, then
@@ -66,13 +84,14 @@ func al2023UserData(b bootstrap) (string, error) {
 		parts = append(parts, own...)
 	}
 	parts = append(parts, mimePart{contentType: "application/node.eks.aws", body: nodeConfig})
+	boundary := boundaryFor(parts)
 	var buf bytes.Buffer
-	buf.WriteString("MIME-Version: 1.0\nContent-Type: multipart/mixed; boundary=\"" + mimeBoundary + "\"\n\n")
+	buf.WriteString("MIME-Version: 1.0\nContent-Type: multipart/mixed; boundary=\"" + boundary + "\"\n\n")
 	for _, p := range parts {
-		buf.WriteString("--" + mimeBoundary + "\nContent-Type: " + p.contentType + "\n\n")
+		buf.WriteString("--" + boundary + "\nContent-Type: " + p.contentType + "\n\n")
 		buf.WriteString(strings.TrimRight(p.body, "\n") + "\n\n")
 	}
-	buf.WriteString("--" + mimeBoundary + "--\n")
+	buf.WriteString("--" + boundary + "--\n")
 	return buf.String(), nil
 }
 
@@ -177,49 +196,29 @@ func joinTaints(taints []v1.Taint) string {
 	return strings.Join(out, ",")
 }
 
-// bottlerocketTables are the TOML tables Tenon writes; NodeClass user data
-// may not define them too (TOML forbids a table twice).
-var bottlerocketTables = []string{
-	"settings.kubernetes", "settings.kubernetes.node-labels", "settings.kubernetes.node-taints",
-	"settings.kubernetes.system-reserved", "settings.kubernetes.kube-reserved",
-	"settings.kubernetes.eviction-hard", "settings.kubernetes.eviction-soft", "settings.kubernetes.eviction-soft-grace-period",
-}
-
-// bottlerocketConflict returns the first Tenon table the NodeClass's TOML
-// defines, or "".
-func bottlerocketConflict(custom *string) string {
-	if custom == nil {
-		return ""
-	}
-	for _, line := range strings.Split(*custom, "\n") {
-		line = strings.TrimSpace(line)
-		if !strings.HasPrefix(line, "[") {
-			continue
-		}
-		name := strings.TrimSpace(strings.Trim(line, "[]"))
-		if slices.Contains(bottlerocketTables, name) {
-			return name
-		}
-	}
-	return ""
-}
-
 // bottlerocketUserData is Bottlerocket's TOML settings: the NodeClass's own
 // TOML, then Tenon's kubernetes tables. Bottlerocket rejects settings it does
 // not know, and has none for podsPerCore, so that kubelet setting is not
-// passed (the agent still sizes pods per node by it).
+// passed (the agent still sizes pods per node by it). Every string is a TOML
+// basic string (tomlString), and the whole document is parsed before it is
+// returned (checkBottlerocketTOML): the NodeClass's TOML may not define what
+// Tenon writes, in any of TOML's spellings.
 func bottlerocketUserData(b bootstrap) (string, error) {
-	if t := bottlerocketConflict(b.custom); t != "" {
-		return "", fmt.Errorf("userData defines [%s], which the agent writes; move those settings to the NodeClass's kubelet block or remove them", t)
-	}
 	var buf strings.Builder
-	if b.custom != nil && strings.TrimSpace(*b.custom) != "" {
+	own := b.custom != nil && strings.TrimSpace(*b.custom) != ""
+	if own {
+		if _, err := toml.Decode(*b.custom, new(map[string]any)); err != nil {
+			return "", fmt.Errorf("userData is not valid TOML: %w", err)
+		}
 		buf.WriteString(strings.TrimRight(*b.custom, "\n") + "\n\n")
 	}
 	dns := b.dns
 	k := b.kubelet
 	if k != nil && len(k.ClusterDNS) > 0 {
 		dns = k.ClusterDNS[0]
+	}
+	if dns != "" && net.ParseIP(dns) == nil {
+		return "", fmt.Errorf("kubelet clusterDNS %q is not an IP address; give the cluster DNS service's address, such as 10.100.0.10", dns)
 	}
 	buf.WriteString("[settings.kubernetes]\n")
 	writeTOML(&buf, "cluster-name", b.clusterName)
@@ -236,20 +235,7 @@ func bottlerocketUserData(b bootstrap) (string, error) {
 		}
 	}
 	writeTable(&buf, "settings.kubernetes.node-labels", b.labels)
-	if len(b.taints) > 0 {
-		buf.WriteString("\n[settings.kubernetes.node-taints]\n")
-		byKey := map[string][]string{}
-		for _, t := range b.taints {
-			byKey[t.Key] = append(byKey[t.Key], t.Value+":"+string(t.Effect))
-		}
-		for _, key := range slices.Sorted(maps.Keys(byKey)) {
-			var vals []string
-			for _, v := range byKey[key] {
-				vals = append(vals, strconv.Quote(v))
-			}
-			buf.WriteString(strconv.Quote(key) + " = [" + strings.Join(vals, ", ") + "]\n")
-		}
-	}
+	writeTaints(&buf, b.taints)
 	if k != nil {
 		writeTable(&buf, "settings.kubernetes.system-reserved", k.SystemReserved)
 		writeTable(&buf, "settings.kubernetes.kube-reserved", k.KubeReserved)
@@ -261,11 +247,47 @@ func bottlerocketUserData(b bootstrap) (string, error) {
 		}
 		writeTable(&buf, "settings.kubernetes.eviction-soft-grace-period", grace)
 	}
+	if err := checkBottlerocketTOML(buf.String(), own); err != nil {
+		return "", err
+	}
 	return buf.String(), nil
 }
 
+// checkBottlerocketTOML parses the finished document. With the NodeClass's
+// TOML valid on its own, a failure means it defines something Tenon writes:
+// the [settings.kubernetes] table or one below it, whether as a table, as
+// dotted keys (settings.kubernetes.max-pods = 3) or as an inline table.
+func checkBottlerocketTOML(doc string, own bool) error {
+	_, err := toml.Decode(doc, new(map[string]any))
+	switch {
+	case err == nil:
+		return nil
+	case own:
+		return fmt.Errorf("userData defines [settings.kubernetes] or a setting in it, which the agent writes (cluster, labels, taints, kubelet settings): %w; move them to the NodeClass's kubelet block, or remove them", err)
+	}
+	return fmt.Errorf("the Bottlerocket settings Tenon wrote do not parse as TOML: %w; this is a bug, please report it", err)
+}
+
+func writeTaints(buf *strings.Builder, taints []v1.Taint) {
+	if len(taints) == 0 {
+		return
+	}
+	buf.WriteString("\n[settings.kubernetes.node-taints]\n")
+	byKey := map[string][]string{}
+	for _, t := range taints {
+		byKey[t.Key] = append(byKey[t.Key], t.Value+":"+string(t.Effect))
+	}
+	for _, key := range slices.Sorted(maps.Keys(byKey)) {
+		var vals []string
+		for _, v := range byKey[key] {
+			vals = append(vals, tomlString(v))
+		}
+		buf.WriteString(tomlString(key) + " = [" + strings.Join(vals, ", ") + "]\n")
+	}
+}
+
 func writeTOML(buf *strings.Builder, key, value string) {
-	buf.WriteString(key + " = " + strconv.Quote(value) + "\n")
+	buf.WriteString(key + " = " + tomlString(value) + "\n")
 }
 
 func writeInt(buf *strings.Builder, key string, v *int32) {
@@ -280,8 +302,44 @@ func writeTable(buf *strings.Builder, name string, m map[string]string) {
 	}
 	buf.WriteString("\n[" + name + "]\n")
 	for _, k := range slices.Sorted(maps.Keys(m)) {
-		buf.WriteString(strconv.Quote(k) + " = " + strconv.Quote(m[k]) + "\n")
+		buf.WriteString(tomlString(k) + " = " + tomlString(m[k]) + "\n")
 	}
+}
+
+// tomlString writes s as a TOML basic string. TOML has the escapes \b \t
+// \n \f \r \" \\ and \uXXXX, no others: strconv.Quote's \a, \v and \x1b are
+// not TOML and would make Bottlerocket reject the whole document (or, with
+// an unescaped newline, read what follows as settings). Every other
+// character is written as it is, in UTF-8.
+func tomlString(s string) string {
+	var sb strings.Builder
+	sb.WriteByte('"')
+	for _, r := range s {
+		switch r {
+		case '"':
+			sb.WriteString(`\"`)
+		case '\\':
+			sb.WriteString(`\\`)
+		case '\b':
+			sb.WriteString(`\b`)
+		case '\t':
+			sb.WriteString(`\t`)
+		case '\n':
+			sb.WriteString(`\n`)
+		case '\f':
+			sb.WriteString(`\f`)
+		case '\r':
+			sb.WriteString(`\r`)
+		default:
+			if r < 0x20 || r == 0x7f {
+				fmt.Fprintf(&sb, `\u%04X`, r)
+			} else {
+				sb.WriteRune(r)
+			}
+		}
+	}
+	sb.WriteByte('"')
+	return sb.String()
 }
 
 // tenthAddress is the cluster DNS IP Kubernetes conventionally uses: the

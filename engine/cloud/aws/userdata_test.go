@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/BurntSushi/toml"
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/yaml"
 
@@ -175,5 +176,91 @@ func TestNodeLabelsLeaveOutWhatTheKubeletMayNotSet(t *testing.T) {
 		if got[k] != v {
 			t.Errorf("labels[%s] = %q, want %q", k, got[k], v)
 		}
+	}
+}
+
+// hostileStrings hold what strconv.Quote escapes in ways TOML does not know
+// (\a, \v, \x1b), line breaks, quotes and non-ASCII text.
+var hostileStrings = []string{"bell\a", "tab\tvt\v", "esc\x1b[31m", "nl\n[settings.evil]\nx = 1", "quote\"back\\slash", "del\x7f", "ünïcödé \u2028 line sep", "nul\x00"}
+
+// TestBottlerocketTOMLEscapes: every string Tenon writes into Bottlerocket's
+// settings is a TOML basic string that reads back as itself.
+func TestBottlerocketTOMLEscapes(t *testing.T) {
+	for _, s := range hostileStrings {
+		b := testBootstrap(nil)
+		b.clusterName = s
+		b.labels = map[string]string{s: s}
+		b.kubelet.SystemReserved = map[string]string{s: s}
+		ud, err := userData(v1.AMIFamilyBottlerocket, b)
+		if err != nil {
+			t.Fatalf("%q: %v", s, err)
+		}
+		var doc struct {
+			Settings struct {
+				Kubernetes struct {
+					ClusterName    string            `toml:"cluster-name"`
+					NodeLabels     map[string]string `toml:"node-labels"`
+					SystemReserved map[string]string `toml:"system-reserved"`
+				} `toml:"kubernetes"`
+			} `toml:"settings"`
+		}
+		if _, err := toml.Decode(ud, &doc); err != nil {
+			t.Fatalf("%q: the settings do not parse as TOML: %v\n%s", s, err, ud)
+		}
+		k := doc.Settings.Kubernetes
+		if k.ClusterName != s || k.NodeLabels[s] != s || k.SystemReserved[s] != s {
+			t.Errorf("%q read back as %q, labels %q, reserved %q", s, k.ClusterName, k.NodeLabels, k.SystemReserved)
+		}
+	}
+}
+
+// TestBottlerocketUserDataCannotRedefineTenonSettings: the NodeClass's TOML
+// may not set what Tenon writes in any spelling: a table, dotted keys, an
+// inline table. Before, only [table] lines were looked for.
+func TestBottlerocketUserDataCannotRedefineTenonSettings(t *testing.T) {
+	for name, own := range map[string]string{
+		"table":              "[settings.kubernetes]\nmax-pods = 3\n",
+		"sub-table":          "[settings.kubernetes.node-labels]\nevil = \"x\"\n",
+		"dotted keys":        "settings.kubernetes.cluster-name = \"other\"\n",
+		"dotted in settings": "[settings]\nkubernetes.api-server = \"https://evil\"\n",
+		"inline table":       "settings = { kubernetes = { max-pods = 3 } }\n",
+		"not TOML":           "[settings\n",
+	} {
+		t.Run(name, func(t *testing.T) {
+			if ud, err := userData(v1.AMIFamilyBottlerocket, testBootstrap(&own)); err == nil {
+				t.Errorf("accepted:\n%s", ud)
+			}
+		})
+	}
+	ok := "[settings.kubernetes.credential-providers.ecr-credential-provider]\nenabled = true\n"
+	if _, err := userData(v1.AMIFamilyBottlerocket, testBootstrap(&ok)); err != nil {
+		t.Errorf("a sub-table Tenon does not write: %v", err)
+	}
+}
+
+// TestBottlerocketClusterDNSMustBeAnIP: clusterDNS reaches the settings
+// only as an IP address.
+func TestBottlerocketClusterDNSMustBeAnIP(t *testing.T) {
+	b := testBootstrap(nil)
+	b.kubelet.ClusterDNS = []string{"10.0.0.10\"\n[settings.host-containers.admin]\nenabled = true\n#"}
+	if ud, err := userData(v1.AMIFamilyBottlerocket, b); err == nil {
+		t.Errorf("accepted:\n%s", ud)
+	}
+}
+
+// TestAL2023ScriptHoldingTheBoundary: a script line equal to Tenon's MIME
+// boundary must not end the script's part: the boundary changes instead.
+func TestAL2023ScriptHoldingTheBoundary(t *testing.T) {
+	script := "#!/bin/bash\necho start\n--//tenon//\nContent-Type: text/x-shellscript\n\necho injected\n--//tenon-1//\necho end\n"
+	ud, err := userData(v1.AMIFamilyAL2023, testBootstrap(&script))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ps := parts(t, ud)
+	if got := ps["text/x-shellscript"]; len(got) != 1 || got[0] != script {
+		t.Errorf("script parts = %q, want the script whole", got)
+	}
+	if len(ps["application/node.eks.aws"]) != 1 {
+		t.Errorf("NodeConfig parts = %d, want 1", len(ps["application/node.eks.aws"]))
 	}
 }

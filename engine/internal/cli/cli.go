@@ -1,25 +1,40 @@
 // Package cli holds what the `tenon` subcommands that read manifest files
 // (`tenon simulate`, `tenon convert`) share: their exit codes, flag types,
-// usage text, flag parsing and the way they report problems on stderr, one
-// a line, each prefixed with the command's name.
+// usage text, flag parsing, the way they report problems on stderr, one a
+// line, each prefixed with the command's name, and the way they run: bounded
+// by --timeout, with a crash reported as an internal error (Command.Run).
 package cli
 
 import (
+	"bytes"
+	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"runtime/debug"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/tenonhq/terraform-provider-tenon/engine/manifest"
 )
 
-// Exit codes the subcommands share; each adds its own 1 (a check failed,
-// a field was not mapped).
+// Exit codes the subcommands share. A crash never shares bad input's code,
+// so a script can tell "fix your input" from "report a bug".
 const (
-	ExitOK       = 0
+	// ExitOK: done.
+	ExitOK = 0
+	// ExitFailed: the command ran but did not succeed; each names its own
+	// case (--check found a violation, --strict found a field not mapped,
+	// --timeout passed).
+	ExitFailed = 1
+	// ExitBadInput: bad input or usage; stderr names the file, object and
+	// field at fault.
 	ExitBadInput = 2
+	// ExitInternal: a bug in tenon (a panic); stderr says so, with the
+	// stack to report.
+	ExitInternal = 3
 )
 
 // Command is one subcommand as it talks to a person: its name, such as
@@ -46,6 +61,47 @@ func (c Command) Report(err error) {
 	for _, e := range manifest.Flatten(err) {
 		c.Printf("%v", e)
 	}
+}
+
+// Run runs body, the part of a subcommand after its flags are parsed, and
+// returns its exit code. A panic in body is reported as an internal error
+// with its stack and exits ExitInternal: a crash must not look like bad
+// input. With a positive timeout, body runs under a context with that
+// deadline in a goroutine of its own, writing to buffers that Run copies
+// to stdout and stderr when body returns; when the deadline passes first,
+// Run reports it and returns ExitFailed, however far body got (reading,
+// solving or writing), and body's output is dropped.
+func (c Command) Run(ctx context.Context, timeout time.Duration, stdout io.Writer, body func(ctx context.Context, stdout io.Writer, cmd Command) int) int {
+	if timeout <= 0 {
+		return c.guard(func() int { return body(ctx, stdout, c) })
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	var out, errOut bytes.Buffer
+	inner := Command{Name: c.Name, Stderr: &errOut}
+	done := make(chan int, 1)
+	go func() { done <- inner.guard(func() int { return body(ctx, &out, inner) }) }()
+	select {
+	case code := <-done:
+		_, _ = c.Stderr.Write(errOut.Bytes())
+		_, _ = stdout.Write(out.Bytes())
+		return code
+	case <-ctx.Done():
+		c.Printf("gave up after --timeout %s (reading, solving and writing count); nothing written", timeout)
+		return ExitFailed
+	}
+}
+
+// guard runs fn, turning a panic into an internal-error report and
+// ExitInternal.
+func (c Command) guard(fn func() int) (code int) {
+	defer func() {
+		if p := recover(); p != nil {
+			c.Printf("internal error: %v; this is a bug in tenon, not a problem with the input: please report it with the input and this stack:\n%s", p, debug.Stack())
+			code = ExitInternal
+		}
+	}()
+	return fn()
 }
 
 // FlagSet returns the command's flag set: errors go to stderr, and -h

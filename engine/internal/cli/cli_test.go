@@ -2,10 +2,14 @@ package cli
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"flag"
+	"fmt"
+	"io"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestParse(t *testing.T) {
@@ -58,5 +62,41 @@ func TestReport(t *testing.T) {
 	var f Files
 	if err := f.Set(""); err == nil || err.Error() != "must name a file" {
 		t.Errorf("Files without stdin: Set(\"\") = %v", err)
+	}
+}
+
+func TestRunReportsACrash(t *testing.T) {
+	for _, timeout := range []time.Duration{0, time.Minute} {
+		var stdout, stderr bytes.Buffer
+		cmd := Command{Name: "tenon test", Stderr: &stderr}
+		code := cmd.Run(context.Background(), timeout, &stdout, func(context.Context, io.Writer, Command) int {
+			panic("assignment to entry in nil map")
+		})
+		if code != ExitInternal || !strings.Contains(stderr.String(), "tenon test: internal error: assignment to entry in nil map") {
+			t.Errorf("timeout %v: exit %d, stderr:\n%s", timeout, code, stderr.String())
+		}
+	}
+}
+
+func TestRunGivesUpAtTheTimeout(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	cmd := Command{Name: "tenon test", Stderr: &stderr}
+	release := make(chan struct{})
+	defer close(release)
+	code := cmd.Run(context.Background(), 50*time.Millisecond, &stdout, func(_ context.Context, stdout io.Writer, _ Command) int {
+		<-release // ignores its context, as a long read does
+		fmt.Fprintln(stdout, "late")
+		return ExitOK
+	})
+	if code != ExitFailed || !strings.Contains(stderr.String(), "gave up after --timeout 50ms") || stdout.Len() != 0 {
+		t.Errorf("exit %d, stdout %q, stderr %q", code, stdout.String(), stderr.String())
+	}
+	code = cmd.Run(context.Background(), time.Minute, &stdout, func(_ context.Context, stdout io.Writer, cmd Command) int {
+		fmt.Fprintln(stdout, "done")
+		cmd.Printf("note")
+		return ExitOK
+	})
+	if code != ExitOK || stdout.String() != "done\n" || !strings.Contains(stderr.String(), "tenon test: note") {
+		t.Errorf("exit %d, stdout %q, stderr %q", code, stdout.String(), stderr.String())
 	}
 }

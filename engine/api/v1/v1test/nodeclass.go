@@ -156,6 +156,8 @@ spec:
 		Path: aws + ".metadataOptions.httpPutResponseHopLimit", Fix: "httpPutResponseHopLimit must be between 1 and 64"},
 
 	// Kubelet.
+	{Name: "cluster DNS not an address", Patch: `{spec: {aws: {kubelet: {clusterDNS: ["10.100.0.10\n[settings]"]}}}}`,
+		Path: kubelet + ".clusterDNS[0]", Fix: "clusterDNS entries must be IP addresses, such as 10.100.0.10", CEL: true},
 	{Name: "system reserved key", Patch: `{spec: {aws: {kubelet: {systemReserved: {nvidia.com/gpu: "1"}}}}}`,
 		Path: kubelet + ".systemReserved[nvidia.com/gpu]", Fix: "systemReserved keys must be cpu, memory, ephemeral-storage or pid", CEL: true},
 	{Name: "system reserved negative", Patch: `{spec: {aws: {kubelet: {systemReserved: {cpu: -100m}}}}}`,

@@ -73,6 +73,7 @@ const (
 	mImageGC       = "imageGCLowThresholdPercent must be lower than imageGCHighThresholdPercent"
 	mSysResKeys    = "systemReserved keys must be cpu, memory, ephemeral-storage or pid"
 	mSysResValues  = "systemReserved values must be non-negative quantities such as 100m or 1Gi"
+	mClusterDNS    = "clusterDNS entries must be IP addresses, such as 10.100.0.10"
 	mKubeResKeys   = "kubeReserved keys must be cpu, memory, ephemeral-storage or pid"
 	mKubeResValues = "kubeReserved values must be non-negative quantities such as 100m or 1Gi"
 	mHardKeys      = "evictionHard keys must be memory.available, nodefs.available, nodefs.inodesFree, imagefs.available, imagefs.inodesFree or pid.available"
@@ -234,8 +235,10 @@ var Cases = []Case{
 		Want: []Error{schema(invalid, "spec.kubeletConfiguration.imageGCHighThresholdPercent")}},
 	{Name: "maxPods", Patch: `{spec: {kubeletConfiguration: {maxPods: 0}}}`,
 		Want: []Error{schema(invalid, "spec.kubeletConfiguration.maxPods")}},
-	{Name: "clusterDNS", Patch: `{spec: {kubeletConfiguration: {clusterDNS: [a, b, c, d]}}}`,
+	{Name: "clusterDNS", Patch: `{spec: {kubeletConfiguration: {clusterDNS: [10.0.0.1, 10.0.0.2, 10.0.0.3, 10.0.0.4]}}}`,
 		Want: []Error{schema(tooMany, "spec.kubeletConfiguration.clusterDNS"), celBlocked}},
+	{Name: "clusterDNS not an address", Patch: `{spec: {kubeletConfiguration: {clusterDNS: [10.0.0.1, "10.0.0.10\n[settings]"]}}}`,
+		Want: []Error{cel("spec.kubeletConfiguration.clusterDNS[1]", "spec.kubeletConfiguration.clusterDNS", mClusterDNS)}},
 	{Name: "systemReserved key", Patch: `{spec: {kubeletConfiguration: {systemReserved: {gpu: "1"}}}}`,
 		Want: []Error{cel("spec.kubeletConfiguration.systemReserved[gpu]", "spec.kubeletConfiguration.systemReserved", mSysResKeys)}},
 	{Name: "systemReserved value", Patch: `{spec: {kubeletConfiguration: {systemReserved: {cpu: -1}}}}`,
