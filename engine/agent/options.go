@@ -4,13 +4,14 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/tenonhq/terraform-provider-tenon/engine/cloud"
 	"io"
 	"net"
 	"os"
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/tenonhq/terraform-provider-tenon/engine/cloud"
 )
 
 // Cloud names accepted by --cloud.

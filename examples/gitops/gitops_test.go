@@ -145,7 +145,7 @@ func TestPullModeRBAC(t *testing.T) {
 		t.Fatal(err)
 	}
 	s, err := policysync.New(c, policysync.Options{
-		Git:        gitops.Options{URL: srv.HTTPURL("policy"), Path: "clusters/prod/tenon"},
+		Git:        gitops.Options{URL: srv.HTTPURL("policy"), Path: "clusters/prod/tenon", AllowInsecureHTTP: true}, // the loopback test server speaks http://,
 		AuthSecret: &types.NamespacedName{Namespace: "tenon-system", Name: "tenon-policy-git"},
 		Namespace:  "tenon-system",
 	})
