@@ -176,6 +176,7 @@ func (s *solver) claimOut(n *node) *Claim {
 	keys := sortByKey(n.pods)
 	over := s.overhead(p, n.typ, opts[0].Zone, opts[0].CapacityType, n.name)
 	return &Claim{
+		Labels:       p.pool.NodeLabels(n.typ.instance, opts[0].Zone, opts[0].CapacityType, n.name),
 		Name:         n.name,
 		Pool:         p.pool.Name,
 		Requirements: reqs,
