@@ -2,12 +2,14 @@ package packing
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/tenonhq/terraform-provider-tenon/engine/packing/internal/resources"
 	"github.com/tenonhq/terraform-provider-tenon/engine/scheduling"
+	"github.com/tenonhq/terraform-provider-tenon/engine/state"
 )
 
 // compat is whether a class can use a pool's new nodes, and how.
@@ -101,10 +103,50 @@ func (s *solver) termCompat(c *class, p *poolPlan, term scheduling.Requirements)
 		return nil, fmt.Sprintf("pod requires capacity type %s; nodepool %q allows only %s", describeValues(ctReq), p.pool.Name, strings.Join(capacityTypeList(p.capacityTypeMask), ", "))
 	}
 	cp.mask = p.typeMask(term)
+	if len(c.ports) > 0 {
+		var reason string
+		if cp.mask, reason = s.withoutPortClashes(p, cp.mask, c.ports); reason != "" {
+			return nil, reason
+		}
+	}
 	if reason := s.fitReason(c, p, cp); reason != "" {
 		return nil, reason
 	}
 	return cp, ""
+}
+
+// withoutPortClashes returns mask less the types on which a daemonset that
+// may run there uses one of ports (kube-scheduler's NodePorts filter), and
+// a reason when no type is left.
+func (s *solver) withoutPortClashes(p *poolPlan, mask bitset, ports []state.HostPort) (bitset, string) {
+	var out bitset
+	var clash []string
+	left := false
+	for _, t := range p.types {
+		if !mask.has(t.idx) {
+			continue
+		}
+		if !state.HostPortsClash(ports, t.daemonPorts) {
+			left = true
+			continue
+		}
+		if out == nil {
+			out = slices.Clone(mask)
+		}
+		out[t.idx/64] &^= 1 << (t.idx % 64)
+		for _, i := range t.portDaemons {
+			if dm := s.daemons[i]; !slices.Contains(clash, dm.name) && state.HostPortsClash(ports, dm.ports) {
+				clash = append(clash, dm.name)
+			}
+		}
+	}
+	if out == nil {
+		return mask, ""
+	}
+	if !left {
+		return out, fmt.Sprintf("the pod's host ports are taken by daemonset %s on every node nodepool %q can launch; use another hostPort or keep the daemonset off the pool's nodes", strings.Join(clash, ", "), p.pool.Name)
+	}
+	return out, ""
 }
 
 // offered reports whether t has an offering in the masks.

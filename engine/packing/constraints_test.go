@@ -186,6 +186,8 @@ func TestHostPorts(t *testing.T) {
 	node := statetest.Node(def, "n1", "m5.4xlarge", "us-east-1a")
 	bound := statetest.Pod("web-old", "100m", "100Mi", statetest.WithHostPort(80))
 	bound.NodeName = "n1"
+	inflight := statetest.Node(def, "claim-1", "m5.4xlarge", "us-east-1a")
+	inflight.InFlight, inflight.Initialized = true, false
 	runCases(t, []constraintCase{
 		{name: "same port on different nodes", snap: statetest.Snapshot(statetest.Pools(def), nil, nil), pods: []*state.Pod{statetest.Pod("a", "1", "1Gi", statetest.WithHostPort(80)), statetest.Pod("b", "1", "1Gi", statetest.WithHostPort(80))}, placed: []string{"a", "b"},
 			check: func(t *testing.T, r *packing.Result) {
@@ -197,6 +199,16 @@ func TestHostPorts(t *testing.T) {
 			check: func(t *testing.T, r *packing.Result) {
 				if nodeOf(r, "a") == "n1" || nodeOf(r, "b") != "n1" {
 					t.Errorf("a on %s, b on %s", nodeOf(r, "a"), nodeOf(r, "b"))
+				}
+			}},
+		{name: "a daemonset's port taken on every new node", snap: statetest.Snapshot(statetest.Pools(def), nil, nil, statetest.DaemonSet("ds", "100m", "100Mi", statetest.WithHostPort(80))),
+			pods: one(statetest.Pod("a", "1", "1Gi", statetest.WithHostPort(80)), statetest.Pod("b", "1", "1Gi", statetest.WithHostPort(81))), placed: []string{"b"},
+			refused: map[string]string{"a": `host ports are taken by daemonset default/ds`}},
+		{name: "a daemonset's port taken on an in-flight claim", snap: statetest.Snapshot(statetest.Pools(def), []*state.Node{inflight}, nil, statetest.DaemonSet("ds", "100m", "100Mi", statetest.WithHostPort(80), statetest.WithNodeSelector("node.kubernetes.io/instance-type", "m5.4xlarge"))),
+			pods: one(statetest.Pod("a", "1", "1Gi", statetest.WithHostPort(80))), placed: []string{"a"},
+			check: func(t *testing.T, r *packing.Result) {
+				if nodeOf(r, "a") == "claim-1" {
+					t.Error("a placed on the in-flight claim, where the daemonset takes its port")
 				}
 			}},
 		{name: "port refused when the pool is capped", snap: statetest.Snapshot(statetest.Pools(statetest.Pool("default", statetest.WithLimit(corev1.ResourceCPU, "3"))), nil, nil),

@@ -185,7 +185,8 @@ func (s *solver) compileNodes(pending map[string]bool) {
 		}
 		s.countExisting(n, p)
 	}
-	// In-flight claims have no daemonset pods yet; reserve for them.
+	// In-flight claims have no daemonset pods yet; reserve for them, and
+	// their host ports.
 	for _, sn := range s.snap.Nodes {
 		n := byName[sn.Name]
 		if !sn.InFlight || hasDaemon[sn.Name] {
@@ -194,6 +195,7 @@ func (s *solver) compileNodes(pending map[string]bool) {
 		for _, dm := range s.daemons {
 			if dm.runsOnLabels(sn.Labels, n.taints) {
 				n.room = n.room.Sub(dm.req)
+				n.ports = append(n.ports, dm.ports...)
 			}
 		}
 	}

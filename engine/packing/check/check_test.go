@@ -6,6 +6,7 @@ import (
 
 	"github.com/tenonhq/terraform-provider-tenon/engine/packing"
 	"github.com/tenonhq/terraform-provider-tenon/engine/packing/check"
+	"github.com/tenonhq/terraform-provider-tenon/engine/state"
 	"github.com/tenonhq/terraform-provider-tenon/engine/state/statetest"
 )
 
@@ -40,5 +41,25 @@ func TestResultFindsViolations(t *testing.T) {
 				t.Errorf("violations %q, want one containing %q", msgs, tt.want)
 			}
 		})
+	}
+}
+
+// TestResultFindsDaemonSetHostPortClash checks that a pod placed on a new
+// node whose daemonset uses the same host port is a violation: the result
+// is solved without the daemonset, then checked with it.
+func TestResultFindsDaemonSetHostPortClash(t *testing.T) {
+	pools := statetest.Pools(statetest.Pool("default"))
+	ps := []*state.Pod{statetest.Pod("a", "1", "1Gi", statetest.WithHostPort(8080))}
+	r, err := packing.Solve(t.Context(), statetest.Snapshot(pools, nil, nil), ps)
+	if err != nil {
+		t.Fatalf("Solve: %v", err)
+	}
+	withDaemon := statetest.Snapshot(pools, nil, nil, statetest.DaemonSet("ds", "10m", "10Mi", statetest.WithHostPort(8080)))
+	var msgs []string
+	for _, v := range check.Result(withDaemon, ps, r) {
+		msgs = append(msgs, v.String())
+	}
+	if want := "host port clashes with daemonset default/ds"; !strings.Contains(strings.Join(msgs, "\n"), want) {
+		t.Errorf("violations %q, want one containing %q", msgs, want)
 	}
 }
