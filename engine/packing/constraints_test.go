@@ -226,6 +226,11 @@ func TestLimitsAndWeights(t *testing.T) {
 	runCases(t, []constraintCase{
 		{name: "limit reached", snap: statetest.Snapshot(statetest.Pools(capped), nil, nil), pods: statetest.Pods(6, "big", "7", "1Gi"),
 			placed: []string{"big-0", "big-1"}, refused: map[string]string{"big-5": `nodepool "default" limit cpu=16 reached`}},
+		{name: "nodes limit", snap: statetest.Snapshot(statetest.Pools(statetest.Pool("default", statetest.WithLimit(state.ResourceNodes, "2"))), nil, nil),
+			pods:   statetest.Pods(3, "big", "7", "1Gi", statetest.WithAntiAffinity("kubernetes.io/hostname", map[string]string{"app": "big"}), statetest.WithLabel("app", "big")),
+			placed: []string{"big-0", "big-1"}, refused: map[string]string{"big-2": `nodepool "default" limit nodes=2 reached (2 in use)`}},
+		{name: "nodes limit counts in-flight claims", snap: statetest.Snapshot(statetest.Pools(statetest.Pool("default", statetest.WithLimit(state.ResourceNodes, "1"))), []*state.Node{inflight}, nil),
+			pods: statetest.Pods(2, "p", "7", "1Gi"), placed: []string{"p-0"}, refused: map[string]string{"p-1": `limit nodes=1 reached`}},
 		{name: "in-flight claims count and take pods", snap: statetest.Snapshot(statetest.Pools(capped), []*state.Node{inflight}, nil), pods: statetest.Pods(3, "p", "3", "1Gi"),
 			placed: []string{"p-0", "p-1", "p-2"},
 			check: func(t *testing.T, r *packing.Result) {

@@ -346,7 +346,7 @@ func (s *solver) compileTypes(p *poolPlan, its []*catalog.InstanceType, out []*p
 
 // compileType sets a type's allocatable after daemonset overhead.
 func (s *solver) compileType(p *poolPlan, t *poolType) {
-	t.capacity = s.dims.vector(t.instance.Capacity)
+	t.capacity = s.dims.nodeCapacity(t.instance.Capacity)
 	alloc := s.dims.vector(t.instance.Allocatable)
 	var over, sure resources.Vector
 	if len(s.daemons) > 0 {

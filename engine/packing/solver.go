@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/tenonhq/terraform-provider-tenon/engine/packing/internal/resources"
 	"github.com/tenonhq/terraform-provider-tenon/engine/scheduling"
@@ -164,7 +165,7 @@ func (s *solver) compileNodes(pending map[string]bool) {
 			}
 		}
 		if p != nil {
-			p.usage = p.usage.Add(s.dims.vector(p.pool.NodeCapacity(sn)))
+			p.usage = p.usage.Add(s.dims.nodeCapacity(p.pool.NodeCapacity(sn)))
 		}
 		byName[sn.Name] = n
 		s.nodeNames[sn.Name] = true
@@ -308,6 +309,13 @@ func (s *solver) internDims(pods []*state.Pod) error {
 			if err := s.dims.intern(ds.Pod.Requests); err != nil {
 				return err
 			}
+		}
+	}
+	// A limit on the number of nodes is a dimension every node has one
+	// of (and no pod requests), only when some pool sets one.
+	for _, p := range s.snap.Pools {
+		if _, ok := p.Limits[state.ResourceNodes]; ok {
+			return s.dims.intern(corev1.ResourceList{state.ResourceNodes: resource.MustParse("1")})
 		}
 	}
 	return nil

@@ -221,6 +221,7 @@ func (ck *checker) checkLimits() {
 				claims++
 			}
 			addList(used, n.capacity)
+			addList(used, corev1.ResourceList{state.ResourceNodes: resource.MustParse("1")})
 		}
 		if claims == 0 {
 			continue
