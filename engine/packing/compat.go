@@ -109,6 +109,12 @@ func (s *solver) termCompat(c *class, p *poolPlan, term scheduling.Requirements)
 			return nil, reason
 		}
 	}
+	for _, key := range s.topologyKeys(c) {
+		var reason string
+		if cp.mask, reason = s.withKey(p, cp.mask, key); reason != "" {
+			return nil, reason
+		}
+	}
 	if reason := s.fitReason(c, p, cp); reason != "" {
 		return nil, reason
 	}
@@ -145,6 +151,66 @@ func (s *solver) withoutPortClashes(p *poolPlan, mask bitset, ports []state.Host
 	}
 	if !left {
 		return out, fmt.Sprintf("the pod's host ports are taken by daemonset %s on every node nodepool %q can launch; use another hostPort or keep the daemonset off the pool's nodes", strings.Join(clash, ", "), p.pool.Name)
+	}
+	return out, ""
+}
+
+// topologyKeys are the keys of c's DoNotSchedule topology spreads and
+// required pod affinity terms other than hostname, zone and capacity type
+// (which every node carries): kube-scheduler leaves the pod off a node
+// without the key.
+func (s *solver) topologyKeys(c *class) []string {
+	var out []string
+	add := func(g int) {
+		key := s.groups.list[g].key
+		if key != scheduling.LabelHostname && key != scheduling.LabelTopologyZone && key != scheduling.LabelCapacityType && !slices.Contains(out, key) {
+			out = append(out, key)
+		}
+	}
+	for _, sp := range c.spreads {
+		if !sp.soft {
+			add(sp.group)
+		}
+	}
+	for _, t := range c.affinity {
+		if !t.soft {
+			add(t.group)
+		}
+	}
+	return out
+}
+
+// withKey returns mask less the types whose nodes would not carry label
+// key, and a reason when no type is left. A node of the pool carries key
+// when the pool's labels set it, its requirements allow a value (the
+// node commits to one), or the type's labels have it.
+func (s *solver) withKey(p *poolPlan, mask bitset, key string) (bitset, string) {
+	if _, ok := p.pool.Labels[key]; ok {
+		return mask, ""
+	}
+	if _, ok := p.pool.Requirements.Get(key).Any(); ok && p.pool.Requirements.Has(key) {
+		return mask, ""
+	}
+	var out bitset
+	left := false
+	for _, t := range p.types {
+		if !mask.has(t.idx) {
+			continue
+		}
+		if _, ok := t.instance.Requirements.Label(key); ok {
+			left = true
+			continue
+		}
+		if out == nil {
+			out = slices.Clone(mask)
+		}
+		out[t.idx/64] &^= 1 << (t.idx % 64)
+	}
+	if out == nil {
+		return mask, ""
+	}
+	if !left {
+		return out, fmt.Sprintf("topology key %s is unknown: no node nodepool %q can launch carries the label, and kube-scheduler keeps a pod whose DoNotSchedule topology spread or required pod affinity names a key off nodes without it; add %s to the pool's labels or requirements, or use a key its nodes carry", key, p.pool.Name, key)
 	}
 	return out, ""
 }
@@ -299,6 +365,11 @@ func (s *solver) computeNodeOK(c *class, n *node) bool {
 	}
 	if !c.relaxed && hardened(n.soft).ToleratesPod(c.tolerations) != nil {
 		return false
+	}
+	for _, key := range s.topologyKeys(c) {
+		if _, ok := n.labels[key]; !ok {
+			return false
+		}
 	}
 	for _, term := range c.effectiveTerms() {
 		if term.SatisfiedBy(n.labels) {

@@ -310,3 +310,26 @@ func unpricedType(t *testing.T) string {
 	t.Skip("every type has a price")
 	return ""
 }
+
+// TestTopologyKeyOnNodes checks kube-scheduler's rule that a pod whose
+// DoNotSchedule spread or required pod affinity names a key goes only on
+// nodes carrying that label.
+func TestTopologyKeyOnNodes(t *testing.T) {
+	def := statetest.Pool("default")
+	labelled := statetest.Pool("labelled", statetest.WithTemplateLabel("rack", "r1"))
+	bare := statetest.Node(def, "bare", "m5.4xlarge", "us-east-1a")
+	spread := statetest.WithSpread("rack", 1, corev1.DoNotSchedule, map[string]string{"app": "a"})
+	runCases(t, []constraintCase{
+		{name: "unknown key leaves the pod Pending", snap: statetest.Snapshot(statetest.Pools(def), []*state.Node{bare}, nil),
+			pods: one(statetest.Pod("a", "1", "1Gi", statetest.WithLabel("app", "a"), spread)), refused: map[string]string{"a": "topology key rack is unknown"}},
+		{name: "a pool labelling the key takes it", snap: statetest.Snapshot(statetest.Pools(def, labelled), []*state.Node{bare}, nil),
+			pods: one(statetest.Pod("a", "1", "1Gi", statetest.WithLabel("app", "a"), spread)), placed: []string{"a"},
+			check: func(t *testing.T, r *packing.Result) {
+				if len(r.Claims) != 1 || r.Claims[0].Pool != "labelled" {
+					t.Errorf("a on %s, want a new node of pool labelled", nodeOf(r, "a"))
+				}
+			}},
+		{name: "ScheduleAnyway does not need the key", snap: statetest.Snapshot(statetest.Pools(def), []*state.Node{bare}, nil),
+			pods: one(statetest.Pod("a", "1", "1Gi", statetest.WithLabel("app", "a"), statetest.WithSpread("rack", 1, corev1.ScheduleAnyway, map[string]string{"app": "a"}))), placed: []string{"a"}},
+	})
+}

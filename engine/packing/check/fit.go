@@ -8,6 +8,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 
+	"github.com/tenonhq/terraform-provider-tenon/engine/scheduling"
 	"github.com/tenonhq/terraform-provider-tenon/engine/state"
 )
 
@@ -194,6 +195,12 @@ func (ck *checker) checkNodeRules() {
 			}
 			if err := n.taints.ToleratesPod(p.Tolerations); err != nil {
 				ck.add(p.Key(), "node %s: %v", n.name, err)
+			}
+			for _, c := range p.TopologySpread {
+				key := scheduling.NormalizeLabelKey(c.TopologyKey)
+				if c.WhenUnsatisfiable != corev1.ScheduleAnyway && scheduling.TopologyDomain(key, n.name, n.labels) == "" {
+					ck.add(p.Key(), "node %s has no label %s, the key of the pod's DoNotSchedule topology spread", n.name, key)
+				}
 			}
 			for j, other := range n.pods {
 				if j != i && (!other.pending || j < i) && state.HostPortsClash(p.HostPorts, other.pod.HostPorts) {
