@@ -148,6 +148,7 @@ func (s *solver) claimOut(n *node) *Claim {
 			reqs = reqs.Intersection(cp.term)
 		}
 	}
+	commitOpenKeys(p, reqs)
 	reqs.Add(scheduling.In(scheduling.LabelTopologyZone, s.zones[n.zone]))
 	capacityTypes := n.capacityTypes & p.capacityTypeMask
 	reqs.Add(scheduling.In(scheduling.LabelCapacityType, capacityTypeList(capacityTypes)...))
@@ -176,13 +177,34 @@ func (s *solver) claimOut(n *node) *Claim {
 	keys := sortByKey(n.pods)
 	over := s.overhead(p, n.typ, opts[0].Zone, opts[0].CapacityType, n.name)
 	return &Claim{
-		Labels:       p.pool.NodeLabels(n.typ.instance, opts[0].Zone, opts[0].CapacityType, n.name),
+		Labels:       p.pool.ClaimLabels(n.typ.instance, opts[0].Zone, opts[0].CapacityType, n.name, reqs),
 		Name:         n.name,
 		Pool:         p.pool.Name,
 		Requirements: reqs,
 		Options:      opts,
 		Pods:         keys,
 		Requests:     s.dims.list(n.used.Add(over)),
+	}
+}
+
+// commitOpenKeys narrows each requirement of reqs on a key the pool leaves
+// open (more than one value, no template label, not a well-known label) to
+// one value, the first its pods allow: a node carries one value, and
+// kube-scheduler judges pods by it.
+func commitOpenKeys(p *poolPlan, reqs scheduling.Requirements) {
+	for key, r := range reqs {
+		if scheduling.IsWellKnownLabel(key) {
+			continue
+		}
+		if _, set := p.pool.Labels[key]; set {
+			continue
+		}
+		if _, pinned := reqs.Label(key); pinned {
+			continue
+		}
+		if v, ok := r.Any(); ok {
+			reqs[key] = scheduling.In(key, v)
+		}
 	}
 }
 

@@ -20,6 +20,10 @@ type compat struct {
 	mask             bitset
 	zoneMask         uint64
 	capacityTypeMask uint8
+	// open is the part of term on keys the pool's requirements leave open
+	// (more than one value, no template label, not a well-known label): a
+	// new node commits to one value, so pods sharing it must agree.
+	open scheduling.Requirements
 }
 
 // effectiveTerms are the class's node terms with its preferred node
@@ -103,6 +107,7 @@ func (s *solver) termCompat(c *class, p *poolPlan, term scheduling.Requirements)
 		return nil, fmt.Sprintf("pod requires capacity type %s; nodepool %q allows only %s", describeValues(ctReq), p.pool.Name, strings.Join(capacityTypeList(p.capacityTypeMask), ", "))
 	}
 	cp.mask = p.typeMask(term)
+	cp.open = openPart(p, term)
 	if len(c.ports) > 0 {
 		var reason string
 		if cp.mask, reason = s.withoutPortClashes(p, cp.mask, c.ports); reason != "" {
@@ -153,6 +158,31 @@ func (s *solver) withoutPortClashes(p *poolPlan, mask bitset, ports []state.Host
 		return out, fmt.Sprintf("the pod's host ports are taken by daemonset %s on every node nodepool %q can launch; use another hostPort or keep the daemonset off the pool's nodes", strings.Join(clash, ", "), p.pool.Name)
 	}
 	return out, ""
+}
+
+// openPart returns the requirements of term on the keys pool p leaves
+// open, intersected with the pool's, or nil.
+func openPart(p *poolPlan, term scheduling.Requirements) scheduling.Requirements {
+	var out scheduling.Requirements
+	for key, r := range term {
+		if scheduling.IsWellKnownLabel(key) {
+			continue
+		}
+		if _, set := p.pool.Labels[key]; set {
+			continue
+		}
+		if _, pinned := p.pool.Requirements.Label(key); pinned {
+			continue
+		}
+		if out == nil {
+			out = scheduling.Requirements{}
+		}
+		if p.pool.Requirements.Has(key) {
+			r = r.Intersection(p.pool.Requirements.Get(key))
+		}
+		out.Add(r)
+	}
+	return out
 }
 
 // topologyKeys are the keys of c's DoNotSchedule topology spreads and

@@ -333,3 +333,35 @@ func TestTopologyKeyOnNodes(t *testing.T) {
 			pods: one(statetest.Pod("a", "1", "1Gi", statetest.WithLabel("app", "a"), statetest.WithSpread("rack", 1, corev1.ScheduleAnyway, map[string]string{"app": "a"}))), placed: []string{"a"}},
 	})
 }
+
+// TestOpenRequirements checks that a new node commits to one value of a
+// key its pool leaves open (In [a, b]): pods requiring different values
+// never share it, and its labels and requirements carry the value.
+func TestOpenRequirements(t *testing.T) {
+	open := statetest.Pool("default", statetest.WithRequirement(scheduling.In("tier", "a", "b")))
+	a := statetest.Pod("a", "1", "1Gi", statetest.WithRequiredNodeAffinity("tier", corev1.NodeSelectorOpIn, "a"))
+	b := statetest.Pod("b", "1", "1Gi", statetest.WithRequiredNodeAffinity("tier", corev1.NodeSelectorOpIn, "b"))
+	free := statetest.Pod("free", "1", "1Gi")
+	runCases(t, []constraintCase{
+		{name: "different values apart", snap: statetest.Snapshot(statetest.Pools(open), nil, nil), pods: one(a, b, free), placed: []string{"a", "b", "free"},
+			check: func(t *testing.T, r *packing.Result) {
+				if nodeOf(r, "a") == nodeOf(r, "b") {
+					t.Fatalf("a and b share %s", nodeOf(r, "a"))
+				}
+				for _, c := range r.Claims {
+					v := c.Labels["tier"]
+					if v != "a" && v != "b" {
+						t.Errorf("claim %s has tier=%q, want a or b", c.Name, v)
+					}
+					if got, _ := c.Requirements.Label("tier"); got != v {
+						t.Errorf("claim %s requires tier %s, labelled %q", c.Name, c.Requirements.Get("tier"), v)
+					}
+					for _, p := range c.Pods {
+						if want := map[string]string{"default/a": "a", "default/b": "b"}[p]; want != "" && want != v {
+							t.Errorf("%s on a node with tier=%q", p, v)
+						}
+					}
+				}
+			}},
+	})
+}

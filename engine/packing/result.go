@@ -43,9 +43,10 @@ type Claim struct {
 	// chosen option.
 	Requests corev1.ResourceList
 	// Labels are the labels the node carries when launched as the chosen
-	// option (state.Pool.NodeLabels): its instance type's, the pool's
-	// template labels and the values its requirements pin, zone,
-	// capacity type, pool and hostname.
+	// option (state.Pool.ClaimLabels): its instance type's, the pool's
+	// template labels and the values its requirements pin (one value
+	// for each key the pool leaves open, which Requirements pins too),
+	// zone, capacity type, pool and hostname.
 	Labels map[string]string
 }
 

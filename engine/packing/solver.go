@@ -74,6 +74,9 @@ type claimState struct {
 	used          resources.Vector
 	pods          []*state.Pod
 	classes       []*class
+	// open is the intersection of the open requirements (compat.open) of
+	// the classes placed on the claim, nil when none has any.
+	open scheduling.Requirements
 	// dropped is set when finalize gave the claim's pods back.
 	dropped bool
 	// final is what finalize decided for a claim it kept.

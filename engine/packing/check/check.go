@@ -143,7 +143,7 @@ func (ck *checker) checkClaims() {
 			ck.add(c.Name, "%s has no available offering in %s %s at $%g/h", o.InstanceType, o.Zone, o.CapacityType, o.PricePerHour)
 		}
 		n.allocatable, n.capacity = it.Allocatable, it.Capacity
-		n.labels = n.pool.NodeLabels(it, o.Zone, o.CapacityType, c.Name)
+		n.labels = n.pool.ClaimLabels(it, o.Zone, o.CapacityType, c.Name, c.Requirements)
 		if !n.pool.Requirements.SatisfiedBy(n.labels) {
 			ck.add(c.Name, "%s in %s %s is not allowed by nodepool %q requirements %s", o.InstanceType, o.Zone, o.CapacityType, c.Pool, n.pool.Requirements)
 		}
