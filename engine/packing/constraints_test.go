@@ -296,6 +296,18 @@ func TestMinValuesAndPrices(t *testing.T) {
 					t.Errorf("%d families in options", len(seen))
 				}
 			}},
+		{name: "pods packed apart when together they break minValues", snap: statetest.Snapshot(statetest.Pools(statetest.Pool("default", statetest.WithRequirement(scheduling.In(scheduling.LabelInstanceType, "m5.large", "m5.xlarge").WithMinValues(2)))), nil, nil),
+			pods: statetest.Pods(2, "p", "1.2", "1Gi"), placed: []string{"p-0", "p-1"},
+			check: func(t *testing.T, r *packing.Result) {
+				if nodeOf(r, "p-0") == nodeOf(r, "p-1") {
+					t.Errorf("both on %s, whose only option is m5.xlarge", nodeOf(r, "p-0"))
+				}
+				for _, c := range r.Claims {
+					if len(c.Options) < 2 {
+						t.Errorf("claim %s has options %v, want both types", c.Name, c.Options)
+					}
+				}
+			}},
 		{name: "type without a price is never chosen", snap: statetest.Snapshot(statetest.Pools(unpriced), nil, nil), pods: one(statetest.Pod("a", "100m", "100Mi")),
 			refused: map[string]string{"a": "no instance type with a price"}},
 	})
