@@ -11,8 +11,9 @@ import (
 )
 
 // finalize shrinks each claim to the cheapest offering that fits what it
-// got. Claims whose pool's minValues cannot be met are dropped and their
-// pods returned. It returns what the kept claims cost; claimsOut lists
+// got. A claim whose pool's minValues its pods together cannot meet is
+// split, a pod per claim (splitClaim); one that still cannot is dropped
+// and its pods returned. It returns what the kept claims cost; claimsOut lists
 // them, with their options, afterwards (Solve does it only for the variant
 // it keeps).
 func (s *solver) finalize() (float64, []*state.Pod, map[*state.Pod]string) {
@@ -20,13 +21,18 @@ func (s *solver) finalize() (float64, []*state.Pod, map[*state.Pod]string) {
 	var cost float64
 	var dropped []*state.Pod
 	reasons := map[*state.Pod]string{}
-	for _, n := range s.claims {
+	// Claims split apart are appended and settled in turn.
+	for i := 0; i < len(s.claims); i++ {
+		n := s.claims[i]
 		if len(n.pods) == 0 {
 			n.pool.usage = n.pool.usage.Sub(n.typ.capacity)
 			n.dropped = true
 			continue
 		}
 		if reason := s.settleClaim(n); reason != "" {
+			if len(n.final.offers) > 0 && s.splitClaim(n) {
+				continue
+			}
 			for _, p := range n.pods {
 				dropped = append(dropped, p)
 				reasons[p] = reason
@@ -39,6 +45,59 @@ func (s *solver) finalize() (float64, []*state.Pod, map[*state.Pod]string) {
 		cost += n.final.offers[0].price
 	}
 	return cost, dropped, reasons
+}
+
+// splitClaim moves each pod of n, a claim whose offerings miss its pool's
+// minValues, to a claim of its own of n's type in n's zone (each node's
+// options are then those holding one pod, as Karpenter packs pods apart
+// when packing them together breaks minValues), and drops n. It does
+// nothing and reports false when n holds one pod, a pod needs another on
+// its node (required pod affinity on hostname), or the pool's limits
+// cannot take the extra nodes.
+func (s *solver) splitClaim(n *node) bool {
+	if len(n.pods) < 2 {
+		return false
+	}
+	for _, c := range n.classes {
+		for _, t := range c.activeTerms(c.affinity) {
+			if isHostname(s.groups.list[t.group].key) {
+				return false
+			}
+		}
+	}
+	p := n.pool
+	base := p.usage.Sub(n.typ.capacity)
+	p.usage = base
+	for range n.pods {
+		if !p.withinLimits(n.typ.capacity) {
+			p.usage = base.Add(n.typ.capacity)
+			return false
+		}
+		p.usage = p.usage.Add(n.typ.capacity)
+	}
+	p.usage = base
+	for _, pod := range n.pods {
+		c := s.podClass[pod]
+		m := s.newClaim(p, n.typ, n.zone, n.capacityType)
+		m.capacityTypes = n.capacityTypes
+		m.room = m.room.Sub(c.req)
+		m.used = c.req
+		m.pods = []*state.Pod{pod}
+		m.classes = []*class{c}
+		m.ports = append(m.ports, c.ports...)
+		m.open = s.compat(c, p).open
+		for _, gid := range c.matches {
+			n.bumpMatch(gid, -1)
+			m.bumpMatch(gid, 1)
+		}
+		for _, t := range c.activeTerms(c.anti) {
+			n.bumpCarry(t.group, -1)
+			m.bumpCarry(t.group, 1)
+		}
+		s.placed[pod] = m.name
+	}
+	n.pods, n.dropped = nil, true
+	return true
 }
 
 // finalOffers is what finalize decided for a claim: the types its classes
@@ -148,6 +207,7 @@ func (s *solver) claimOut(n *node) *Claim {
 			reqs = reqs.Intersection(cp.term)
 		}
 	}
+	commitOpenKeys(p, reqs)
 	reqs.Add(scheduling.In(scheduling.LabelTopologyZone, s.zones[n.zone]))
 	capacityTypes := n.capacityTypes & p.capacityTypeMask
 	reqs.Add(scheduling.In(scheduling.LabelCapacityType, capacityTypeList(capacityTypes)...))
@@ -176,12 +236,34 @@ func (s *solver) claimOut(n *node) *Claim {
 	keys := sortByKey(n.pods)
 	over := s.overhead(p, n.typ, opts[0].Zone, opts[0].CapacityType, n.name)
 	return &Claim{
+		Labels:       p.pool.ClaimLabels(n.typ.instance, opts[0].Zone, opts[0].CapacityType, n.name, reqs),
 		Name:         n.name,
 		Pool:         p.pool.Name,
 		Requirements: reqs,
 		Options:      opts,
 		Pods:         keys,
 		Requests:     s.dims.list(n.used.Add(over)),
+	}
+}
+
+// commitOpenKeys narrows each requirement of reqs on a key the pool leaves
+// open (more than one value, no template label, not a well-known label) to
+// one value, the first its pods allow: a node carries one value, and
+// kube-scheduler judges pods by it.
+func commitOpenKeys(p *poolPlan, reqs scheduling.Requirements) {
+	for key, r := range reqs {
+		if scheduling.IsWellKnownLabel(key) {
+			continue
+		}
+		if _, set := p.pool.Labels[key]; set {
+			continue
+		}
+		if _, pinned := reqs.Label(key); pinned {
+			continue
+		}
+		if v, ok := r.Any(); ok {
+			reqs[key] = scheduling.In(key, v)
+		}
 	}
 }
 

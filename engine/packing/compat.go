@@ -2,12 +2,14 @@ package packing
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/tenonhq/terraform-provider-tenon/engine/packing/internal/resources"
 	"github.com/tenonhq/terraform-provider-tenon/engine/scheduling"
+	"github.com/tenonhq/terraform-provider-tenon/engine/state"
 )
 
 // compat is whether a class can use a pool's new nodes, and how.
@@ -18,6 +20,10 @@ type compat struct {
 	mask             bitset
 	zoneMask         uint64
 	capacityTypeMask uint8
+	// open is the part of term on keys the pool's requirements leave open
+	// (more than one value, no template label, not a well-known label): a
+	// new node commits to one value, so pods sharing it must agree.
+	open scheduling.Requirements
 }
 
 // effectiveTerms are the class's node terms with its preferred node
@@ -101,10 +107,142 @@ func (s *solver) termCompat(c *class, p *poolPlan, term scheduling.Requirements)
 		return nil, fmt.Sprintf("pod requires capacity type %s; nodepool %q allows only %s", describeValues(ctReq), p.pool.Name, strings.Join(capacityTypeList(p.capacityTypeMask), ", "))
 	}
 	cp.mask = p.typeMask(term)
+	cp.open = openPart(p, term)
+	if len(c.ports) > 0 {
+		var reason string
+		if cp.mask, reason = s.withoutPortClashes(p, cp.mask, c.ports); reason != "" {
+			return nil, reason
+		}
+	}
+	for _, key := range s.topologyKeys(c) {
+		var reason string
+		if cp.mask, reason = s.withKey(p, cp.mask, key); reason != "" {
+			return nil, reason
+		}
+	}
 	if reason := s.fitReason(c, p, cp); reason != "" {
 		return nil, reason
 	}
 	return cp, ""
+}
+
+// withoutPortClashes returns mask less the types on which a daemonset that
+// may run there uses one of ports (kube-scheduler's NodePorts filter), and
+// a reason when no type is left.
+func (s *solver) withoutPortClashes(p *poolPlan, mask bitset, ports []state.HostPort) (bitset, string) {
+	var out bitset
+	var clash []string
+	left := false
+	for _, t := range p.types {
+		if !mask.has(t.idx) {
+			continue
+		}
+		if !state.HostPortsClash(ports, t.daemonPorts) {
+			left = true
+			continue
+		}
+		if out == nil {
+			out = slices.Clone(mask)
+		}
+		out[t.idx/64] &^= 1 << (t.idx % 64)
+		for _, i := range t.portDaemons {
+			if dm := s.daemons[i]; !slices.Contains(clash, dm.name) && state.HostPortsClash(ports, dm.ports) {
+				clash = append(clash, dm.name)
+			}
+		}
+	}
+	if out == nil {
+		return mask, ""
+	}
+	if !left {
+		return out, fmt.Sprintf("the pod's host ports are taken by daemonset %s on every node nodepool %q can launch; use another hostPort or keep the daemonset off the pool's nodes", strings.Join(clash, ", "), p.pool.Name)
+	}
+	return out, ""
+}
+
+// openPart returns the requirements of term on the keys pool p leaves
+// open, intersected with the pool's, or nil.
+func openPart(p *poolPlan, term scheduling.Requirements) scheduling.Requirements {
+	var out scheduling.Requirements
+	for key, r := range term {
+		if scheduling.IsWellKnownLabel(key) {
+			continue
+		}
+		if _, set := p.pool.Labels[key]; set {
+			continue
+		}
+		if _, pinned := p.pool.Requirements.Label(key); pinned {
+			continue
+		}
+		if out == nil {
+			out = scheduling.Requirements{}
+		}
+		if p.pool.Requirements.Has(key) {
+			r = r.Intersection(p.pool.Requirements.Get(key))
+		}
+		out.Add(r)
+	}
+	return out
+}
+
+// topologyKeys are the keys of c's DoNotSchedule topology spreads and
+// required pod affinity terms other than hostname, zone and capacity type
+// (which every node carries): kube-scheduler leaves the pod off a node
+// without the key.
+func (s *solver) topologyKeys(c *class) []string {
+	var out []string
+	add := func(g int) {
+		key := s.groups.list[g].key
+		if key != scheduling.LabelHostname && key != scheduling.LabelTopologyZone && key != scheduling.LabelCapacityType && !slices.Contains(out, key) {
+			out = append(out, key)
+		}
+	}
+	for _, sp := range c.spreads {
+		if !sp.soft {
+			add(sp.group)
+		}
+	}
+	for _, t := range c.affinity {
+		if !t.soft {
+			add(t.group)
+		}
+	}
+	return out
+}
+
+// withKey returns mask less the types whose nodes would not carry label
+// key, and a reason when no type is left. A node of the pool carries key
+// when the pool's labels set it, its requirements allow a value (the
+// node commits to one), or the type's labels have it.
+func (s *solver) withKey(p *poolPlan, mask bitset, key string) (bitset, string) {
+	if _, ok := p.pool.Labels[key]; ok {
+		return mask, ""
+	}
+	if _, ok := p.pool.Requirements.Get(key).Any(); ok && p.pool.Requirements.Has(key) {
+		return mask, ""
+	}
+	var out bitset
+	left := false
+	for _, t := range p.types {
+		if !mask.has(t.idx) {
+			continue
+		}
+		if _, ok := t.instance.Requirements.Label(key); ok {
+			left = true
+			continue
+		}
+		if out == nil {
+			out = slices.Clone(mask)
+		}
+		out[t.idx/64] &^= 1 << (t.idx % 64)
+	}
+	if out == nil {
+		return mask, ""
+	}
+	if !left {
+		return out, fmt.Sprintf("topology key %s is unknown: no node nodepool %q can launch carries the label, and kube-scheduler keeps a pod whose DoNotSchedule topology spread or required pod affinity names a key off nodes without it; add %s to the pool's labels or requirements, or use a key its nodes carry", key, p.pool.Name, key)
+	}
+	return out, ""
 }
 
 // offered reports whether t has an offering in the masks.
@@ -257,6 +395,11 @@ func (s *solver) computeNodeOK(c *class, n *node) bool {
 	}
 	if !c.relaxed && hardened(n.soft).ToleratesPod(c.tolerations) != nil {
 		return false
+	}
+	for _, key := range s.topologyKeys(c) {
+		if _, ok := n.labels[key]; !ok {
+			return false
+		}
 	}
 	for _, term := range c.effectiveTerms() {
 		if term.SatisfiedBy(n.labels) {

@@ -186,6 +186,8 @@ func TestHostPorts(t *testing.T) {
 	node := statetest.Node(def, "n1", "m5.4xlarge", "us-east-1a")
 	bound := statetest.Pod("web-old", "100m", "100Mi", statetest.WithHostPort(80))
 	bound.NodeName = "n1"
+	inflight := statetest.Node(def, "claim-1", "m5.4xlarge", "us-east-1a")
+	inflight.InFlight, inflight.Initialized = true, false
 	runCases(t, []constraintCase{
 		{name: "same port on different nodes", snap: statetest.Snapshot(statetest.Pools(def), nil, nil), pods: []*state.Pod{statetest.Pod("a", "1", "1Gi", statetest.WithHostPort(80)), statetest.Pod("b", "1", "1Gi", statetest.WithHostPort(80))}, placed: []string{"a", "b"},
 			check: func(t *testing.T, r *packing.Result) {
@@ -197,6 +199,16 @@ func TestHostPorts(t *testing.T) {
 			check: func(t *testing.T, r *packing.Result) {
 				if nodeOf(r, "a") == "n1" || nodeOf(r, "b") != "n1" {
 					t.Errorf("a on %s, b on %s", nodeOf(r, "a"), nodeOf(r, "b"))
+				}
+			}},
+		{name: "a daemonset's port taken on every new node", snap: statetest.Snapshot(statetest.Pools(def), nil, nil, statetest.DaemonSet("ds", "100m", "100Mi", statetest.WithHostPort(80))),
+			pods: one(statetest.Pod("a", "1", "1Gi", statetest.WithHostPort(80)), statetest.Pod("b", "1", "1Gi", statetest.WithHostPort(81))), placed: []string{"b"},
+			refused: map[string]string{"a": `host ports are taken by daemonset default/ds`}},
+		{name: "a daemonset's port taken on an in-flight claim", snap: statetest.Snapshot(statetest.Pools(def), []*state.Node{inflight}, nil, statetest.DaemonSet("ds", "100m", "100Mi", statetest.WithHostPort(80), statetest.WithNodeSelector("node.kubernetes.io/instance-type", "m5.4xlarge"))),
+			pods: one(statetest.Pod("a", "1", "1Gi", statetest.WithHostPort(80))), placed: []string{"a"},
+			check: func(t *testing.T, r *packing.Result) {
+				if nodeOf(r, "a") == "claim-1" {
+					t.Error("a placed on the in-flight claim, where the daemonset takes its port")
 				}
 			}},
 		{name: "port refused when the pool is capped", snap: statetest.Snapshot(statetest.Pools(statetest.Pool("default", statetest.WithLimit(corev1.ResourceCPU, "3"))), nil, nil),
@@ -214,6 +226,11 @@ func TestLimitsAndWeights(t *testing.T) {
 	runCases(t, []constraintCase{
 		{name: "limit reached", snap: statetest.Snapshot(statetest.Pools(capped), nil, nil), pods: statetest.Pods(6, "big", "7", "1Gi"),
 			placed: []string{"big-0", "big-1"}, refused: map[string]string{"big-5": `nodepool "default" limit cpu=16 reached`}},
+		{name: "nodes limit", snap: statetest.Snapshot(statetest.Pools(statetest.Pool("default", statetest.WithLimit(state.ResourceNodes, "2"))), nil, nil),
+			pods:   statetest.Pods(3, "big", "7", "1Gi", statetest.WithAntiAffinity("kubernetes.io/hostname", map[string]string{"app": "big"}), statetest.WithLabel("app", "big")),
+			placed: []string{"big-0", "big-1"}, refused: map[string]string{"big-2": `nodepool "default" limit nodes=2 reached (2 in use)`}},
+		{name: "nodes limit counts in-flight claims", snap: statetest.Snapshot(statetest.Pools(statetest.Pool("default", statetest.WithLimit(state.ResourceNodes, "1"))), []*state.Node{inflight}, nil),
+			pods: statetest.Pods(2, "p", "7", "1Gi"), placed: []string{"p-0"}, refused: map[string]string{"p-1": `limit nodes=1 reached`}},
 		{name: "in-flight claims count and take pods", snap: statetest.Snapshot(statetest.Pools(capped), []*state.Node{inflight}, nil), pods: statetest.Pods(3, "p", "3", "1Gi"),
 			placed: []string{"p-0", "p-1", "p-2"},
 			check: func(t *testing.T, r *packing.Result) {
@@ -279,6 +296,18 @@ func TestMinValuesAndPrices(t *testing.T) {
 					t.Errorf("%d families in options", len(seen))
 				}
 			}},
+		{name: "pods packed apart when together they break minValues", snap: statetest.Snapshot(statetest.Pools(statetest.Pool("default", statetest.WithRequirement(scheduling.In(scheduling.LabelInstanceType, "m5.large", "m5.xlarge").WithMinValues(2)))), nil, nil),
+			pods: statetest.Pods(2, "p", "1.2", "1Gi"), placed: []string{"p-0", "p-1"},
+			check: func(t *testing.T, r *packing.Result) {
+				if nodeOf(r, "p-0") == nodeOf(r, "p-1") {
+					t.Errorf("both on %s, whose only option is m5.xlarge", nodeOf(r, "p-0"))
+				}
+				for _, c := range r.Claims {
+					if len(c.Options) < 2 {
+						t.Errorf("claim %s has options %v, want both types", c.Name, c.Options)
+					}
+				}
+			}},
 		{name: "type without a price is never chosen", snap: statetest.Snapshot(statetest.Pools(unpriced), nil, nil), pods: one(statetest.Pod("a", "100m", "100Mi")),
 			refused: map[string]string{"a": "no instance type with a price"}},
 	})
@@ -292,4 +321,59 @@ func unpricedType(t *testing.T) string {
 	}
 	t.Skip("every type has a price")
 	return ""
+}
+
+// TestTopologyKeyOnNodes checks kube-scheduler's rule that a pod whose
+// DoNotSchedule spread or required pod affinity names a key goes only on
+// nodes carrying that label.
+func TestTopologyKeyOnNodes(t *testing.T) {
+	def := statetest.Pool("default")
+	labelled := statetest.Pool("labelled", statetest.WithTemplateLabel("rack", "r1"))
+	bare := statetest.Node(def, "bare", "m5.4xlarge", "us-east-1a")
+	spread := statetest.WithSpread("rack", 1, corev1.DoNotSchedule, map[string]string{"app": "a"})
+	runCases(t, []constraintCase{
+		{name: "unknown key leaves the pod Pending", snap: statetest.Snapshot(statetest.Pools(def), []*state.Node{bare}, nil),
+			pods: one(statetest.Pod("a", "1", "1Gi", statetest.WithLabel("app", "a"), spread)), refused: map[string]string{"a": "topology key rack is unknown"}},
+		{name: "a pool labelling the key takes it", snap: statetest.Snapshot(statetest.Pools(def, labelled), []*state.Node{bare}, nil),
+			pods: one(statetest.Pod("a", "1", "1Gi", statetest.WithLabel("app", "a"), spread)), placed: []string{"a"},
+			check: func(t *testing.T, r *packing.Result) {
+				if len(r.Claims) != 1 || r.Claims[0].Pool != "labelled" {
+					t.Errorf("a on %s, want a new node of pool labelled", nodeOf(r, "a"))
+				}
+			}},
+		{name: "ScheduleAnyway does not need the key", snap: statetest.Snapshot(statetest.Pools(def), []*state.Node{bare}, nil),
+			pods: one(statetest.Pod("a", "1", "1Gi", statetest.WithLabel("app", "a"), statetest.WithSpread("rack", 1, corev1.ScheduleAnyway, map[string]string{"app": "a"}))), placed: []string{"a"}},
+	})
+}
+
+// TestOpenRequirements checks that a new node commits to one value of a
+// key its pool leaves open (In [a, b]): pods requiring different values
+// never share it, and its labels and requirements carry the value.
+func TestOpenRequirements(t *testing.T) {
+	open := statetest.Pool("default", statetest.WithRequirement(scheduling.In("tier", "a", "b")))
+	a := statetest.Pod("a", "1", "1Gi", statetest.WithRequiredNodeAffinity("tier", corev1.NodeSelectorOpIn, "a"))
+	b := statetest.Pod("b", "1", "1Gi", statetest.WithRequiredNodeAffinity("tier", corev1.NodeSelectorOpIn, "b"))
+	free := statetest.Pod("free", "1", "1Gi")
+	runCases(t, []constraintCase{
+		{name: "different values apart", snap: statetest.Snapshot(statetest.Pools(open), nil, nil), pods: one(a, b, free), placed: []string{"a", "b", "free"},
+			check: func(t *testing.T, r *packing.Result) {
+				if nodeOf(r, "a") == nodeOf(r, "b") {
+					t.Fatalf("a and b share %s", nodeOf(r, "a"))
+				}
+				for _, c := range r.Claims {
+					v := c.Labels["tier"]
+					if v != "a" && v != "b" {
+						t.Errorf("claim %s has tier=%q, want a or b", c.Name, v)
+					}
+					if got, _ := c.Requirements.Label("tier"); got != v {
+						t.Errorf("claim %s requires tier %s, labelled %q", c.Name, c.Requirements.Get("tier"), v)
+					}
+					for _, p := range c.Pods {
+						if want := map[string]string{"default/a": "a", "default/b": "b"}[p]; want != "" && want != v {
+							t.Errorf("%s on a node with tier=%q", p, v)
+						}
+					}
+				}
+			}},
+	})
 }

@@ -13,6 +13,10 @@ type daemon struct {
 	// zonal is set when a term constrains zone or capacity type, so
 	// whether it runs depends on the offering, not only the type.
 	zonal bool
+	// name is the daemonset's namespace/name and ports its pod's host
+	// ports, which no pod sharing its node may use.
+	name  string
+	ports []state.HostPort
 }
 
 func compileDaemons(dss []*state.DaemonSet, d *dims) []daemon {
@@ -27,7 +31,7 @@ func compileDaemons(dss []*state.DaemonSet, d *dims) []daemon {
 			// (as state.DaemonSet.RunsOn decides).
 			continue
 		}
-		dm := daemon{req: d.podVector(ds.Pod.Requests), filter: f}
+		dm := daemon{req: d.podVector(ds.Pod.Requests), filter: f, name: ds.Namespace + "/" + ds.Name, ports: ds.Pod.HostPorts}
 		for _, t := range f.Terms {
 			if t.Has(scheduling.LabelTopologyZone) || t.Has(scheduling.LabelCapacityType) {
 				dm.zonal = true

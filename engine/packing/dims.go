@@ -8,6 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/tenonhq/terraform-provider-tenon/engine/packing/internal/resources"
+	"github.com/tenonhq/terraform-provider-tenon/engine/state"
 )
 
 // dims interns resource names into resources.Vector indices: cpu,
@@ -59,6 +60,16 @@ func (d *dims) vector(list corev1.ResourceList) resources.Vector {
 		if q, ok := list[name]; ok {
 			v[i] = amount(i, q)
 		}
+	}
+	return v
+}
+
+// nodeCapacity is what a node of this capacity counts toward its pool's
+// limits: the capacity, and one node when a limit counts nodes.
+func (d *dims) nodeCapacity(list corev1.ResourceList) resources.Vector {
+	v := d.vector(list)
+	if i, ok := d.index[state.ResourceNodes]; ok {
+		v[i] = 1
 	}
 	return v
 }

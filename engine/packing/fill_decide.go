@@ -172,6 +172,7 @@ func (f *filler) dryNode(zone, ct int, t *poolType) *node {
 	}
 	clear(n.match)
 	clear(n.carry)
+	n.open = nil
 	n.zone, n.capacityType, n.pool, n.room, n.ports, n.typ = zone, ct, f.p, t.alloc, n.ports[:0], t
 	return n
 }

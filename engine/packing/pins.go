@@ -341,6 +341,12 @@ func (pins *pinner) spreadReason(c *class, limits []limit, anti []int, what stri
 		return fmt.Sprintf("pod anti-affinity on %s: every %s a pool or node can serve (%s) already runs a matching pod (%s)", what, what, strings.Join(usable, ", "), pins.s.groups.list[anti[0]].sel)
 	}
 	l := limits[0]
+	for _, m := range limits {
+		if int(m.minDomains) > len(usable) {
+			return fmt.Sprintf("topology spread on %s (maxSkew %d, minDomains %d, selector %s): only %d %ss a pool or node can serve (%s), fewer than minDomains, so each counts as if another held none; one more pod would exceed maxSkew; let the pools serve %d %ss or lower minDomains",
+				what, m.maxSkew, m.minDomains, pins.s.groups.list[m.g].sel, len(usable), what, strings.Join(usable, ", "), m.minDomains, what)
+		}
+	}
 	return fmt.Sprintf("topology spread on %s (maxSkew %d, selector %s): one more pod in the %ss a pool or node can serve (%s) would exceed maxSkew; add capacity in the other %ss or raise maxSkew",
 		what, l.maxSkew, pins.s.groups.list[l.g].sel, what, strings.Join(usable, ", "), what)
 }

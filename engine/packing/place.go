@@ -30,7 +30,7 @@ func (s *solver) admits(b *bucket, n *node) bool {
 	}
 	if n.claimState != nil {
 		cp := s.compat(b.class, n.pool)
-		return cp.reason == "" && cp.mask.has(n.typ.idx)
+		return cp.reason == "" && cp.mask.has(n.typ.idx) && (cp.open == nil || n.open == nil || n.open.Overlaps(cp.open))
 	}
 	return s.nodeOK(b.class, n)
 }
@@ -145,6 +145,13 @@ func (s *solver) place(b *bucket, n *node, k int64) {
 		n.pods = append(n.pods, pods...)
 		if len(n.classes) == 0 || n.classes[len(n.classes)-1] != c {
 			n.classes = append(n.classes, c)
+		}
+		if cp := s.compat(c, n.pool); cp.open != nil {
+			if n.open == nil {
+				n.open = cp.open
+			} else {
+				n.open = n.open.Intersection(cp.open)
+			}
 		}
 	}
 }

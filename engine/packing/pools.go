@@ -195,6 +195,10 @@ type poolType struct {
 	// cheapest is the lowest allowed price in the pool.
 	cheapest float64
 	zonal    bool
+	// daemonPorts are the host ports of the daemonsets that may run on
+	// the node; portDaemons index those daemonsets in solver.daemons.
+	daemonPorts []state.HostPort
+	portDaemons []int
 }
 
 type offer struct {
@@ -342,16 +346,20 @@ func (s *solver) compileTypes(p *poolPlan, its []*catalog.InstanceType, out []*p
 
 // compileType sets a type's allocatable after daemonset overhead.
 func (s *solver) compileType(p *poolPlan, t *poolType) {
-	t.capacity = s.dims.vector(t.instance.Capacity)
+	t.capacity = s.dims.nodeCapacity(t.instance.Capacity)
 	alloc := s.dims.vector(t.instance.Allocatable)
 	var over, sure resources.Vector
 	if len(s.daemons) > 0 {
 		reqs := p.pool.Requirements.Intersection(t.instance.Requirements)
-		for _, dm := range s.daemons {
+		for i, dm := range s.daemons {
 			if !dm.runsOnReqs(reqs, p.taints) {
 				continue
 			}
 			over = over.Add(dm.req)
+			if len(dm.ports) > 0 {
+				t.daemonPorts = append(t.daemonPorts, dm.ports...)
+				t.portDaemons = append(t.portDaemons, i)
+			}
 			if dm.zonal {
 				t.zonal = true
 			} else {

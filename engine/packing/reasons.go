@@ -85,10 +85,42 @@ func (s *solver) constraintReason(c *class, p *poolPlan) string {
 	if len(c.ports) > 0 {
 		parts = append(parts, "host ports")
 	}
-	if len(parts) == 0 {
-		return fmt.Sprintf("nodepool %q could not take the pod", p.pool.Name)
+	var others []string
+	for _, gid := range c.matches {
+		if g := s.groups.list[gid]; s.anyCarrier(gid) {
+			others = append(others, fmt.Sprintf("required pod anti-affinity on %s of other pods, which keeps pods matching %s out of their %s", g.key, g.sel, g.key))
+		}
 	}
-	return fmt.Sprintf("nodepool %q: the pod's %s leave no node for it", p.pool.Name, strings.Join(parts, ", "))
+	switch {
+	case len(parts) == 0 && len(others) > 0:
+		return fmt.Sprintf("nodepool %q: the %s leaves no node for the pod; relax that anti-affinity or change the pod's labels", p.pool.Name, strings.Join(others, ", "))
+	case len(parts) == 0:
+		return fmt.Sprintf("nodepool %q: no node it can launch, in the zones and capacity types left to the pod, has room for it within the pool's limits; raise the limits or allow more zones", p.pool.Name)
+	case len(others) > 0:
+		parts = append(parts, others...)
+	}
+	return fmt.Sprintf("nodepool %q: the pod's %s leave no node for it; relax one of them or add capacity where they allow", p.pool.Name, strings.Join(parts, ", "))
+}
+
+// anyCarrier reports whether some placed or bound pod carries a required
+// anti-affinity term on group g.
+func (s *solver) anyCarrier(g int) bool {
+	for _, k := range s.carriers[g] {
+		if k > 0 {
+			return true
+		}
+	}
+	for _, n := range s.nodes {
+		if n.carry[g] > 0 {
+			return true
+		}
+	}
+	for _, n := range s.claims {
+		if n.carry[g] > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // isHostname reports whether key is the per-node topology key.

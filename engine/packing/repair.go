@@ -221,9 +221,13 @@ func (s *solver) repairAffinity(out map[*state.Pod]string) {
 			if d == keep {
 				continue
 			}
+			why := fmt.Sprintf("required pod affinity on %s: no pod matching %s could be placed in %s %s; make room there for the pods it needs", g.key, g.sel, g.key, d)
+			if s.totals[gid] == 0 {
+				why = fmt.Sprintf("required pod affinity on %s: no pod matches %s; create the pods it needs first", g.key, g.sel)
+			}
 			for _, p := range carriersIn[d] {
 				s.unplace(p, nodes[s.placed[p]])
-				out[p] = fmt.Sprintf("required pod affinity on %s: no pod matching %s could be placed in %s %s", g.key, g.sel, g.key, d)
+				out[p] = why
 			}
 		}
 	}

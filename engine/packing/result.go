@@ -42,6 +42,12 @@ type Claim struct {
 	// Requests are the pods' requests plus the daemonset overhead of the
 	// chosen option.
 	Requests corev1.ResourceList
+	// Labels are the labels the node carries when launched as the chosen
+	// option (state.Pool.ClaimLabels): its instance type's, the pool's
+	// template labels and the values its requirements pin (one value
+	// for each key the pool leaves open, which Requirements pins too),
+	// zone, capacity type, pool and hostname.
+	Labels map[string]string
 }
 
 // Chosen returns the option the claim is priced at: Options[0].

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/tenonhq/terraform-provider-tenon/engine/packing/internal/resources"
 	"github.com/tenonhq/terraform-provider-tenon/engine/scheduling"
@@ -73,6 +74,9 @@ type claimState struct {
 	used          resources.Vector
 	pods          []*state.Pod
 	classes       []*class
+	// open is the intersection of the open requirements (compat.open) of
+	// the classes placed on the claim, nil when none has any.
+	open scheduling.Requirements
 	// dropped is set when finalize gave the claim's pods back.
 	dropped bool
 	// final is what finalize decided for a claim it kept.
@@ -164,7 +168,7 @@ func (s *solver) compileNodes(pending map[string]bool) {
 			}
 		}
 		if p != nil {
-			p.usage = p.usage.Add(s.dims.vector(p.pool.NodeCapacity(sn)))
+			p.usage = p.usage.Add(s.dims.nodeCapacity(p.pool.NodeCapacity(sn)))
 		}
 		byName[sn.Name] = n
 		s.nodeNames[sn.Name] = true
@@ -185,7 +189,8 @@ func (s *solver) compileNodes(pending map[string]bool) {
 		}
 		s.countExisting(n, p)
 	}
-	// In-flight claims have no daemonset pods yet; reserve for them.
+	// In-flight claims have no daemonset pods yet; reserve for them, and
+	// their host ports.
 	for _, sn := range s.snap.Nodes {
 		n := byName[sn.Name]
 		if !sn.InFlight || hasDaemon[sn.Name] {
@@ -194,6 +199,7 @@ func (s *solver) compileNodes(pending map[string]bool) {
 		for _, dm := range s.daemons {
 			if dm.runsOnLabels(sn.Labels, n.taints) {
 				n.room = n.room.Sub(dm.req)
+				n.ports = append(n.ports, dm.ports...)
 			}
 		}
 	}
@@ -306,6 +312,13 @@ func (s *solver) internDims(pods []*state.Pod) error {
 			if err := s.dims.intern(ds.Pod.Requests); err != nil {
 				return err
 			}
+		}
+	}
+	// A limit on the number of nodes is a dimension every node has one
+	// of (and no pod requests), only when some pool sets one.
+	for _, p := range s.snap.Pools {
+		if _, ok := p.Limits[state.ResourceNodes]; ok {
+			return s.dims.intern(corev1.ResourceList{state.ResourceNodes: resource.MustParse("1")})
 		}
 	}
 	return nil

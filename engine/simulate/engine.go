@@ -51,7 +51,7 @@ func newReport(s *Scenario, snap *state.Snapshot, pending []*state.Pod, r *packi
 		o := c.Chosen()
 		n := ReportNode{
 			Name: c.Name, NodePool: c.Pool, InstanceType: o.InstanceType, Zone: o.Zone, CapacityType: o.CapacityType,
-			PricePerHour: round(o.PricePerHour), Pods: sortedCopy(c.Pods), Options: len(c.Options),
+			PricePerHour: round(o.PricePerHour), Pods: sortedCopy(c.Pods), Options: len(c.Options), Labels: c.Labels,
 		}
 		if it := poolType(snap, c.Pool, o.InstanceType); it != nil {
 			n.CPUUtilization = share(c.Requests, it.Allocatable, corev1.ResourceCPU)
@@ -124,7 +124,7 @@ func existingNodes(snap *state.Snapshot, r *packing.Result, podByKey map[string]
 		}
 		out = append(out, ReportNode{
 			Name: n.Name, NodePool: n.Pool, InstanceType: n.InstanceType, Zone: n.Zone, CapacityType: n.CapacityType,
-			PricePerHour: round(n.PricePerHour), Existing: true, InFlight: n.InFlight, Pods: sortedCopy(pods),
+			PricePerHour: round(n.PricePerHour), Existing: true, InFlight: n.InFlight, Pods: sortedCopy(pods), Labels: n.Labels,
 			CPUUtilization:    share(used, n.Allocatable, corev1.ResourceCPU),
 			MemoryUtilization: share(used, n.Allocatable, corev1.ResourceMemory),
 		})

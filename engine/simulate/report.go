@@ -43,6 +43,10 @@ type ReportNode struct {
 	// Options counts the instance-type options a new node may be launched
 	// as (the first is the one priced).
 	Options int `json:"options,omitempty"`
+	// Labels are the node's labels: for a new node, those it is launched
+	// with as its chosen option (instance type, pool, zone, capacity
+	// type, the values its pool's requirements settle, hostname).
+	Labels map[string]string `json:"labels,omitempty"`
 }
 
 // ReportUnschedulable is a pod that cannot be placed.

@@ -19,6 +19,10 @@ import (
 	"github.com/tenonhq/terraform-provider-tenon/engine/scheduling"
 )
 
+// ResourceNodes is the limit on the number of a pool's nodes (limits.nodes,
+// as in Karpenter): each node counts one.
+const ResourceNodes corev1.ResourceName = "nodes"
+
 // Kinds of pool a Pool can come from.
 const (
 	PoolKindNodePool    = v1.NodePoolKind

@@ -38,6 +38,24 @@ func (p *Pool) NodeLabels(it *catalog.InstanceType, zone, capacityType, name str
 	return labels
 }
 
+// ClaimLabels are the labels of a new node of the pool launched for a
+// claim with requirements reqs: NodeLabels, plus the value reqs pins for
+// each other key that is not a well-known label (a key the pool's
+// requirements leave open, In [a, b], on which the claim commits to one
+// value).
+func (p *Pool) ClaimLabels(it *catalog.InstanceType, zone, capacityType, name string, reqs scheduling.Requirements) map[string]string {
+	labels := p.NodeLabels(it, zone, capacityType, name)
+	for key := range reqs {
+		if _, set := labels[key]; set || scheduling.IsWellKnownLabel(key) {
+			continue
+		}
+		if v, ok := reqs.Label(key); ok {
+			labels[key] = v
+		}
+	}
+	return labels
+}
+
 // NodeLabel is the value of key among NodeLabels(it, zone, capacityType,
 // name), "" when the node would not carry it: zone, capacity type, pool
 // and hostname first, then the pool's template labels, then the labels its

@@ -56,7 +56,8 @@ type Pool struct {
 	// are ignored when planning where pods go.
 	StartupTaints []corev1.Taint
 	// Limits caps the total capacity of the pool's nodes, including
-	// in-flight claims. Empty means no limit.
+	// in-flight claims, and (ResourceNodes) their number. Empty means no
+	// limit.
 	Limits corev1.ResourceList
 	// InstanceTypes are what the cloud offers for this pool's node class,
 	// not yet filtered by Requirements.

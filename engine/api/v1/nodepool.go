@@ -43,7 +43,8 @@ type NodePoolSpec struct {
 	// +optional
 	Disruption *Disruption `json:"disruption,omitempty"`
 	// Limits caps the total resources (such as cpu, memory, nvidia.com/gpu) of all nodes of this
-	// pool; the agent launches nothing that would exceed them. Absent means no limit.
+	// pool, and with nodes their number; the agent launches nothing that would exceed them.
+	// Absent means no limit.
 	// +optional
 	Limits corev1.ResourceList `json:"limits,omitempty"`
 	// Weight ranks this pool against others: the agent tries pools with higher weights first.

@@ -25,9 +25,10 @@ import (
 // rule from the Snapshot and the pools' catalogs rather than trusting
 // Solve: each pod placed once or listed unschedulable; every node's pods
 // plus daemonset overhead within allocatable (new claims: the chosen
-// option's); node selectors, required node affinity, taints, host ports,
-// required pod (anti-)affinity and DoNotSchedule topology spread on the
-// final placement; pool limits; and every chosen offering existing at its
+// option's); node selectors, required node affinity, taints, host ports
+// (daemonsets' included), required pod (anti-)affinity on the final
+// placement and DoNotSchedule topology spread per placement, as
+// kube-scheduler applies it; pool limits (nodes included); and every chosen offering existing at its
 // price. It returns the violations, sorted; none means valid.
 func Result(snap *state.Snapshot, pods []*state.Pod, r *packing.Result) []Violation {
 	ck := &checker{snap: snap, r: r, nodes: map[string]*checkNode{}, pools: map[string]*state.Pool{}}
@@ -143,7 +144,7 @@ func (ck *checker) checkClaims() {
 			ck.add(c.Name, "%s has no available offering in %s %s at $%g/h", o.InstanceType, o.Zone, o.CapacityType, o.PricePerHour)
 		}
 		n.allocatable, n.capacity = it.Allocatable, it.Capacity
-		n.labels = n.pool.NodeLabels(it, o.Zone, o.CapacityType, c.Name)
+		n.labels = n.pool.ClaimLabels(it, o.Zone, o.CapacityType, c.Name, c.Requirements)
 		if !n.pool.Requirements.SatisfiedBy(n.labels) {
 			ck.add(c.Name, "%s in %s %s is not allowed by nodepool %q requirements %s", o.InstanceType, o.Zone, o.CapacityType, c.Pool, n.pool.Requirements)
 		}

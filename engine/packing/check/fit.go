@@ -8,6 +8,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 
+	"github.com/tenonhq/terraform-provider-tenon/engine/scheduling"
 	"github.com/tenonhq/terraform-provider-tenon/engine/state"
 )
 
@@ -99,19 +100,13 @@ func (ck *checker) checkFit() {
 			continue
 		}
 		used := corev1.ResourceList{}
-		hasDaemon := false
 		for _, cp := range n.pods {
 			addList(used, cp.pod.Requests)
 			addPodSlot(used, cp.pod.Requests)
-			hasDaemon = hasDaemon || cp.pod.DaemonSet
 		}
-		if n.claim != nil || (n.inFlight && !hasDaemon) {
-			for _, ds := range ck.snap.DaemonSets {
-				if ds.RunsOn(n.labels, n.taints) {
-					addList(used, ds.Pod.Requests)
-					addPodSlot(used, ds.Pod.Requests)
-				}
-			}
+		for _, ds := range ck.comingDaemons(n) {
+			addList(used, ds.Pod.Requests)
+			addPodSlot(used, ds.Pod.Requests)
 		}
 		if !anyPending(n) {
 			continue
@@ -164,19 +159,48 @@ func nodeAffinityOK(p *state.Pod, labels map[string]string) bool {
 	return err == nil && f.MatchesLabels(labels)
 }
 
-// checkNodeRules checks node affinity, taints and host ports of placed pods.
+// comingDaemons are the daemonsets whose pods will run on n but are not
+// bound yet: on a new claim, or an in-flight claim holding no daemonset
+// pod, each daemonset that runs on its labels and taints.
+func (ck *checker) comingDaemons(n *checkNode) []*state.DaemonSet {
+	if n.claim == nil && (!n.inFlight || slices.ContainsFunc(n.pods, func(cp *checkPod) bool { return cp.pod.DaemonSet })) {
+		return nil
+	}
+	var out []*state.DaemonSet
+	for _, ds := range ck.snap.DaemonSets {
+		if ds.RunsOn(n.labels, n.taints) {
+			out = append(out, ds)
+		}
+	}
+	return out
+}
+
+// checkNodeRules checks node affinity, taints and host ports of placed pods
+// (against each other, bound pods and the daemonsets coming to the node).
 func (ck *checker) checkNodeRules() {
 	for _, n := range ck.order {
+		daemons := ck.comingDaemons(n)
 		for i, cp := range n.pods {
 			if !cp.pending {
 				continue
 			}
 			p := cp.pod
+			for _, ds := range daemons {
+				if state.HostPortsClash(p.HostPorts, ds.Pod.HostPorts) {
+					ck.add(p.Key(), "host port clashes with daemonset %s/%s on %s", ds.Namespace, ds.Name, n.name)
+				}
+			}
 			if !nodeAffinityOK(p, n.labels) {
 				ck.add(p.Key(), "node %s does not satisfy the pod's node selector or required node affinity", n.name)
 			}
 			if err := n.taints.ToleratesPod(p.Tolerations); err != nil {
 				ck.add(p.Key(), "node %s: %v", n.name, err)
+			}
+			for _, c := range p.TopologySpread {
+				key := scheduling.NormalizeLabelKey(c.TopologyKey)
+				if c.WhenUnsatisfiable != corev1.ScheduleAnyway && scheduling.TopologyDomain(key, n.name, n.labels) == "" {
+					ck.add(p.Key(), "node %s has no label %s, the key of the pod's DoNotSchedule topology spread", n.name, key)
+				}
 			}
 			for j, other := range n.pods {
 				if j != i && (!other.pending || j < i) && state.HostPortsClash(p.HostPorts, other.pod.HostPorts) {
@@ -204,6 +228,7 @@ func (ck *checker) checkLimits() {
 				claims++
 			}
 			addList(used, n.capacity)
+			addList(used, corev1.ResourceList{state.ResourceNodes: resource.MustParse("1")})
 		}
 		if claims == 0 {
 			continue

@@ -12,10 +12,13 @@ import (
 )
 
 // checkSpread checks each DoNotSchedule topology spread of the placed pods
-// on the final placement: max − min of matching pods over the domains is at
-// most maxSkew, with zone domains the zones of the pools and nodes the pod
-// may use, hostname domains every node it may use (empty ones count 0), and
-// min taken as 0 when there are fewer domains than minDomains.
+// as kube-scheduler applies it, per placement: some order of the
+// placements must let each pod go where it went with its domain's
+// matching pods, plus itself, at most maxSkew above the least. Zone
+// domains are the zones of the pools and nodes the pod may use, hostname
+// domains every node it may use (empty ones count 0), and the least is 0
+// when there are fewer domains than minDomains. Already skewed nodes do
+// not make a placement that lowers the skew invalid.
 func (ck *checker) checkSpread() {
 	type spreadUse struct {
 		sel  scheduling.PodSelector
@@ -48,37 +51,134 @@ func (ck *checker) checkSpread() {
 		u := uses[sig]
 		key := scheduling.NormalizeLabelKey(u.c.TopologyKey)
 		domains := ck.domains(key, u.pods[0].pod)
-		counts := map[string]int{}
-		for _, d := range domains {
-			counts[d] = 0
+		if len(domains) == 0 {
+			continue
+		}
+		sp := newSpreadRun(domains, u.c)
+		carrier := map[*checkPod]bool{}
+		for _, cp := range u.pods {
+			carrier[cp] = true
 		}
 		for _, cp := range ck.all {
 			d := domainOf(cp.node, key)
-			if _, ok := counts[d]; ok && u.sel.Matches(cp.pod.Namespace, cp.pod.Labels) {
-				counts[d]++
+			if _, ok := sp.count[d]; !ok || !u.sel.Matches(cp.pod.Namespace, cp.pod.Labels) {
+				continue
+			}
+			switch {
+			case !cp.pending:
+				sp.count[d]++
+			case carrier[cp]:
+				sp.adds[d]++
+			default:
+				sp.later[d]++
 			}
 		}
-		if len(counts) == 0 {
-			continue
-		}
-		lo, hi := -1, 0
-		var hiDomain string
-		for _, d := range domains {
-			v := counts[d]
-			if lo < 0 || v < lo {
-				lo = v
-			}
-			if v > hi {
-				hi, hiDomain = v, d
+		for _, cp := range u.pods {
+			if d := domainOf(cp.node, key); !u.sel.Matches(cp.pod.Namespace, cp.pod.Labels) {
+				sp.outside = append(sp.outside, d)
 			}
 		}
-		if u.c.MinDomains != nil && int32(len(domains)) < *u.c.MinDomains {
-			lo = 0
-		}
-		if int32(hi-lo) > max(u.c.MaxSkew, 1) {
-			ck.add(u.pods[0].pod.Key(), "topology spread on %s (%s, maxSkew %d): %s %q has %d matching pods, the least %d", key, u.sel, u.c.MaxSkew, key, hiDomain, hi, lo)
+		if d, hi, lo, ok := sp.run(); !ok {
+			ck.add(u.pods[0].pod.Key(), "topology spread on %s (%s, maxSkew %d): a pod placed in %s %q finds %d matching pods there, the least %d", key, u.sel, u.c.MaxSkew, key, d, hi, lo)
 		}
 	}
+}
+
+// spreadRun replays the placements of one spread: count are the matching
+// pods per domain so far, adds the placed pods carrying the spread still to
+// add, later the placed matching pods without it (added last: no rule
+// checks them), outside the domains of carriers the selector does not
+// match (checked against the counts before and after).
+type spreadRun struct {
+	domains            []string
+	count, adds, later map[string]int
+	outside            []string
+	maxSkew            int
+	minDomains         int
+}
+
+func newSpreadRun(domains []string, c corev1.TopologySpreadConstraint) *spreadRun {
+	sp := &spreadRun{domains: domains, count: map[string]int{}, adds: map[string]int{}, later: map[string]int{}, maxSkew: int(max(c.MaxSkew, 1))}
+	if c.MinDomains != nil {
+		sp.minDomains = int(*c.MinDomains)
+	}
+	for _, d := range domains {
+		sp.count[d] = 0
+	}
+	return sp
+}
+
+// least is the smallest count, 0 below minDomains domains.
+func (sp *spreadRun) least() int {
+	if len(sp.domains) < sp.minDomains {
+		return 0
+	}
+	lo := -1
+	for _, d := range sp.domains {
+		if lo < 0 || sp.count[d] < lo {
+			lo = sp.count[d]
+		}
+	}
+	return lo
+}
+
+// run replays the placements in the order that keeps the least count
+// highest: always into the domain with the fewest matching pods among
+// those still to fill, a carrier before a pod without the spread there;
+// failing that, the carriers first and the others after. It reports the
+// first placement that breaks maxSkew in the first order when both fail.
+func (sp *spreadRun) run() (domain string, have, least int, ok bool) {
+	saved := maps.Clone(sp.count)
+	adds, later := maps.Clone(sp.adds), maps.Clone(sp.later)
+	domain, have, least, ok = sp.replay(true)
+	if ok {
+		return domain, have, least, ok
+	}
+	sp.count, sp.adds, sp.later = saved, adds, later
+	if _, _, _, ok2 := sp.replay(false); ok2 {
+		return "", 0, 0, true
+	}
+	return domain, have, least, false
+}
+
+// replay adds the placements one at a time (interleaved or carriers
+// first, see run) and reports the first that breaks maxSkew.
+func (sp *spreadRun) replay(interleave bool) (domain string, have, least int, ok bool) {
+	fits := func(d string, self int) bool { return sp.count[d]+self-sp.least() <= sp.maxSkew }
+	before := map[string]bool{}
+	for _, d := range sp.outside {
+		before[d] = fits(d, 0)
+	}
+	for {
+		next := ""
+		for _, d := range sp.domains {
+			if (sp.adds[d] > 0 || (interleave && sp.later[d] > 0)) && (next == "" || sp.count[d] < sp.count[next]) {
+				next = d
+			}
+		}
+		if next == "" {
+			break
+		}
+		if sp.adds[next] == 0 {
+			sp.count[next]++
+			sp.later[next]--
+			continue
+		}
+		if !fits(next, 1) {
+			return next, sp.count[next] + 1, sp.least(), false
+		}
+		sp.count[next]++
+		sp.adds[next]--
+	}
+	for d, k := range sp.later {
+		sp.count[d] += k
+	}
+	for _, d := range sp.outside {
+		if !before[d] && !fits(d, 0) {
+			return d, sp.count[d], sp.least(), false
+		}
+	}
+	return "", 0, 0, true
 }
 
 // domains lists the values of key the pod may be placed in: for hostname
