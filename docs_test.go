@@ -358,3 +358,28 @@ func TestParseLineFindsWhatTheDocsGotWrong(t *testing.T) {
 		t.Error("docs/resources/agent.md is not among the checked files")
 	}
 }
+
+// TestScenarioGuideExampleRuns: the scenario the format's page shows simulates and passes
+// --check, so the page cannot drift from what `tenon simulate` reads.
+func TestScenarioGuideExampleRuns(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("docs", "guides", "scenario-files.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, after, ok := strings.Cut(string(data), "## A small scenario\n\n```yaml\n")
+	scenario, _, ok2 := strings.Cut(after, "```\n")
+	if !ok || !ok2 {
+		t.Fatal("docs/guides/scenario-files.md has no yaml block under \"## A small scenario\"")
+	}
+	file := filepath.Join(t.TempDir(), "small.yaml")
+	if err := os.WriteFile(file, []byte(scenario), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr bytes.Buffer
+	if code := run(context.Background(), []string{"simulate", "-f", file, "--check", "-o", "json"}, &stdout, &stderr); code != 0 {
+		t.Fatalf("tenon simulate -f small.yaml --check exited %d: %s", code, stderr.String())
+	}
+	if !strings.Contains(stdout.String(), `"newNodes": 3`) {
+		t.Errorf("the page's report shows 3 new nodes; tenon simulate printed:\n%s", stdout.String())
+	}
+}
