@@ -97,7 +97,7 @@ func checkValue(f flagSpec, v string) error {
 		_, err = strconv.ParseBool(v)
 	}
 	if err != nil {
-		return fmt.Errorf("-%s %q: %v", f.name, v, err)
+		return fmt.Errorf("-%s %q: %w", f.name, v, err)
 	}
 	return nil
 }

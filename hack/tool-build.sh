@@ -30,12 +30,13 @@ while kill -0 "$pid" 2>/dev/null; do
     next=$((SECONDS + every))
   fi
 done
-if wait "$pid"; then
+status=0
+wait "$pid" || status=$?
+if [ "$status" -eq 0 ]; then
   echo "built ${name} in $(elapsed)"
   rm -f "$log"
   exit 0
 fi
-status=$?
 echo "FAILED building ${name} after $(elapsed) (exit ${status}); the end of its output:" >&2
 tail -n 40 "$log" >&2
 rm -f "$log"
