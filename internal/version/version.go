@@ -73,8 +73,13 @@ func IsRelease() bool {
 	return v != Dev && semver.IsValid(v) && !betweenTags.MatchString(v)
 }
 
-// ImageTag returns the agent image's tag for this binary: its version, with the + of build
-// metadata, which image tags do not allow, written as -.
+// ImageTag returns the agent image's tag for this binary: Tag(Version()).
 func ImageTag() string {
-	return strings.ReplaceAll(Version(), "+", "-")
+	return Tag(Version())
+}
+
+// Tag returns the image tag of version v: v with the + of build metadata, which image tags do
+// not allow, written as -.
+func Tag(v string) string {
+	return strings.ReplaceAll(v, "+", "-")
 }
