@@ -3,6 +3,7 @@ package release_test
 import (
 	"os"
 	"slices"
+	"strings"
 	"testing"
 
 	"go.yaml.in/yaml/v3"
@@ -43,6 +44,12 @@ func TestGoreleaserConfigShipsEveryPlatform(t *testing.T) {
 	}
 	if len(c.Builds) != 1 || len(c.Archives) != 1 || len(c.Signs) != 1 {
 		t.Fatalf(".goreleaser.yml has %d builds, %d archives, %d signs; want one of each", len(c.Builds), len(c.Archives), len(c.Signs))
+	}
+	// RELEASE_TARGETS (GNUmakefile) rewrites these two lines with sed; keep them one-line lists.
+	for _, line := range []string{"\n    goos: [", "\n    goarch: ["} {
+		if !strings.Contains(string(data), line) {
+			t.Errorf(".goreleaser.yml has no line starting %q, which `make release-snapshot RELEASE_TARGETS=...` rewrites", line[1:])
+		}
 	}
 	b := c.Builds[0]
 	var got []string
