@@ -5,26 +5,24 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 
 	"github.com/tenonhq/terraform-provider-tenon/engine/agent"
+	"github.com/tenonhq/terraform-provider-tenon/engine/agent/manifests"
 	"github.com/tenonhq/terraform-provider-tenon/engine/convert"
 	"github.com/tenonhq/terraform-provider-tenon/engine/simulate"
+	"github.com/tenonhq/terraform-provider-tenon/internal/version"
 	"github.com/tenonhq/terraform-provider-tenon/provider"
-)
-
-// Set by the linker: -X main.version=... -X main.commit=...
-var (
-	version = "dev"
-	commit  = "none"
 )
 
 // providerAddress is the registry address Terraform and OpenTofu know us by.
@@ -41,10 +39,11 @@ type command struct {
 func commands() []command {
 	return []command{
 		{name: "agent", summary: "run the in-cluster agent: watch pending pods, launch and remove nodes (--cloud kwok|aws)", run: agent.Command},
-		{name: "version", summary: "print the version, commit and Go version", run: runVersion},
+		{name: "manifests", summary: "print the agent's install (CRDs, namespace, RBAC, Deployment, PDB, Service) as YAML, for kubectl, ArgoCD or Flux", run: manifests.Command},
+		{name: "version", summary: "print the version, commit, Go version and the agent image this build installs", run: runVersion},
 		{name: "simulate", summary: "simulate packing on scenario files (no cluster, no cloud); no -f runs an example", run: simulate.Command},
 		{name: "convert", summary: "convert Karpenter Provisioners, NodePools and EC2NodeClasses to Tenon HCL or YAML", run: convert.Command},
-		{name: "help", summary: "list the subcommands", run: runHelp},
+		{name: "help", summary: "list the subcommands; help COMMAND prints that command's usage", run: runHelp},
 	}
 }
 
@@ -64,17 +63,48 @@ func main() {
 // run dispatches to the plugin server (no arguments, or only flags such as
 // -debug) or to a subcommand, and returns the process exit code.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 && isHelpFlag(args[0]) {
+		printUsage(stdout)
+		return 0
+	}
 	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
 		return serve(ctx, args, stderr)
 	}
+	c, ok := lookup(args[0])
+	if !ok {
+		fmt.Fprintf(stderr, "tenon: unknown command %q\n\n", args[0])
+		printUsage(stderr)
+		return 2
+	}
+	if c.name != "help" && slices.ContainsFunc(args[1:], isHelpFlag) {
+		return commandUsage(ctx, c, stdout)
+	}
+	return guard(c, func() int { return c.run(ctx, args[1:], stdout, stderr) }, stderr)
+}
+
+func lookup(name string) (command, bool) {
 	for _, c := range commands() {
-		if c.name == args[0] {
-			return guard(c, func() int { return c.run(ctx, args[1:], stdout, stderr) }, stderr)
+		if c.name == name {
+			return c, true
 		}
 	}
-	fmt.Fprintf(stderr, "tenon: unknown command %q\n\n", args[0])
-	printUsage(stderr)
-	return 2
+	return command{}, false
+}
+
+// isHelpFlag reports whether arg asks for usage, in any spelling the flag package accepts.
+func isHelpFlag(arg string) bool {
+	switch arg {
+	case "-h", "-help", "--help", "--h":
+		return true
+	}
+	return false
+}
+
+// commandUsage prints c's usage on stdout, where a person asking for help reads it (the
+// subcommands' flag sets print usage on their error stream), and exits 0.
+func commandUsage(ctx context.Context, c command, stdout io.Writer) int {
+	c.run(ctx, []string{"-h"}, stdout, stdout)
+	return 0
 }
 
 // Exit codes every subcommand shares: 0 done, 1 failed (a check, --strict,
@@ -109,25 +139,59 @@ func serve(ctx context.Context, args []string, stderr io.Writer) int {
 		return 2
 	}
 	opts := providerserver.ServeOpts{Address: providerAddress, Debug: *debug}
-	if err := providerserver.Serve(ctx, provider.New(version), opts); err != nil {
+	if err := providerserver.Serve(ctx, provider.New(version.Version()), opts); err != nil {
 		fmt.Fprintf(stderr, "serving the Terraform plugin protocol: %v\n", err)
 		return 1
 	}
 	return 0
 }
 
-func runVersion(_ context.Context, _ []string, stdout, _ io.Writer) int {
-	fmt.Fprintf(stdout, "tenon %s (commit %s, %s %s/%s)\n", version, commit, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+func runVersion(_ context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("tenon version", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), "Usage: tenon version\n\nPrints the version, commit, Go version and platform, and the agent image this build installs\nby default (a development build says that no release publishes that image).")
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "tenon version: unexpected argument %q: tenon version takes none\n", fs.Arg(0))
+		return 2
+	}
+	fmt.Fprintf(stdout, "tenon %s (commit %s, %s %s/%s)\n", version.Version(), version.Commit(), runtime.Version(), runtime.GOOS, runtime.GOARCH)
+	fmt.Fprintf(stdout, "agent image: %s\n", manifests.DefaultImage)
+	if note := manifests.DefaultImageNote(); note != "" {
+		fmt.Fprintf(stdout, "%s\n", note)
+	}
 	return 0
 }
 
-func runHelp(_ context.Context, _ []string, stdout, _ io.Writer) int {
-	printUsage(stdout)
-	return 0
+// runHelp is `tenon help [COMMAND]`: the command list, or one command's usage.
+func runHelp(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 || isHelpFlag(args[0]) {
+		printUsage(stdout)
+		return 0
+	}
+	c, ok := lookup(args[0])
+	if !ok {
+		fmt.Fprintf(stderr, "tenon help: unknown command %q\n\n", args[0])
+		printUsage(stderr)
+		return 2
+	}
+	if c.name == "help" {
+		printUsage(stdout)
+		return 0
+	}
+	return commandUsage(ctx, c, stdout)
 }
 
 func printUsage(w io.Writer) {
 	fmt.Fprintln(w, "Usage: tenon <command> [arguments]")
+	fmt.Fprintln(w, "       tenon help <command>                (or tenon <command> --help: that command's usage)")
 	fmt.Fprintln(w, "       terraform-provider-tenon [-debug]   (serve the Terraform plugin protocol)")
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "Commands:")

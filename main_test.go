@@ -9,8 +9,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tenonhq/terraform-provider-tenon/engine/agent/manifests"
 	"github.com/tenonhq/terraform-provider-tenon/engine/convert"
 	"github.com/tenonhq/terraform-provider-tenon/engine/simulate"
+	"github.com/tenonhq/terraform-provider-tenon/internal/version"
 )
 
 func TestRun(t *testing.T) {
@@ -21,8 +23,21 @@ func TestRun(t *testing.T) {
 		wantStdout []string
 		wantStderr []string
 	}{
-		{name: "version", args: []string{"version"}, wantStdout: []string{"tenon " + version, "commit " + commit, runtime.Version()}},
-		{name: "help lists every command", args: []string{"help"}, wantStdout: []string{"version", "simulate", "help", "Usage: tenon"}},
+		{name: "version", args: []string{"version"}, wantStdout: []string{"tenon " + version.Version(), "commit " + version.Commit(), runtime.Version(),
+			"agent image: " + manifests.DefaultImage, "development build " + version.Dev}},
+		{name: "version takes no argument", args: []string{"version", "extra"}, wantCode: 2, wantStderr: []string{`unexpected argument "extra"`}},
+		{name: "help lists every command", args: []string{"help"}, wantStdout: []string{"version", "simulate", "manifests", "help", "Usage: tenon"}},
+		{name: "--help lists every command and exits 0", args: []string{"--help"}, wantStdout: []string{"simulate", "Usage: tenon"}},
+		{name: "-h lists every command", args: []string{"-h"}, wantStdout: []string{"Usage: tenon"}},
+		{name: "help COMMAND prints its usage", args: []string{"help", "simulate"}, wantStdout: []string{"Usage: tenon simulate", "-until-stable"}},
+		{name: "help agent", args: []string{"help", "agent"}, wantStdout: []string{"-cluster-name", "-batch-idle"}},
+		{name: "help manifests", args: []string{"help", "manifests"}, wantStdout: []string{"Usage: tenon manifests", "-cluster-name"}},
+		{name: "help version", args: []string{"help", "version"}, wantStdout: []string{"Usage: tenon version"}},
+		{name: "help help", args: []string{"help", "help"}, wantStdout: []string{"Usage: tenon"}},
+		{name: "help of an unknown command", args: []string{"help", "frobnicate"}, wantCode: 2, wantStderr: []string{`unknown command "frobnicate"`}},
+		{name: "COMMAND --help prints its usage on stdout", args: []string{"convert", "--help"}, wantStdout: []string{"Usage: tenon convert"}},
+		{name: "COMMAND -h after other flags", args: []string{"agent", "--cloud=kwok", "-h"}, wantStdout: []string{"-cluster-name"}},
+		{name: "manifests is wired in", args: []string{"manifests", "--cloud", "kwok", "--cluster-name", "dev", "--crds", "skip"}, wantStdout: []string{"kind: Deployment", "--cluster-name=dev"}},
 		{name: "unknown command", args: []string{"frobnicate"}, wantCode: 2, wantStderr: []string{`unknown command "frobnicate"`, "Commands:"}},
 		{name: "simulate is wired in", args: []string{"simulate", "-o", "yaml"}, wantCode: 2, wantStderr: []string{`invalid value "yaml" for flag -o`}},
 		{name: "unknown flag for the plugin server", args: []string{"-nope"}, wantCode: 2, wantStderr: []string{"flag provided but not defined: -nope"}},

@@ -54,7 +54,8 @@ func (r *agentResource) Schema(_ context.Context, _ resource.SchemaRequest, resp
 			"namespace": schema.StringAttribute{Optional: true, Computed: true, Default: stringdefault.StaticString(manifests.DefaultNamespace),
 				PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()},
 				MarkdownDescription: "Namespace of the agent. Defaults to `" + manifests.DefaultNamespace + "`; changing it reinstalls the agent."},
-			"image": defaultedString(manifests.DefaultImage, "Container image of the agent. Defaults to `"+manifests.DefaultImage+"`."),
+			"image": defaultedString(manifests.DefaultImage, "Container image of the agent. Defaults to the agent of the provider's own version, `"+
+				manifests.ImageRepository+":v<provider version>`; a development build of the provider names its own version, which no release publishes."),
 			"image_pull_policy": schema.StringAttribute{Optional: true,
 				MarkdownDescription: codeList(pullPolicies, nil) + "; absent lets Kubernetes choose."},
 			"replicas": schema.Int64Attribute{Optional: true, Computed: true, Default: int64default.StaticInt64(manifests.DefaultReplicas),
@@ -66,7 +67,7 @@ func (r *agentResource) Schema(_ context.Context, _ resource.SchemaRequest, resp
 				MarkdownDescription: "The agent's behaviour flags.",
 				Attributes:          agentSettingsAttributes()},
 			"args": schema.ListAttribute{Optional: true, ElementType: types.StringType, Validators: nonEmptyList(),
-				MarkdownDescription: "Extra agent flags, such as `--disruption-interval=30s`."},
+				MarkdownDescription: "Extra flags of `tenon agent` for what `settings` does not cover, such as `--cluster-cidr=172.20.0.0/16` (aws); `tenon agent --help` lists them. A flag the agent does not know stops it, so the pods crash-loop."},
 			"wait_for_rollout": schema.BoolAttribute{Optional: true, Computed: true, Default: booldefault.StaticBool(true),
 				MarkdownDescription: "Wait after apply until the Deployment is available (all replicas updated and ready). Defaults to true."},
 			"force_destroy": schema.BoolAttribute{Optional: true, Computed: true, Default: booldefault.StaticBool(false),

@@ -17,7 +17,7 @@ variable "kubernetes_version" {
 }
 
 variable "agent_image" {
-  description = "The agent's container image (the tenon binary)."
+  description = "The agent's container image (the tenon binary); null installs the agent of the provider's own version."
   type        = string
-  default     = "ghcr.io/tenonhq/tenon:latest"
+  default     = null
 }

@@ -156,7 +156,7 @@ func (k *Kubernetes) dynamicClient() (dynamic.Interface, error) {
 	if err != nil {
 		return nil, err
 	}
-	cfg.UserAgent = "terraform-provider-tenon"
+	cfg.UserAgent = UserAgent()
 	client, err := dynamic.NewForConfig(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("creating the Kubernetes client for %s: %w", cfg.Host, err)

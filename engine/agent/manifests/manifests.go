@@ -1,8 +1,10 @@
 // Package manifests builds the Kubernetes objects that install Tenon's agent in a cluster: its
 // Namespace, the tenon.dev CRDs, a ServiceAccount, least-privilege RBAC (see Permissions), the
-// Deployment and its PodDisruptionBudget. They are typed values built from Options, so the
-// tenon_agent Terraform resource, the golden file examples/local/agent.yaml and `make demo`
-// share one source of truth. The package is pure: it builds values and talks to no API server.
+// Deployment, its PodDisruptionBudget and the metrics Service. They are typed values built from
+// Options, so the tenon_agent Terraform resource, `tenon manifests` (Command), the golden file
+// examples/local/agent.yaml and `make demo` share one source of truth; the Helm chart
+// charts/tenon is tested to render the same objects. The package is pure: it builds values and
+// talks to no API server.
 //
 // To install the agent, apply the objects in order, for example with server-side apply:
 //
@@ -53,7 +55,7 @@ const PoolLabel = "tenon.dev/nodepool"
 
 // Objects returns the objects that install the agent, in the order to apply them: Namespace,
 // CRDs, ServiceAccount, ClusterRole, ClusterRoleBinding, Role, RoleBinding, Deployment,
-// PodDisruptionBudget. Every object carries its apiVersion and kind. Empty options take their
+// PodDisruptionBudget and the metrics Service. Every object carries its apiVersion and kind. Empty options take their
 // defaults (Options.Defaulted); invalid ones return an error naming each field at fault.
 func Objects(opts Options) ([]client.Object, error) {
 	o := opts.Defaulted()
@@ -76,6 +78,7 @@ func Objects(opts Options) ([]client.Object, error) {
 		roleBinding(o),
 		deployment(o),
 		podDisruptionBudget(o),
+		metricsService(o),
 	)
 	return objs, nil
 }

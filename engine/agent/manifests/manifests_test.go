@@ -67,12 +67,12 @@ func TestObjectsOrderAndKinds(t *testing.T) {
 	for range crds.Names() {
 		want = append(want, "CustomResourceDefinition")
 	}
-	want = append(want, "ServiceAccount", "ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding", "Deployment", "PodDisruptionBudget")
+	want = append(want, "ServiceAccount", "ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding", "Deployment", "PodDisruptionBudget", "Service")
 	if !slices.Equal(kinds, want) {
 		t.Fatalf("kinds in order:\n got %v\nwant %v", kinds, want)
 	}
 	for _, o := range objs {
-		_, namespaced := map[string]bool{"ServiceAccount": true, "Role": true, "RoleBinding": true, "Deployment": true, "PodDisruptionBudget": true}[o.GetObjectKind().GroupVersionKind().Kind]
+		_, namespaced := map[string]bool{"ServiceAccount": true, "Role": true, "RoleBinding": true, "Deployment": true, "PodDisruptionBudget": true, "Service": true}[o.GetObjectKind().GroupVersionKind().Kind]
 		if namespaced && o.GetNamespace() != manifests.DefaultNamespace {
 			t.Errorf("%s %s is in namespace %q, want %q", o.GetObjectKind().GroupVersionKind().Kind, o.GetName(), o.GetNamespace(), manifests.DefaultNamespace)
 		}

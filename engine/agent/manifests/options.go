@@ -12,15 +12,33 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/tenonhq/terraform-provider-tenon/engine/gitops"
+	"github.com/tenonhq/terraform-provider-tenon/internal/version"
 )
+
+// ImageRepository is where releases publish the agent image (`make image PUSH=ghcr.io/tenonhq/tenon`).
+const ImageRepository = "ghcr.io/tenonhq/tenon"
+
+// DefaultImage is the agent's image when Options.Image is empty: the image released with this
+// binary's own version (internal/version), so the provider or `tenon manifests` of v1.2.3
+// installs the agent v1.2.3, never a moving :latest. It is derived once from the version the
+// linker stamped and never changes. The image's entrypoint is the tenon binary, so the
+// container's args start with the subcommand, agent.
+var DefaultImage = ImageRepository + ":" + version.ImageTag()
+
+// DefaultImageNote returns, for a development build, which tag DefaultImage names and how to
+// get an image for it; for a release, "".
+func DefaultImageNote() string {
+	if version.IsRelease() {
+		return ""
+	}
+	return "development build " + version.Version() + ": the agent image defaults to " + DefaultImage +
+		", a tag no release publishes; push one with `make image PUSH=<registry>/<repository>` and pass it as the image, or pass a release's image"
+}
 
 // Defaults of Options.
 const (
 	// DefaultNamespace is where the agent runs when Options.Namespace is empty.
 	DefaultNamespace = "tenon-system"
-	// DefaultImage is the agent's image when Options.Image is empty. The image's entrypoint is
-	// the tenon binary, so the container's args start with the subcommand, agent.
-	DefaultImage = "ghcr.io/tenonhq/tenon:latest"
 	// DefaultReplicas is the Deployment's size when Options.Replicas is zero: one leader and
 	// one stand-by.
 	DefaultReplicas = 2

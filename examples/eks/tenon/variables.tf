@@ -29,6 +29,7 @@ variable "node_role_name" {
 }
 
 variable "agent_image" {
-  description = "The agent's container image (the tenon binary)."
+  description = "The agent's container image (the tenon binary); null installs the agent of the provider's own version."
   type        = string
+  default     = null
 }

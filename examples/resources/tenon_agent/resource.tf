@@ -1,8 +1,8 @@
-# The agent on EKS: two replicas, IAM through IRSA, spot interruptions from SQS.
+# The agent on EKS: two replicas, IAM through IRSA, spot interruptions from SQS. Without
+# `image`, the agent is the image of the provider's own version (ghcr.io/tenonhq/tenon:vX.Y.Z).
 resource "tenon_agent" "this" {
   cloud        = "aws"
   cluster_name = "prod"
-  image        = "ghcr.io/tenonhq/tenon:v0.1.0"
   service_account_annotations = {
     "eks.amazonaws.com/role-arn" = "arn:aws:iam::123456789012:role/tenon-agent"
   }
