@@ -2,8 +2,11 @@ package agent
 
 import (
 	"errors"
+	"runtime"
 
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/tenonhq/terraform-provider-tenon/internal/version"
 )
 
 // metrics are the agent's Prometheus series, all named tenon_*, mirroring
@@ -24,6 +27,7 @@ type metrics struct {
 	poolNodes            *prometheus.GaugeVec
 	clusterCostPerHour   prometheus.Gauge
 	poolCostPerHour      *prometheus.GaugeVec
+	buildInfo            *prometheus.GaugeVec
 	evictions            *prometheus.CounterVec
 	interruptionReceived *prometheus.CounterVec
 }
@@ -74,6 +78,9 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 		poolCostPerHour: prometheus.NewGaugeVec(prometheus.GaugeOpts{
 			Name: "tenon_nodepool_cost_per_hour", Help: "Price per hour of a pool's nodes and in-flight claims, by capacity type, in USD.",
 		}, []string{"nodepool", "capacity_type"}),
+		buildInfo: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "tenon_build_info", Help: "Always 1; its labels name the agent's version, commit and Go version.",
+		}, []string{"version", "revision", "goversion"}),
 		evictions: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "tenon_pod_evictions_total", Help: "Eviction requests while draining nodes, by result.",
 		}, []string{"result"}),
@@ -88,11 +95,12 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 		register(reg, &m.launchFailures), register(reg, &m.podStartup), register(reg, &m.schedulingDuration),
 		register(reg, &m.queueDepth), register(reg, &m.unschedulablePods), register(reg, &m.disruptionDecisions),
 		register(reg, &m.poolUsage), register(reg, &m.poolLimit), register(reg, &m.poolNodes),
-		register(reg, &m.clusterCostPerHour), register(reg, &m.poolCostPerHour), register(reg, &m.evictions), register(reg, &m.interruptionReceived),
+		register(reg, &m.clusterCostPerHour), register(reg, &m.poolCostPerHour), register(reg, &m.buildInfo), register(reg, &m.evictions), register(reg, &m.interruptionReceived),
 	)
 	if err != nil {
 		return nil, err
 	}
+	m.buildInfo.WithLabelValues(version.Version(), version.Commit(), runtime.Version()).Set(1)
 	return m, nil
 }
 

@@ -5,12 +5,15 @@ import (
 	"fmt"
 	"os"
 	"regexp"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/tenonhq/terraform-provider-tenon/internal/version"
 )
 
 var updateMetricsDoc = flag.Bool("update-metrics-doc", false, "rewrite docs/reference/metrics.md from the registered metrics")
@@ -149,4 +152,31 @@ func TestMetricsReference(t *testing.T) {
 	if string(got) != want {
 		t.Errorf("%s is stale: run go test ./engine/agent -run TestMetricsReference -update-metrics-doc (or make generate) and commit it", metricsDocPath)
 	}
+}
+
+// TestBuildInfo: the agent says which build it is, as Prometheus exporters do.
+func TestBuildInfo(t *testing.T) {
+	reg := prometheus.NewPedanticRegistry()
+	if _, err := newMetrics(reg); err != nil {
+		t.Fatal(err)
+	}
+	families, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range families {
+		if f.GetName() != "tenon_build_info" {
+			continue
+		}
+		m := f.GetMetric()
+		labels := map[string]string{}
+		for _, l := range m[0].GetLabel() {
+			labels[l.GetName()] = l.GetValue()
+		}
+		if len(m) != 1 || m[0].GetGauge().GetValue() != 1 || labels["version"] != version.Version() || labels["goversion"] != runtime.Version() {
+			t.Errorf("tenon_build_info = %v, want one series of 1 labelled version=%s goversion=%s", m, version.Version(), runtime.Version())
+		}
+		return
+	}
+	t.Error("tenon_build_info is not served")
 }
