@@ -54,6 +54,9 @@ func (d *disruption) explainKept(ctx context.Context, v *clusterView, res *conso
 		}
 		node := claimNode[c.Name]
 		k, isKept := kept[node]
+		if !needsUpdate(c, k, isKept) {
+			continue // the steady state: no read, no write
+		}
 		var claim *v1.NodeClaim
 		changed := false
 		// The conditions recorder may have written the claim since the view was taken: work on
@@ -63,15 +66,14 @@ func (d *disruption) explainKept(ctx context.Context, v *clusterView, res *conso
 			if err := d.client.Get(ctx, client.ObjectKeyFromObject(c), claim); err != nil {
 				return err
 			}
-			current := meta.FindStatusCondition(claim.Status.Conditions, v1.ConditionUnconsolidatable)
 			switch {
-			case isKept && (current == nil || current.Status != metav1.ConditionTrue || current.Message != k.Reason):
-				setCondition(claim, v1.ConditionUnconsolidatable, metav1.ConditionTrue, keptReason(k), k.Reason, d.clock.Now())
-			case !isKept && current != nil:
-				meta.RemoveStatusCondition(&claim.Status.Conditions, v1.ConditionUnconsolidatable)
-			default:
+			case !needsUpdate(claim, k, isKept):
 				changed = false
 				return nil
+			case isKept:
+				setCondition(claim, v1.ConditionUnconsolidatable, metav1.ConditionTrue, keptReason(k), k.Reason, d.clock.Now())
+			default:
+				meta.RemoveStatusCondition(&claim.Status.Conditions, v1.ConditionUnconsolidatable)
 			}
 			changed = true
 			return d.client.Status().Update(ctx, claim)
@@ -95,4 +97,14 @@ func (d *disruption) explainKept(ctx context.Context, v *clusterView, res *conso
 		}
 	}
 	return nil
+}
+
+// needsUpdate reports whether c's Unconsolidatable condition differs from what the plan says:
+// kept with k's reason, or not kept.
+func needsUpdate(c *v1.NodeClaim, k consolidation.Kept, isKept bool) bool {
+	current := meta.FindStatusCondition(c.Status.Conditions, v1.ConditionUnconsolidatable)
+	if !isKept {
+		return current != nil
+	}
+	return current == nil || current.Status != metav1.ConditionTrue || current.Message != k.Reason
 }
