@@ -353,10 +353,6 @@ func sortedUnique(pods []*state.Pod) ([]*state.Pod, []string) {
 	return out, keys
 }
 
-// maxRounds bounds the placement rounds: two, then one per preference
-// relaxed (five kinds, node affinity terms one by one).
-const maxRounds = 12
-
 // rounds places the classes: once as they are, once more for pods whose
 // affinity targets the first round placed, then relaxing preferences one
 // at a time.
@@ -367,7 +363,9 @@ func (s *solver) rounds() (map[*class][]*state.Pod, map[*state.Pod]string, error
 	// Round 0 places everything; round 1 retries for pods whose affinity
 	// targets round 0 placed; later rounds relax one preference at a time
 	// for the pods still left, until none has a preference left.
-	for round := 0; round < maxRounds; round++ {
+	// Every relaxation drops a preference, so the rounds end: two, then
+	// one per preference of the class that has most.
+	for round := 0; ; round++ {
 		left, f, err := s.round(classes)
 		if err != nil {
 			return nil, nil, err

@@ -148,6 +148,7 @@ func (s *solver) compileNodes(pending map[string]bool) {
 		poolByName[p.pool.Name] = p
 	}
 	byName := map[string]*node{}
+	var initialized []bool
 	for _, sn := range s.snap.Nodes {
 		n := &node{name: sn.Name, zone: -1, capacityType: capacityTypeIndex(sn.CapacityType), labels: sn.Labels}
 		if z, ok := s.zoneIdx[sn.Zone]; ok && sn.Zone != "" {
@@ -174,8 +175,10 @@ func (s *solver) compileNodes(pending map[string]bool) {
 		s.nodeNames[sn.Name] = true
 		if !sn.Unschedulable && !sn.MarkedForDeletion {
 			s.nodes = append(s.nodes, n)
+			initialized = append(initialized, sn.Initialized)
 		}
 	}
+	s.initializedFirst(initialized)
 	hasDaemon := map[string]bool{}
 	for _, p := range s.snap.Pods {
 		n := byName[p.NodeName]
@@ -203,6 +206,26 @@ func (s *solver) compileNodes(pending map[string]bool) {
 			}
 		}
 	}
+}
+
+// initializedFirst orders the usable nodes initialized ones first (each
+// part in snapshot order), as Karpenter's scheduler does: an initialized
+// node is one kube-scheduler can bind to now, while an uninitialized node
+// or an in-flight claim takes pods only once it is ready. initialized
+// holds each node's flag in s.nodes' order.
+func (s *solver) initializedFirst(initialized []bool) {
+	if !slices.Contains(initialized, false) || !slices.Contains(initialized, true) {
+		return
+	}
+	ordered := make([]*node, 0, len(s.nodes))
+	for _, want := range []bool{true, false} {
+		for i, n := range s.nodes {
+			if initialized[i] == want {
+				ordered = append(ordered, n)
+			}
+		}
+	}
+	s.nodes = ordered
 }
 
 // internExistingTerms adds the groups of bound pods' required anti-affinity
