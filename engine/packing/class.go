@@ -24,8 +24,11 @@ type class struct {
 	// terms are the alternative node requirements (nodeSelector ∩ one
 	// required node affinity term); a node must satisfy one.
 	terms []scheduling.Requirements
-	// preferred are preferred node affinity terms, highest weight first.
+	// preferred are preferred node affinity terms, highest weight first;
+	// relax drops them. scored are all of them, which kube-scheduler's
+	// NodeAffinity score adds up whatever relaxation dropped.
 	preferred   []scheduling.WeightedRequirements
+	scored      []scheduling.WeightedRequirements
 	tolerations []corev1.Toleration
 	ports       []state.HostPort
 	spreads     []spread
@@ -192,7 +195,7 @@ func newClass(id int, p *state.Pod, d *dims, gs *groups) *class {
 // before the fault; its pods are invalid and never placed.
 func (c *class) compileNode(p *state.Pod) error {
 	f, err := p.NodeFilter()
-	c.terms, c.preferred = f.Terms, f.Preferred
+	c.terms, c.preferred, c.scored = f.Terms, f.Preferred, f.Preferred
 	return err
 }
 

@@ -54,6 +54,8 @@
 //     pods and never narrow the domains a spread counts. Where a pod's
 //     zonal anti-affinity and the pods it repels cannot all run, the pod
 //     ahead in kube-scheduler's queue (priority, creation time) wins.
+//     Among existing nodes a pod with several preferred node affinity
+//     terms takes those matching the most weight first.
 //   - Existing nodes are tried initialized first, as Karpenter does; the
 //     taints a starting or NotReady node sheds when it is ready are
 //     ignored (state.Node.SchedulingTaints).

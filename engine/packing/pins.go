@@ -398,7 +398,7 @@ func (pins *pinner) keeps(mask uint64, n int, limits []limit, count func(g, d in
 
 func (pins *pinner) spreadReason(c *class, limits []limit, anti []int, what string, usable []string) string {
 	if len(anti) > 0 && len(limits) == 0 {
-		return fmt.Sprintf("pod anti-affinity on %s: every %s a pool or node can serve (%s) already runs a matching pod (%s)", what, what, strings.Join(usable, ", "), pins.s.groups.list[anti[0]].sel)
+		return fmt.Sprintf("pod anti-affinity on %s: every %s a pool or node can serve (%s) already runs a matching pod (%s), or one that kube-scheduler binds first; allow the pod another %s or relax that anti-affinity", what, what, strings.Join(usable, ", "), pins.s.groups.list[anti[0]].sel, what)
 	}
 	l := limits[0]
 	for _, m := range limits {

@@ -78,6 +78,20 @@ func TestPreferencesAreNotRequirements(t *testing.T) {
 				statetest.WithPreferredNodeAffinity(1, scheduling.LabelTopologyZone, "us-east-1a", "us-east-1b"),
 				statetest.WithSpread(scheduling.LabelTopologyZone, 1, corev1.DoNotSchedule, test)),
 			placed: []string{"s-0", "s-5"}, check: perZone("s", 6, map[string]int{"us-east-1a": 2, "us-east-1b": 2, "us-east-1c": 2})},
+		{name: "among existing nodes, the greater sum of matched preference weights first",
+			snap: statetest.Snapshot(statetest.Pools(def), []*state.Node{
+				statetest.Node(def, "n1-on-demand", "m5.xlarge", "us-east-1a"),
+				statetest.Node(def, "n2-spot", "m5.xlarge", "us-east-1a", statetest.WithCapacityType(scheduling.CapacityTypeSpot)),
+				statetest.Node(def, "n3-other-zone", "m5.xlarge", "us-east-1b", statetest.WithCapacityType(scheduling.CapacityTypeSpot)),
+			}, nil),
+			pods: one(statetest.Pod("a", "1", "1Gi",
+				statetest.WithPreferredNodeAffinity(50, scheduling.LabelTopologyZone, "us-east-1a"),
+				statetest.WithPreferredNodeAffinity(10, scheduling.LabelCapacityType, scheduling.CapacityTypeSpot))),
+			placed: []string{"a"}, check: func(t *testing.T, r *packing.Result) {
+				if got := nodeOf(r, "a"); got != "n2-spot" {
+					t.Errorf("on %s, want n2-spot (zone and capacity type preferred, 60 against 50 and 10)", got)
+				}
+			}},
 		{name: "a spread counting none of the pods does not pull them apart", snap: zonal,
 			pods:   statetest.Pods(2, "n", "100m", "100Mi", statetest.WithLabel("app", "n"), statetest.WithSpread(scheduling.LabelTopologyZone, 1, corev1.DoNotSchedule, test)),
 			placed: []string{"n-0", "n-1"}, check: func(t *testing.T, r *packing.Result) {

@@ -27,6 +27,9 @@ type solver struct {
 	pools   []*poolPlan
 	// nodes are the existing nodes and in-flight claims that can take pods.
 	nodes []*node
+	// initialized counts the nodes at the head of nodes that are
+	// initialized (see initializedFirst).
+	initialized int
 	// nodeNames are the names of every node and in-flight claim.
 	nodeNames map[string]bool
 	claims    []*node
@@ -214,7 +217,13 @@ func (s *solver) compileNodes(pending map[string]bool) {
 // or an in-flight claim takes pods only once it is ready. initialized
 // holds each node's flag in s.nodes' order.
 func (s *solver) initializedFirst(initialized []bool) {
-	if !slices.Contains(initialized, false) || !slices.Contains(initialized, true) {
+	s.initialized = 0
+	for _, ok := range initialized {
+		if ok {
+			s.initialized++
+		}
+	}
+	if s.initialized == 0 || s.initialized == len(initialized) {
 		return
 	}
 	ordered := make([]*node, 0, len(s.nodes))
