@@ -24,8 +24,11 @@ type class struct {
 	// terms are the alternative node requirements (nodeSelector ∩ one
 	// required node affinity term); a node must satisfy one.
 	terms []scheduling.Requirements
-	// preferred are preferred node affinity terms, highest weight first.
+	// preferred are preferred node affinity terms, highest weight first;
+	// relax drops them. scored are all of them, which kube-scheduler's
+	// NodeAffinity score adds up whatever relaxation dropped.
 	preferred   []scheduling.WeightedRequirements
+	scored      []scheduling.WeightedRequirements
 	tolerations []corev1.Toleration
 	ports       []state.HostPort
 	spreads     []spread
@@ -192,7 +195,7 @@ func newClass(id int, p *state.Pod, d *dims, gs *groups) *class {
 // before the fault; its pods are invalid and never placed.
 func (c *class) compileNode(p *state.Pod) error {
 	f, err := p.NodeFilter()
-	c.terms, c.preferred = f.Terms, f.Preferred
+	c.terms, c.preferred, c.scored = f.Terms, f.Preferred, f.Preferred
 	return err
 }
 
@@ -254,26 +257,41 @@ func (c *class) hasSoft() bool {
 }
 
 // relax returns a copy of c with one more preference dropped, in
-// Karpenter's order: preferred pod affinity, preferred pod anti-affinity,
-// preferred node affinity terms one at a time from the lowest weight,
-// ScheduleAnyway spreads, and last the PreferNoSchedule taints.
+// Karpenter's order (preferences.go): the heaviest preferred pod affinity
+// term, then the heaviest preferred pod anti-affinity term, then the
+// heaviest preferred node affinity term (the one effectiveTerms enforces,
+// so the next heaviest is tried), then one ScheduleAnyway spread, and last
+// the PreferNoSchedule taints.
 func (c *class) relax(id int) *class {
 	r := *c
 	r.id = id
 	r.derived = true
 	r.pods = nil
-	soft := func(t podTerm) bool { return t.soft }
+	affinity, anti := heaviestSoft(c.affinity), heaviestSoft(c.anti)
 	switch {
-	case slices.ContainsFunc(c.affinity, soft):
-		r.affinity = slices.DeleteFunc(slices.Clone(c.affinity), soft)
-	case slices.ContainsFunc(c.anti, soft):
-		r.anti = slices.DeleteFunc(slices.Clone(c.anti), soft)
+	case affinity >= 0:
+		r.affinity = slices.Delete(slices.Clone(c.affinity), affinity, affinity+1)
+	case anti >= 0:
+		r.anti = slices.Delete(slices.Clone(c.anti), anti, anti+1)
 	case len(c.preferred) > 0:
-		r.preferred = c.preferred[:len(c.preferred)-1]
+		r.preferred = c.preferred[1:]
 	case slices.ContainsFunc(c.spreads, func(s spread) bool { return s.soft }):
-		r.spreads = slices.DeleteFunc(slices.Clone(c.spreads), func(s spread) bool { return s.soft })
+		i := slices.IndexFunc(c.spreads, func(s spread) bool { return s.soft })
+		r.spreads = slices.Delete(slices.Clone(c.spreads), i, i+1)
 	default:
 		r.relaxed = true
 	}
 	return &r
+}
+
+// heaviestSoft is the index of the preferred term of greatest weight
+// (the first of equal weights), -1 when terms has none.
+func heaviestSoft(terms []podTerm) int {
+	best := -1
+	for i, t := range terms {
+		if t.soft && (best < 0 || t.weight > terms[best].weight) {
+			best = i
+		}
+	}
+	return best
 }

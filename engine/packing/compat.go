@@ -26,19 +26,18 @@ type compat struct {
 	open scheduling.Requirements
 }
 
-// effectiveTerms are the class's node terms with its preferred node
-// affinity added while the class is not relaxed.
+// effectiveTerms are the class's node terms with its heaviest preferred
+// node affinity term added while the class is not relaxed. As in
+// Karpenter, only that one term is enforced; relax drops it for the next
+// heaviest. (All terms at once would ask for a node matching every
+// preference, which two preferences for different zones make impossible.)
 func (c *class) effectiveTerms() []scheduling.Requirements {
 	if c.relaxed || len(c.preferred) == 0 {
 		return c.terms
 	}
 	out := make([]scheduling.Requirements, len(c.terms))
 	for i, t := range c.terms {
-		t = t.Clone()
-		for _, p := range c.preferred {
-			t = t.Intersection(p.Requirements)
-		}
-		out[i] = t
+		out[i] = t.Intersection(c.preferred[0].Requirements)
 	}
 	return out
 }

@@ -156,7 +156,7 @@ func TestNodeSelectorAndAffinity(t *testing.T) {
 				}
 			}},
 		{name: "impossible preference relaxed", snap: def, pods: one(statetest.Pod("a", "1", "1Gi", statetest.WithPreferredNodeAffinity(10, scheduling.LabelTopologyZone, "us-west-2a"))), placed: []string{"a"}},
-		{name: "preferences relaxed one at a time, lowest weight first", snap: def,
+		{name: "only the heaviest preference is enforced", snap: def,
 			pods: one(statetest.Pod("a", "1", "1Gi", statetest.WithPreferredNodeAffinity(10, scheduling.LabelTopologyZone, "us-east-1c"), statetest.WithPreferredNodeAffinity(1, scheduling.LabelInstanceFamily, "no-such-family"))), placed: []string{"a"},
 			check: func(t *testing.T, r *packing.Result) {
 				if z := r.Claims[0].Chosen().Zone; z != "us-east-1c" {

@@ -48,8 +48,17 @@
 //     run concurrently, a core each, and the cheapest result wins
 //     (WithStrategy picks one for callers short of CPU).
 //   - Preferences (preferred affinities, ScheduleAnyway, PreferNoSchedule)
-//     are honoured as if required, and dropped one at a time, in
-//     Karpenter's order, only for pods that could not be placed otherwise.
+//     are honoured as if required (of preferred node affinity, the
+//     heaviest term), and dropped one at a time, in Karpenter's order, only
+//     for pods that could not be placed otherwise. They bind only their own
+//     pods and never narrow the domains a spread counts. Where a pod's
+//     zonal anti-affinity and the pods it repels cannot all run, the pod
+//     ahead in kube-scheduler's queue (priority, creation time) wins.
+//     Among existing nodes a pod with several preferred node affinity
+//     terms takes those matching the most weight first.
+//   - Existing nodes are tried initialized first, as Karpenter does; the
+//     taints a starting or NotReady node sheds when it is ready are
+//     ignored (state.Node.SchedulingTaints).
 //
 // The lower bound is the optimum of an assignment LP: each node of a type
 // carries a fractional load of pods, every pod's whole request on a type it

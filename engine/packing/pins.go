@@ -2,6 +2,8 @@ package packing
 
 import (
 	"fmt"
+	"math/bits"
+	"slices"
 	"strings"
 
 	"github.com/tenonhq/terraform-provider-tenon/engine/scheduling"
@@ -42,6 +44,12 @@ type pinner struct {
 	// smallest maxSkew.
 	carried map[int]int32
 	failed  map[*state.Pod]string
+	// queue ranks the round's classes in kube-scheduler's queue order and
+	// waiting holds, per zonal group, the zones where pending pods of the
+	// group wait with no choice of zone (see rankQueue); both only when
+	// some class of the round has zonal pod anti-affinity.
+	queue   map[*class]int
+	waiting map[int]map[int]int
 }
 
 func (s *solver) newPinner(classes []*class) *pinner {
@@ -101,11 +109,28 @@ func (c *class) activeTerms(terms []podTerm) []podTerm {
 	return out
 }
 
-// baseMasks are the zones and capacity types the class's node terms allow.
-func (s *solver) baseMasks(c *class) (uint64, uint8) {
+// carried are the class's required anti-affinity terms, the ones that keep
+// matching pods away from its pods (kube-scheduler's symmetric check). A
+// preferred term binds only its own pods, as in Karpenter, which tracks no
+// inverse preferences: another pod never stays Pending for it.
+func (c *class) carried() []podTerm {
+	var out []podTerm
+	for _, t := range c.anti {
+		if !t.soft {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// baseMasks are the zones and capacity types node terms allow: a class's
+// effectiveTerms where its pods may go, its required terms (c.terms) where
+// its spreads count domains, which a preference never narrows (as in
+// kube-scheduler, whose nodeAffinityPolicy reads required node affinity).
+func (s *solver) baseMasks(terms []scheduling.Requirements) (uint64, uint8) {
 	var zones uint64
 	var capacityTypes uint8
-	for _, t := range c.effectiveTerms() {
+	for _, t := range terms {
 		zr, cr := t.Get(scheduling.LabelTopologyZone), t.Get(scheduling.LabelCapacityType)
 		for z, name := range s.zones {
 			if zr.Has(name) {
@@ -123,6 +148,7 @@ func (s *solver) baseMasks(c *class) (uint64, uint8) {
 
 // pin splits the pending pods of classes into buckets.
 func (pins *pinner) pin(classes []*class) []*bucket {
+	pins.rankQueue(classes)
 	var out []*bucket
 	for _, c := range classes {
 		out = append(out, pins.pinClass(c)...)
@@ -152,27 +178,32 @@ func (pins *pinner) needsPins(c *class) bool {
 }
 
 func (pins *pinner) pinClass(c *class) []*bucket {
-	zones, capacityTypes := pins.s.baseMasks(c)
+	zones, capacityTypes := pins.s.baseMasks(c.effectiveTerms())
 	if !pins.needsPins(c) {
 		return []*bucket{{class: c, zones: zones, capacityTypes: capacityTypes, pods: c.pods}}
 	}
-	// Domains count wherever the pod may be placed by its node affinity,
-	// but a pod is only pinned where some pool or node can take it.
+	// Domains count wherever the pod may be placed by its required node
+	// affinity, but a pod is only pinned where some pool or node can take
+	// it, its preferences included: a preferred zone the spread cannot
+	// use leaves the pod to the round that relaxes the preference.
+	domainZones, domainCapacityTypes := zones, capacityTypes
+	if len(c.preferred) > 0 && !c.relaxed {
+		domainZones, domainCapacityTypes = pins.s.baseMasks(c.terms)
+	}
 	usableZones, usableCapacityTypes := pins.s.usable(c)
 	byPin := map[[2]uint64]*bucket{}
 	var out []*bucket
 	for i, p := range c.pods {
-		z, ct, reason := pins.choose(c, zones&pins.all, capacityTypes, usableZones, usableCapacityTypes, i)
+		pz, pc, reason := pins.choose(c, domainZones&pins.all, domainCapacityTypes, usableZones, usableCapacityTypes, i)
 		if reason != "" {
 			pins.failed[p] = reason
 			continue
 		}
-		pz, pc := zones, capacityTypes
-		if z >= 0 {
-			pz = 1 << z
+		if pz == 0 {
+			pz = zones
 		}
-		if ct >= 0 {
-			pc = 1 << ct
+		if pc == 0 {
+			pc = capacityTypes
 		}
 		key := [2]uint64{pz, uint64(pc)}
 		b := byPin[key]
@@ -186,34 +217,58 @@ func (pins *pinner) pinClass(c *class) []*bucket {
 	return out
 }
 
-// choose picks a zone (or -1 when not pinned) and a capacity type for one
-// pod, and counts it.
-func (pins *pinner) choose(c *class, zones uint64, capacityTypes uint8, usableZones uint64, usableCapacityTypes uint8, i int) (int, int, string) {
+// choose picks the zones (0 when not pinned) and capacity types for one
+// pod, and counts it. A pod is pinned to one domain when its placement
+// moves a count its own rules read (it matches a spread's selector or its
+// own zonal anti-affinity); otherwise to every domain its rules allow, so
+// that pods no spread counts are not spread apart for nothing.
+func (pins *pinner) choose(c *class, zones uint64, capacityTypes uint8, usableZones uint64, usableCapacityTypes uint8, i int) (uint64, uint8, string) {
 	s := pins.s
 	zoneGroups, ctGroups := pins.constrained(c)
 	antiZonal := pins.zonalAnti(c)
-	z, ct := -1, -1
+	var z uint64
+	var ct uint8
 	if len(zoneGroups) > 0 || len(antiZonal) > 0 {
-		z = pins.bestDomain(c, zones, zones&usableZones, len(s.zones), zoneGroups, antiZonal, func(g, d int) int32 { return pins.zoneCounts[g][d] }, i)
-		if z < 0 {
+		z = pins.domains(c, zones, zones&usableZones, len(s.zones), zoneGroups, antiZonal, func(g, d int) int32 { return pins.zoneCounts[g][d] }, i)
+		if z == 0 {
 			return 0, 0, pins.spreadReason(c, zoneGroups, antiZonal, "zone", pins.s.maskZones(usableZones&zones))
 		}
 	}
 	if len(ctGroups) > 0 {
-		ct = pins.bestDomain(c, uint64(capacityTypes), uint64(capacityTypes&usableCapacityTypes), numCapacityTypes, ctGroups, nil, func(g, d int) int32 { return pins.capacityTypeCounts[g][d] }, i)
-		if ct < 0 {
+		ct = uint8(pins.domains(c, uint64(capacityTypes), uint64(capacityTypes&usableCapacityTypes), numCapacityTypes, ctGroups, nil, func(g, d int) int32 { return pins.capacityTypeCounts[g][d] }, i))
+		if ct == 0 {
 			return 0, 0, pins.spreadReason(c, ctGroups, nil, "capacity type", capacityTypeList(usableCapacityTypes&capacityTypes))
 		}
 	}
 	for _, g := range c.matches {
-		if z >= 0 {
-			pins.zoneCounts[g][z]++
+		if isSingle(z) {
+			pins.zoneCounts[g][bits.TrailingZeros64(z)]++
 		}
-		if ct >= 0 {
-			pins.capacityTypeCounts[g][ct]++
+		if isSingle(uint64(ct)) {
+			pins.capacityTypeCounts[g][bits.TrailingZeros8(ct)]++
 		}
 	}
 	return z, ct, ""
+}
+
+// domains returns the domain bestDomain picks as a mask when c's pods
+// count toward one of the limits or anti terms, and otherwise every domain
+// that keeps them (0 for none).
+func (pins *pinner) domains(c *class, mask, usable uint64, n int, limits []limit, anti []int, count func(g, d int) int32, i int) uint64 {
+	counted := slices.ContainsFunc(limits, func(l limit) bool { return l.self }) || slices.ContainsFunc(anti, c.matchesGroup)
+	if counted {
+		if d := pins.bestDomain(c, mask, usable, n, limits, anti, count, i); d >= 0 {
+			return 1 << d
+		}
+		return 0
+	}
+	var out uint64
+	for d := range n {
+		if pins.allows(c, mask, usable, n, limits, anti, count, d) {
+			out |= 1 << d
+		}
+	}
+	return out
 }
 
 // usable are the zones and capacity types where some pool or existing
@@ -287,16 +342,7 @@ func (pins *pinner) bestDomain(c *class, mask, usable uint64, n int, limits []li
 		if i == 0 {
 			d = k
 		}
-		if usable&(1<<d) == 0 || !pins.keeps(mask, n, limits, count, d) {
-			continue
-		}
-		blocked := false
-		for _, g := range anti {
-			if count(g, d) > 0 || pins.s.carriers[g][pins.s.zones[d]] > 0 && c.matchesGroup(g) {
-				blocked = true
-			}
-		}
-		if blocked {
+		if !pins.allows(c, mask, usable, n, limits, anti, count, d) {
 			continue
 		}
 		var load int32
@@ -308,6 +354,20 @@ func (pins *pinner) bestDomain(c *class, mask, usable uint64, n int, limits []li
 		}
 	}
 	return best
+}
+
+// allows reports whether domain d is usable and keeps every limit and
+// anti term of c.
+func (pins *pinner) allows(c *class, mask, usable uint64, n int, limits []limit, anti []int, count func(g, d int) int32, d int) bool {
+	if usable&(1<<d) == 0 || !pins.keeps(mask, n, limits, count, d) {
+		return false
+	}
+	for _, g := range anti {
+		if count(g, d) > 0 || pins.s.carriers[g][pins.s.zones[d]] > 0 && c.matchesGroup(g) || pins.waitsAhead(c, g, d) {
+			return false
+		}
+	}
+	return true
 }
 
 func (pins *pinner) keeps(mask uint64, n int, limits []limit, count func(g, d int) int32, d int) bool {
@@ -338,7 +398,7 @@ func (pins *pinner) keeps(mask uint64, n int, limits []limit, count func(g, d in
 
 func (pins *pinner) spreadReason(c *class, limits []limit, anti []int, what string, usable []string) string {
 	if len(anti) > 0 && len(limits) == 0 {
-		return fmt.Sprintf("pod anti-affinity on %s: every %s a pool or node can serve (%s) already runs a matching pod (%s)", what, what, strings.Join(usable, ", "), pins.s.groups.list[anti[0]].sel)
+		return fmt.Sprintf("pod anti-affinity on %s: every %s a pool or node can serve (%s) already runs a matching pod (%s), or one that kube-scheduler binds first; allow the pod another %s or relax that anti-affinity", what, what, strings.Join(usable, ", "), pins.s.groups.list[anti[0]].sel, what)
 	}
 	l := limits[0]
 	for _, m := range limits {
@@ -417,35 +477,155 @@ func carries(c *class, g int) bool {
 }
 
 // pinAntiSymmetry keeps pods matching a zonal anti-affinity term out of the
-// zones where a carrier of the term runs or is pinned.
+// zones where a carrier of the term runs or is pinned. When a carrier and
+// a matching pod pinned to its zone cannot both run, the one ahead in
+// kube-scheduler's queue keeps the zone, as it would bind first: the
+// other stays Pending.
 func (pins *pinner) pinAntiSymmetry(buckets []*bucket) {
 	s := pins.s
-	blocked := map[int]uint64{}
+	// blocked are, per group, the zones where carriers run or are pinned,
+	// with the queue rank of the first (-1 for pods already placed).
+	blocked := map[int]map[int]int{}
+	block := func(g, z, rank int) {
+		if blocked[g] == nil {
+			blocked[g] = map[int]int{}
+		}
+		if cur, ok := blocked[g][z]; !ok || rank < cur {
+			blocked[g][z] = rank
+		}
+	}
 	for _, g := range s.groups.list {
 		if g.key != scheduling.LabelTopologyZone {
 			continue
 		}
 		for z, name := range s.zones {
 			if s.carriers[g.id][name] > 0 {
-				blocked[g.id] |= 1 << z
+				block(g.id, z, -1)
 			}
 		}
 	}
+	var carriers []*bucket
 	for _, b := range buckets {
-		for _, g := range pins.zonalAnti(b.class) {
-			if isSingle(b.zones) {
-				blocked[g] |= b.zones
+		for _, t := range b.class.carried() {
+			if s.groups.list[t.group].key == scheduling.LabelTopologyZone && isSingle(b.zones) {
+				block(t.group, bits.TrailingZeros64(b.zones), pins.queue[b.class])
+				carriers = append(carriers, b)
 			}
 		}
+	}
+	if len(blocked) == 0 {
+		return
 	}
 	for _, b := range buckets {
 		own := pins.zonalAnti(b.class)
 		for _, g := range b.class.matches {
-			if m, ok := blocked[g]; ok && !containsInt(own, g) {
-				b.zones &^= m
+			if containsInt(own, g) {
+				continue
+			}
+			for z, rank := range blocked[g] {
+				if rank >= 0 && isSingle(b.zones) && b.zones == 1<<z && pins.queue[b.class] < rank {
+					continue // ahead of the carrier, which yields below
+				}
+				b.zones &^= 1 << z
 			}
 		}
 	}
+	for _, cb := range carriers {
+		for _, b := range buckets {
+			if b == cb || !isSingle(b.zones) || b.zones != cb.zones || pins.queue[b.class] >= pins.queue[cb.class] {
+				continue
+			}
+			for _, t := range cb.class.carried() {
+				if b.class.matchesGroup(t.group) {
+					cb.zones = 0
+				}
+			}
+		}
+	}
+}
+
+// rankQueue ranks the classes in kube-scheduler's queue order (priority,
+// then creation time, then the order of the snapshot, which a scenario
+// file gives), each by its first pod, and notes where pods wait that
+// cannot move: the zone of a class whose own terms allow one zone and
+// that no spread pins. It only does so when a class has zonal pod
+// anti-affinity, the one rule where the order decides who stays Pending.
+func (pins *pinner) rankQueue(classes []*class) {
+	s := pins.s
+	pins.queue, pins.waiting = nil, nil
+	if !slices.ContainsFunc(classes, func(c *class) bool { return len(pins.zonalAnti(c)) > 0 }) {
+		return
+	}
+	index := make(map[*state.Pod]int, len(s.snap.Pods))
+	for i, p := range s.snap.Pods {
+		index[p] = i
+	}
+	ahead := func(a, b *state.Pod) bool {
+		if a.Priority != b.Priority {
+			return a.Priority > b.Priority
+		}
+		if !a.CreatedAt.Equal(b.CreatedAt) {
+			return a.CreatedAt.Before(b.CreatedAt)
+		}
+		ia, oka := index[a]
+		ib, okb := index[b]
+		if oka != okb {
+			return oka
+		}
+		if ia != ib {
+			return ia < ib
+		}
+		return a.Key() < b.Key()
+	}
+	first := make(map[*class]*state.Pod, len(classes))
+	order := make([]*class, 0, len(classes))
+	for _, c := range classes {
+		for _, p := range c.pods {
+			if f := first[c]; f == nil || ahead(p, f) {
+				first[c] = p
+			}
+		}
+		if first[c] != nil {
+			order = append(order, c)
+		}
+	}
+	slices.SortStableFunc(order, func(a, b *class) int {
+		switch {
+		case ahead(first[a], first[b]):
+			return -1
+		case ahead(first[b], first[a]):
+			return 1
+		}
+		return 0
+	})
+	pins.queue = make(map[*class]int, len(order))
+	pins.waiting = map[int]map[int]int{}
+	for rank, c := range order {
+		pins.queue[c] = rank
+		zones, _ := s.baseMasks(c.effectiveTerms())
+		if !isSingle(zones) || pins.needsPins(c) {
+			continue
+		}
+		z := bits.TrailingZeros64(zones)
+		for _, g := range c.matches {
+			if s.groups.list[g].key != scheduling.LabelTopologyZone {
+				continue
+			}
+			if pins.waiting[g] == nil {
+				pins.waiting[g] = map[int]int{}
+			}
+			if cur, ok := pins.waiting[g][z]; !ok || rank < cur {
+				pins.waiting[g][z] = rank
+			}
+		}
+	}
+}
+
+// waitsAhead reports whether a pod matching zonal group g that is ahead of
+// c in the queue waits in zone d with no choice of zone.
+func (pins *pinner) waitsAhead(c *class, g, d int) bool {
+	rank, ok := pins.waiting[g][d]
+	return ok && rank < pins.queue[c]
 }
 
 func isSingle(m uint64) bool { return m != 0 && m&(m-1) == 0 }

@@ -129,7 +129,11 @@ func (s *solver) place(b *bucket, n *node, k int64) {
 	for _, gid := range c.matches {
 		s.addCount(n, s.groups.list[gid], int32(k))
 	}
-	for _, t := range c.activeTerms(c.anti) {
+	// Only required terms keep matching pods away (see carried).
+	for _, t := range c.anti {
+		if t.soft {
+			continue
+		}
 		s.addCarry(n, s.groups.list[t.group], int32(k))
 	}
 	for range k {

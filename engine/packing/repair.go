@@ -54,9 +54,10 @@ func mapsKeys[V any](m map[int]V) func(func(int) bool) {
 }
 
 // spreadDomains are the zones (or capacity types) a carrier's spread is
-// counted over: those of the pools and nodes its node affinity allows.
+// counted over: those of the pools and nodes its required node affinity
+// allows.
 func (s *solver) spreadDomains(c *class, key string) []string {
-	zones, capacityTypes := s.baseMasks(c)
+	zones, capacityTypes := s.baseMasks(c.terms)
 	var out []string
 	if key == scheduling.LabelTopologyZone {
 		var all uint64
@@ -138,7 +139,11 @@ func (s *solver) unplace(p *state.Pod, n *node) {
 	for _, gid := range c.matches {
 		s.addCount(n, s.groups.list[gid], -1)
 	}
-	for _, t := range c.activeTerms(c.anti) {
+	// Only required terms keep matching pods away (see carried).
+	for _, t := range c.anti {
+		if t.soft {
+			continue
+		}
 		s.addCarry(n, s.groups.list[t.group], -1)
 	}
 	if n.claimState != nil {

@@ -353,10 +353,6 @@ func sortedUnique(pods []*state.Pod) ([]*state.Pod, []string) {
 	return out, keys
 }
 
-// maxRounds bounds the placement rounds: two, then one per preference
-// relaxed (five kinds, node affinity terms one by one).
-const maxRounds = 12
-
 // rounds places the classes: once as they are, once more for pods whose
 // affinity targets the first round placed, then relaxing preferences one
 // at a time.
@@ -367,7 +363,9 @@ func (s *solver) rounds() (map[*class][]*state.Pod, map[*state.Pod]string, error
 	// Round 0 places everything; round 1 retries for pods whose affinity
 	// targets round 0 placed; later rounds relax one preference at a time
 	// for the pods still left, until none has a preference left.
-	for round := 0; round < maxRounds; round++ {
+	// Every relaxation drops a preference, so the rounds end: two, then
+	// one per preference of the class that has most.
+	for round := 0; ; round++ {
 		left, f, err := s.round(classes)
 		if err != nil {
 			return nil, nil, err
@@ -442,7 +440,7 @@ func (s *solver) round(classes []*class) (map[*class][]*state.Pod, map[*state.Po
 				return nil, nil, fmt.Errorf("placing pods on existing nodes: %w", err)
 			}
 		}
-		s.firstFit(b, s.nodes)
+		s.firstFit(b, s.byScore(b.class))
 		s.firstFit(b, s.claims)
 	}
 	for _, p := range s.pools {
@@ -467,6 +465,30 @@ func (s *solver) round(classes []*class) (map[*class][]*state.Pod, map[*state.Po
 		slices.SortFunc(left[c], func(a, b *state.Pod) int { return cmp.Compare(a.Key(), b.Key()) })
 	}
 	return left, pins.failed, nil
+}
+
+// byScore are the existing nodes in the order a class's pods take them:
+// initialized nodes first and, with several preferred node affinity terms,
+// within each part the nodes matching the greater sum of their weights
+// first, as kube-scheduler's NodeAffinity score ranks them (the heaviest
+// term alone is enforced while it holds).
+func (s *solver) byScore(c *class) []*node {
+	if len(c.scored) < 2 {
+		return s.nodes
+	}
+	score := make(map[*node]int32, len(s.nodes))
+	for _, n := range s.nodes {
+		for _, t := range c.scored {
+			if t.Requirements.SatisfiedBy(n.labels) {
+				score[n] += t.Weight
+			}
+		}
+	}
+	out := slices.Clone(s.nodes)
+	byScore := func(a, b *node) int { return cmp.Compare(score[b], score[a]) }
+	slices.SortStableFunc(out[:s.initialized], byScore)
+	slices.SortStableFunc(out[s.initialized:], byScore)
+	return out
 }
 
 // spreadsInForce are the spreads every matching pod must respect in a

@@ -27,6 +27,9 @@ type solver struct {
 	pools   []*poolPlan
 	// nodes are the existing nodes and in-flight claims that can take pods.
 	nodes []*node
+	// initialized counts the nodes at the head of nodes that are
+	// initialized (see initializedFirst).
+	initialized int
 	// nodeNames are the names of every node and in-flight claim.
 	nodeNames map[string]bool
 	claims    []*node
@@ -148,6 +151,7 @@ func (s *solver) compileNodes(pending map[string]bool) {
 		poolByName[p.pool.Name] = p
 	}
 	byName := map[string]*node{}
+	var initialized []bool
 	for _, sn := range s.snap.Nodes {
 		n := &node{name: sn.Name, zone: -1, capacityType: capacityTypeIndex(sn.CapacityType), labels: sn.Labels}
 		if z, ok := s.zoneIdx[sn.Zone]; ok && sn.Zone != "" {
@@ -174,8 +178,10 @@ func (s *solver) compileNodes(pending map[string]bool) {
 		s.nodeNames[sn.Name] = true
 		if !sn.Unschedulable && !sn.MarkedForDeletion {
 			s.nodes = append(s.nodes, n)
+			initialized = append(initialized, sn.Initialized)
 		}
 	}
+	s.initializedFirst(initialized)
 	hasDaemon := map[string]bool{}
 	for _, p := range s.snap.Pods {
 		n := byName[p.NodeName]
@@ -203,6 +209,32 @@ func (s *solver) compileNodes(pending map[string]bool) {
 			}
 		}
 	}
+}
+
+// initializedFirst orders the usable nodes initialized ones first (each
+// part in snapshot order), as Karpenter's scheduler does: an initialized
+// node is one kube-scheduler can bind to now, while an uninitialized node
+// or an in-flight claim takes pods only once it is ready. initialized
+// holds each node's flag in s.nodes' order.
+func (s *solver) initializedFirst(initialized []bool) {
+	s.initialized = 0
+	for _, ok := range initialized {
+		if ok {
+			s.initialized++
+		}
+	}
+	if s.initialized == 0 || s.initialized == len(initialized) {
+		return
+	}
+	ordered := make([]*node, 0, len(s.nodes))
+	for _, want := range []bool{true, false} {
+		for i, n := range s.nodes {
+			if initialized[i] == want {
+				ordered = append(ordered, n)
+			}
+		}
+	}
+	s.nodes = ordered
 }
 
 // internExistingTerms adds the groups of bound pods' required anti-affinity

@@ -3,6 +3,7 @@ package scheduling
 import (
 	"fmt"
 	"strconv"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 )
@@ -50,18 +51,32 @@ func (ts Taints) WithoutStartupTaints(startup []corev1.Taint) Taints {
 	return ts.without(startup)
 }
 
-// WithoutEphemeralTaints returns ts without EphemeralTaints, which Kubernetes
-// puts on every node while it starts; like startup taints they are ignored
-// when deciding whether a pod fits a node that is still initializing.
+// WithoutEphemeralTaints returns ts without the ephemeral taints, which
+// Kubernetes (EphemeralTaints) and readiness controllers (keys under
+// EphemeralTaintKeyPrefix) put on a node while it starts; like startup
+// taints they are ignored when deciding whether a pod fits a node that is
+// still initializing or not Ready yet.
 func (ts Taints) WithoutEphemeralTaints() Taints {
-	return ts.without(EphemeralTaints())
+	out := make(Taints, 0, len(ts))
+	for _, taint := range ts {
+		if !Taints(EphemeralTaints()).has(taint) && !strings.HasPrefix(taint.Key, EphemeralTaintKeyPrefix) {
+			out = append(out, taint)
+		}
+	}
+	return out
 }
 
+// EphemeralTaintKeyPrefix is the key prefix of the taints the Node
+// Readiness Controller keeps on a node until its readiness rules pass.
+const EphemeralTaintKeyPrefix = "readiness.k8s.io/"
+
 // EphemeralTaints returns the taints Kubernetes itself puts on a node while
-// it registers and becomes ready.
+// it registers and becomes ready (the list Karpenter ignores on nodes that
+// are not initialized).
 func EphemeralTaints() []corev1.Taint {
 	return []corev1.Taint{
 		{Key: corev1.TaintNodeNotReady, Effect: corev1.TaintEffectNoSchedule},
+		{Key: corev1.TaintNodeNotReady, Effect: corev1.TaintEffectNoExecute},
 		{Key: corev1.TaintNodeUnreachable, Effect: corev1.TaintEffectNoSchedule},
 		{Key: "node.cloudprovider.kubernetes.io/uninitialized", Value: "true", Effect: corev1.TaintEffectNoSchedule},
 	}

@@ -99,3 +99,55 @@ func BenchmarkSnapshot(b *testing.B) {
 		}
 	}
 }
+
+// TestPodsAreCreatedInFileOrder: pods without a creationTimestamp get one
+// in the order of the file (a workload's pods in index order), and a pod
+// that carries one keeps it, so kube-scheduler's queue order is known.
+func TestPodsAreCreatedInFileOrder(t *testing.T) {
+	data := `apiVersion: v1
+kind: Pod
+metadata: {name: z}
+spec:
+  containers: [{name: c}]
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: d}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: d}}
+  template:
+    metadata: {labels: {app: d}}
+    spec:
+      containers: [{name: c}]
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: a}
+spec:
+  containers: [{name: c}]
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: stamped, creationTimestamp: "2024-01-02T03:04:05Z"}
+spec:
+  containers: [{name: c}]
+`
+	s, err := Parse(File{Name: "order.yaml", Data: []byte(data)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	created := map[string]time.Time{}
+	for _, p := range s.Objects.Pods {
+		created[p.Name] = p.CreationTimestamp.Time
+	}
+	order := []string{"z", "d-0", "d-1", "a", "stamped"}
+	for i := 1; i < len(order); i++ {
+		if !created[order[i-1]].Before(created[order[i]]) {
+			t.Errorf("%s created at %v, not before %s at %v", order[i-1], created[order[i-1]], order[i], created[order[i]])
+		}
+	}
+	if want := time.Date(2024, 1, 2, 3, 4, 5, 0, time.UTC); !created["stamped"].Equal(want) {
+		t.Errorf("stamped pod created at %v, want its own %v", created["stamped"], want)
+	}
+}

@@ -2,11 +2,13 @@ package simulate
 
 import (
 	"fmt"
+	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	v1 "github.com/tenonhq/terraform-provider-tenon/engine/api/v1"
@@ -49,6 +51,9 @@ func (s *Scenario) add(obj any) field.ErrorList {
 				return field.ErrorList{err}
 			}
 		}
+		if obj.CreationTimestamp.IsZero() {
+			obj.CreationTimestamp = fileOrder(len(o.Pods))
+		}
 		return keep(obj, errs, &o.Pods)
 	case *corev1.Node:
 		errs := validateMeta(&obj.ObjectMeta, false)
@@ -78,6 +83,15 @@ func (s *Scenario) add(obj any) field.ErrorList {
 	}
 	// The scheme decodes no other kind.
 	return field.ErrorList{field.InternalError(nil, fmt.Errorf("simulate reads %T but does not keep it; this is a bug", obj))}
+}
+
+// fileOrder is the creation time of the pod at ordinal n of a scenario
+// that gives it none: the pods of a file are created in its order, as
+// `kubectl apply -f` creates them, and before any pod that carries a
+// creationTimestamp. kube-scheduler's queue takes pods of equal priority
+// in creation order, which decides which of two competing pods binds.
+func fileOrder(n int) metav1.Time {
+	return metav1.NewTime(time.Unix(0, 0).UTC().Add(time.Duration(n) * time.Second))
 }
 
 // keep appends obj to list when it has no validation errors, and returns

@@ -61,15 +61,24 @@ func (s *Scenario) addWorkload(w workload) field.ErrorList {
 	s.podPrefixes[meta.Namespace+"/"+prefix] = true
 	controller := true
 	owner := metav1.OwnerReference{APIVersion: w.APIVersion, Kind: w.Kind, Name: meta.Name, UID: meta.UID, Controller: &controller}
+	// The pods are created with the workload, in index order.
+	have := len(s.Objects.Pods)
+	created := func(i int) metav1.Time {
+		if !meta.CreationTimestamp.IsZero() {
+			return meta.CreationTimestamp
+		}
+		return fileOrder(have + i)
+	}
 	for i := range n {
 		p := &corev1.Pod{
 			TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"},
 			ObjectMeta: metav1.ObjectMeta{
-				Name:            fmt.Sprintf("%s-%d", prefix, i),
-				Namespace:       meta.Namespace,
-				Labels:          tmpl.Labels,
-				Annotations:     tmpl.Annotations,
-				OwnerReferences: []metav1.OwnerReference{owner},
+				CreationTimestamp: created(int(i)),
+				Name:              fmt.Sprintf("%s-%d", prefix, i),
+				Namespace:         meta.Namespace,
+				Labels:            tmpl.Labels,
+				Annotations:       tmpl.Annotations,
+				OwnerReferences:   []metav1.OwnerReference{owner},
 			},
 			// The converter copies what it keeps, so the pods share the
 			// template's metadata maps and spec.

@@ -410,7 +410,9 @@ func TestBuildNodes(t *testing.T) {
 			return n.Zone == "us-east-1b" && n.CapacityType == "spot" && n.InstanceType == "m5.large" && n.Labels[scheduling.LabelHostname] == "host-1"
 		}},
 		{"reported allocatable wins", "karpenter-node", func(n *state.Node) bool { return n.Allocatable.Cpu().Value() == 1 }},
-		{"not-ready and cordoned", "karpenter-node", func(n *state.Node) bool { return !n.Initialized && n.Unschedulable }},
+		{"not-ready and cordoned", "karpenter-node", func(n *state.Node) bool { return !n.Initialized && n.NotReady && n.Unschedulable }},
+		{"a file node without conditions is not NotReady", "registered", func(n *state.Node) bool { return !n.NotReady }},
+		{"an in-flight claim is not NotReady", "claim-b", func(n *state.Node) bool { return !n.NotReady }},
 		{"a claim without a node is in flight", "claim-b", func(n *state.Node) bool {
 			return n.InFlight && n.Claim == "claim-b" && n.Pool == "default"
 		}},

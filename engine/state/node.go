@@ -80,6 +80,7 @@ func ConvertNode(n *corev1.Node, claim *v1.NodeClaim, types map[string]*catalog.
 		Taints:            append([]corev1.Taint(nil), n.Spec.Taints...),
 		Allocatable:       scheduling.ClampRequests(n.Status.Allocatable.DeepCopy()),
 		Initialized:       nodeInitialized(n),
+		NotReady:          nodeNotReady(n),
 		Unschedulable:     n.Spec.Unschedulable,
 		MarkedForDeletion: n.DeletionTimestamp != nil || hasTaint(n.Spec.Taints, v1.TaintKeyDisrupted) || (claim != nil && claim.DeletionTimestamp != nil),
 		CreatedAt:         n.CreationTimestamp.Time,
@@ -214,6 +215,17 @@ func nodeInitialized(n *corev1.Node) bool {
 	for _, c := range n.Status.Conditions {
 		if c.Type == corev1.NodeReady {
 			return c.Status == corev1.ConditionTrue
+		}
+	}
+	return false
+}
+
+// nodeNotReady reports whether the node has a Ready condition that is not
+// True.
+func nodeNotReady(n *corev1.Node) bool {
+	for _, c := range n.Status.Conditions {
+		if c.Type == corev1.NodeReady {
+			return c.Status != corev1.ConditionTrue
 		}
 	}
 	return false

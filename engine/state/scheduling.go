@@ -90,16 +90,18 @@ func (p *Pool) NewNodeTaints() scheduling.Taints {
 }
 
 // SchedulingTaints are the taints pods must tolerate to be planned onto
-// the node: all of them once it is initialised, before that all but
-// Kubernetes' ephemeral taints and its pool's startup taints (pool may be
-// nil for a node no pool manages).
+// the node: all of them once it is initialised and Ready; before it is
+// initialised all but the ephemeral taints (scheduling.WithoutEphemeralTaints)
+// and its pool's startup taints (pool may be nil for a node no pool
+// manages); on an initialised node that is not Ready, all but the
+// ephemeral taints, which lift when it is Ready again.
 func (n *Node) SchedulingTaints(pool *Pool) scheduling.Taints {
 	taints := scheduling.Taints(n.Taints)
-	if !n.Initialized {
+	if !n.Initialized || n.NotReady {
 		taints = taints.WithoutEphemeralTaints()
-		if pool != nil {
-			taints = taints.WithoutStartupTaints(pool.StartupTaints)
-		}
+	}
+	if !n.Initialized && pool != nil {
+		taints = taints.WithoutStartupTaints(pool.StartupTaints)
 	}
 	return taints
 }

@@ -1,6 +1,7 @@
 package state_test
 
 import (
+	"slices"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -77,13 +78,32 @@ func TestDaemonSetRunsOn(t *testing.T) {
 func TestSchedulingTaints(t *testing.T) {
 	startup := corev1.Taint{Key: "cni", Effect: corev1.TaintEffectNoSchedule}
 	hard := corev1.Taint{Key: "dedicated", Effect: corev1.TaintEffectNoSchedule}
+	notReady := corev1.Taint{Key: corev1.TaintNodeNotReady, Effect: corev1.TaintEffectNoSchedule}
+	notReadyExec := corev1.Taint{Key: corev1.TaintNodeNotReady, Effect: corev1.TaintEffectNoExecute}
+	unreachable := corev1.Taint{Key: corev1.TaintNodeUnreachable, Effect: corev1.TaintEffectNoSchedule}
+	readiness := corev1.Taint{Key: "readiness.k8s.io/cni", Effect: corev1.TaintEffectNoSchedule}
+	all := []corev1.Taint{startup, hard, notReady, notReadyExec, unreachable, readiness}
 	p := &state.Pool{StartupTaints: []corev1.Taint{startup}}
-	n := &state.Node{Taints: []corev1.Taint{startup, hard}}
-	if got := n.SchedulingTaints(p); len(got) != 1 || got[0].Key != "dedicated" {
-		t.Errorf("starting node: %v, want only the dedicated taint", got)
-	}
-	n.Initialized = true
-	if got := n.SchedulingTaints(p); len(got) != 2 {
-		t.Errorf("initialised node: %v, want both taints", got)
+	for _, tc := range []struct {
+		name                  string
+		initialized, notReady bool
+		pool                  *state.Pool
+		want                  []string
+	}{
+		{"starting node: only the lasting taint", false, true, p, []string{"dedicated"}},
+		{"starting node of no pool keeps unknown startup taints", false, true, nil, []string{"cni", "dedicated"}},
+		{"initialized and Ready: every taint", true, false, p, []string{"cni", "dedicated", corev1.TaintNodeNotReady, corev1.TaintNodeNotReady, corev1.TaintNodeUnreachable, "readiness.k8s.io/cni"}},
+		{"initialized but NotReady: the ephemeral taints lift, startup taints stay", true, true, p, []string{"cni", "dedicated"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			n := &state.Node{Taints: all, Initialized: tc.initialized, NotReady: tc.notReady}
+			var got []string
+			for _, taint := range n.SchedulingTaints(tc.pool) {
+				got = append(got, taint.Key)
+			}
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("taints %v, want %v", got, tc.want)
+			}
+		})
 	}
 }

@@ -133,6 +133,11 @@ type Node struct {
 	// Initialized is set once the node is Ready and its startup taints are
 	// gone.
 	Initialized bool
+	// NotReady is set for a node whose Ready condition is not True (false
+	// for in-flight claims and nodes that report no conditions). The
+	// taints Kubernetes puts on such a node lift once it is Ready, so
+	// they do not keep pods off it even after it was initialized.
+	NotReady bool
 	// Unschedulable is set for cordoned nodes.
 	Unschedulable bool
 	// MarkedForDeletion is set when the node is being drained.
@@ -181,6 +186,10 @@ type Pod struct {
 	HostPorts []HostPort
 	// Priority is the pod's priority (0 when unset).
 	Priority int32
+	// CreatedAt is the pod's creation time; zero when unknown (a pod
+	// written in a file). With Priority it is kube-scheduler's queue
+	// order, which decides which of two competing pods binds first.
+	CreatedAt time.Time
 	// Owner is the pod's controller; zero for bare pods.
 	Owner Owner
 	// DaemonSet is set for pods owned by a DaemonSet.
