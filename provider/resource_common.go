@@ -120,8 +120,8 @@ var conditionType = attributesType(conditionAttributes())
 func requirementsAttribute(withMinValues bool, operators string) schema.ListNestedAttribute {
 	attrs := map[string]schema.Attribute{
 		"key": schema.StringAttribute{Required: true, MarkdownDescription: "Node label the requirement applies to, such as " +
-			"`node.kubernetes.io/instance-type` or `tenon.dev/capacity-type`. Keys in the kubernetes.io, k8s.io, karpenter.sh " +
-			"and tenon.dev domains are restricted to the well-known labels."},
+			"`node.kubernetes.io/instance-type` or `tenon.dev/capacity-type`. Keys in the karpenter.sh and tenon.dev domains " +
+			"are restricted to the well-known labels, and `kubernetes.io/hostname` to pods; kubernetes.io and k8s.io keys are open, as in Karpenter v1."},
 		"operator": schema.StringAttribute{Required: true, MarkdownDescription: "Relates the key to the values: " + operators + "."},
 		"values": schema.ListAttribute{Optional: true, ElementType: types.StringType, Validators: nonEmptyList(),
 			MarkdownDescription: "Label values: at least one for `In` and `NotIn`, none for `Exists` and `DoesNotExist`, " +

@@ -50,8 +50,9 @@ func nodePoolTemplateAttributes() map[string]schema.Attribute {
 			MarkdownDescription: "Labels and annotations every node of the pool gets.",
 			Attributes: map[string]schema.Attribute{
 				"labels": schema.MapAttribute{Optional: true, ElementType: types.StringType, Validators: nonEmptyMap(),
-					MarkdownDescription: "Labels put on every node; pods can select them. Keys in the kubernetes.io, k8s.io, " +
-						"karpenter.sh and tenon.dev domains are restricted to the well-known labels; `tenon.dev/nodepool` is set by the agent."},
+					MarkdownDescription: "Labels put on every node; pods can select them. Keys in the karpenter.sh and " +
+						"tenon.dev domains are restricted to the well-known labels (kubernetes.io and k8s.io keys are open, as in Karpenter v1; " +
+						"the agent puts them on the node when it registers); `kubernetes.io/hostname` is set by the kubelet and `tenon.dev/nodepool` by the agent."},
 				"annotations": schema.MapAttribute{Optional: true, ElementType: types.StringType, Validators: nonEmptyMap(),
 					MarkdownDescription: "Annotations put on every node."},
 			},

@@ -18,7 +18,7 @@ func NewProvisionerResource() resource.Resource {
 // are added by objectResource.schema).
 func provisionerAttributes() map[string]schema.Attribute {
 	return map[string]schema.Attribute{
-		"labels":         optStringMap("Labels put on every node; pods can select them. Keys in the kubernetes.io, k8s.io, karpenter.sh and tenon.dev domains are restricted to the well-known labels."),
+		"labels":         optStringMap("Labels put on every node; pods can select them. Keys in the karpenter.sh and tenon.dev domains are restricted to the well-known labels (kubernetes.io and k8s.io keys are open, as in Karpenter v1); `kubernetes.io/hostname` is set by the kubelet."),
 		"annotations":    optStringMap("Annotations put on every node."),
 		"taints":         taintsAttribute("Taints put on every node; only pods that tolerate them run there."),
 		"startup_taints": taintsAttribute("Taints put on every node at launch and removed by something on the node once it is ready. Pods need not tolerate them."),

@@ -15,6 +15,7 @@ import (
 	v1 "github.com/tenonhq/terraform-provider-tenon/engine/api/v1"
 	"github.com/tenonhq/terraform-provider-tenon/engine/consolidation"
 	"github.com/tenonhq/terraform-provider-tenon/engine/packing"
+	"github.com/tenonhq/terraform-provider-tenon/engine/scheduling"
 	"github.com/tenonhq/terraform-provider-tenon/engine/state"
 )
 
@@ -201,8 +202,14 @@ func replacementClaim(v *clusterView, cmd consolidation.Command, r consolidation
 			}
 		}
 	}
+	// Keys the pool leaves open (In [a, b]) commit to the value the plan
+	// chose, so the node carries the label its pods need.
+	reqs := pool.Requirements.Clone()
+	for key, value := range r.Labels {
+		reqs.Add(scheduling.In(key, value))
+	}
 	claim, err := nodeClaimFor(&packing.Claim{
-		Name: r.Name, Pool: pool.Name, Requirements: pool.Requirements.Clone(), Pods: r.Pods, Requests: requests,
+		Name: r.Name, Pool: pool.Name, Requirements: reqs, Pods: r.Pods, Requests: requests,
 		Options: []packing.InstanceOption{{InstanceType: r.InstanceType, Zone: r.Zone, CapacityType: r.CapacityType, PricePerHour: r.PricePerHour}},
 	}, pool)
 	if err != nil {

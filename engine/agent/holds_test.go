@@ -13,6 +13,7 @@ import (
 
 	v1 "github.com/tenonhq/terraform-provider-tenon/engine/api/v1"
 	"github.com/tenonhq/terraform-provider-tenon/engine/consolidation"
+	"github.com/tenonhq/terraform-provider-tenon/engine/scheduling"
 )
 
 // pinnedPod is boundPod annotated do-not-disrupt: its node stays, so the
@@ -168,5 +169,28 @@ func TestReplacementClaimNamesWhatItReplaces(t *testing.T) {
 	}
 	if got := claim.Annotations[annotationReplacementOf]; got != "n1,n2" {
 		t.Errorf("%s = %q, want n1,n2", annotationReplacementOf, got)
+	}
+}
+
+// TestReplacementClaimCommitsToOpenKeys: a replacement on a pool that leaves
+// a key open (In [a, b]) launches with the value the plan chose, so the
+// node carries the label its pods need.
+func TestReplacementClaimCommitsToOpenKeys(t *testing.T) {
+	a, _, _, clk := testAgent(t, twoNodes(claimOf("p-def", "n2"))...)
+	v, err := a.disruption.observe(context.Background(), clk.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range v.snap.Pools {
+		p.Requirements.Add(scheduling.In("example.com/team", "a", "b"))
+	}
+	cmd := consolidation.Command{Nodes: []string{"n1"}}
+	claim, err := replacementClaim(v, cmd, consolidation.Replacement{NodePool: "p", InstanceType: "m5.large", Zone: "us-east-1a",
+		CapacityType: "on-demand", Labels: map[string]string{"example.com/team": "b"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := claim.NodeLabels()["example.com/team"]; got != "b" {
+		t.Errorf("the replacement's node would be labelled example.com/team=%q (requirements %+v), want b", got, claim.Spec.Requirements)
 	}
 }

@@ -192,8 +192,10 @@ func (l *lifecycle) giveUp(ctx context.Context, claim *v1.NodeClaim, reason, why
 	return reconcile.Result{}, client.IgnoreNotFound(l.client.Delete(ctx, claim))
 }
 
-// register links the Node that appeared for claim: labels it (pool labels,
-// registered), puts the termination finalizer on it and records its name.
+// register links the Node that appeared for claim: labels it (the claim's
+// labels and single-valued requirements it lacks, such as kubernetes.io/team,
+// which a kubelet may not set on itself, and registered), puts the
+// termination finalizer on it and records its name.
 func (l *lifecycle) register(ctx context.Context, claim *v1.NodeClaim, node *corev1.Node) (reconcile.Result, error) {
 	if node == nil {
 		waited := l.clock.Since(conditionTime(claim, v1.ConditionLaunched))
@@ -207,7 +209,7 @@ func (l *lifecycle) register(ctx context.Context, claim *v1.NodeClaim, node *cor
 	if node.Labels == nil {
 		node.Labels = map[string]string{}
 	}
-	for k, val := range claim.Labels {
+	for k, val := range claim.NodeLabels() {
 		if _, ok := node.Labels[k]; !ok {
 			node.Labels[k] = val
 		}

@@ -139,6 +139,48 @@ func TestLaunchFallsBackAndRegisters(t *testing.T) {
 	}
 }
 
+// TestRegistrationLabelsWhatAKubeletMayNot: labels in the kubernetes.io and
+// k8s.io domains (a kubelet may not set them on itself) come from the claim's
+// labels and single-valued requirements when the node registers; labels the
+// node already carries, such as its zone, are left as they are.
+func TestRegistrationLabelsWhatAKubeletMayNot(t *testing.T) {
+	claim := testClaim("p-lbl", "m5.large")
+	claim.Labels["storage.k8s.io/tier"] = "fast"
+	claim.Spec.Requirements = append(claim.Spec.Requirements,
+		v1.NodeSelectorRequirementWithMinValues{Key: "kubernetes.io/test", Operator: corev1.NodeSelectorOpIn, Values: []string{"test-value"}},
+		v1.NodeSelectorRequirementWithMinValues{Key: "subdomain.kubernetes.io/test", Operator: corev1.NodeSelectorOpIn, Values: []string{"a"}},
+		v1.NodeSelectorRequirementWithMinValues{Key: "example.com/multi", Operator: corev1.NodeSelectorOpIn, Values: []string{"a", "b"}},
+		v1.NodeSelectorRequirementWithMinValues{Key: "example.com/not", Operator: corev1.NodeSelectorOpNotIn, Values: []string{"a"}},
+	)
+	a, c, _, _ := testAgent(t, claim)
+	reconcileOnce(t, a, "p-lbl")
+	node := &corev1.Node{
+		ObjectMeta: metav1.ObjectMeta{Name: "ip-10-0-0-2", Labels: map[string]string{scheduling.LabelTopologyZone: "us-east-1a"}},
+		Spec:       corev1.NodeSpec{ProviderID: "fake://p-lbl"},
+	}
+	if err := c.Create(context.Background(), node); err != nil {
+		t.Fatal(err)
+	}
+	reconcileOnce(t, a, "p-lbl")
+	if err := c.Get(context.Background(), client.ObjectKey{Name: node.Name}, node); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{
+		"kubernetes.io/test": "test-value", "subdomain.kubernetes.io/test": "a", "storage.k8s.io/tier": "fast",
+		v1.LabelNodePool: "p", scheduling.LabelTopologyZone: "us-east-1a", scheduling.LabelCapacityType: "on-demand",
+	}
+	for k, v := range want {
+		if node.Labels[k] != v {
+			t.Errorf("label %s = %q, want %q (labels %v)", k, node.Labels[k], v, node.Labels)
+		}
+	}
+	for _, k := range []string{"example.com/multi", "example.com/not"} {
+		if _, ok := node.Labels[k]; ok {
+			t.Errorf("label %s set from a requirement that does not pin one value", k)
+		}
+	}
+}
+
 // TestLaunchFailures: no capacity anywhere deletes the claim (the next
 // batch chooses again); a launch older than the launch timeout is given up.
 func TestLaunchFailures(t *testing.T) {

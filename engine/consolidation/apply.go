@@ -151,7 +151,7 @@ func materialize(pool *state.Pool, cl *packing.Claim, now time.Time) (*state.Nod
 	}
 	return &state.Node{
 		Name: cl.Name, Pool: pool.Name, InstanceType: o.InstanceType, Zone: o.Zone, CapacityType: o.CapacityType,
-		Labels:      pool.NodeLabels(it, o.Zone, o.CapacityType, cl.Name),
+		Labels:      pool.ClaimLabels(it, o.Zone, o.CapacityType, cl.Name, cl.Requirements),
 		Annotations: maps.Clone(pool.Annotations), Taints: slices.Clone(pool.Taints),
 		Allocatable: it.Allocatable, PricePerHour: o.PricePerHour, Claim: cl.Name, Initialized: true,
 		CreatedAt: now, TemplateHash: pool.TemplateHash, LastPodEventTime: now,

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/tenonhq/terraform-provider-tenon/engine/packing"
+	"github.com/tenonhq/terraform-provider-tenon/engine/scheduling"
 	"github.com/tenonhq/terraform-provider-tenon/engine/state"
 )
 
@@ -295,6 +296,7 @@ func (p *planner) split(nodes []*nodeInfo, r *packing.Result, reason Reason) []*
 			c.Replacements = append(c.Replacements, Replacement{
 				Name: cl.Name, NodePool: cl.Pool, InstanceType: o.InstanceType, Zone: o.Zone, CapacityType: o.CapacityType,
 				PricePerHour: o.PricePerHour, Options: len(cl.Options), Pods: slices.Clone(cl.Pods),
+				Labels: committedLabels(cl),
 			})
 			c.CostAfterPerHour += o.PricePerHour
 		}
@@ -303,6 +305,27 @@ func (p *planner) split(nodes []*nodeInfo, r *packing.Result, reason Reason) []*
 			return cmp.Or(cmp.Compare(a.Priority, b.Priority), strings.Compare(a.Pod, b.Pod))
 		})
 		c.Detail = describe(c)
+	}
+	return out
+}
+
+// committedLabels returns the value the claim pins for each key that is not
+// a well-known label (its zone, type and capacity type are the
+// replacement's own fields), or nil: on a key its pool leaves open, such as
+// example.com/team In [a, b], the replacement must launch with the value its
+// pods were planned for.
+func committedLabels(cl *packing.Claim) map[string]string {
+	var out map[string]string
+	for key := range cl.Requirements {
+		if scheduling.IsWellKnownLabel(key) {
+			continue
+		}
+		if v, ok := cl.Requirements.Label(key); ok {
+			if out == nil {
+				out = map[string]string{}
+			}
+			out[key] = v
+		}
 	}
 	return out
 }

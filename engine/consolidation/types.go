@@ -77,6 +77,10 @@ type Replacement struct {
 	Options int `json:"options"`
 	// Pods are the keys of the pods the replacement receives, sorted.
 	Pods []string `json:"pods"`
+	// Labels are the values the replacement commits to on keys its pool
+	// leaves open (a requirement such as example.com/team In [a, b]): the
+	// node must carry them for the pods planned onto it to fit.
+	Labels map[string]string `json:"labels,omitempty"`
 }
 
 // Move is one pod evicted from a node and where it is expected to land.

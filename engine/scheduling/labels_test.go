@@ -52,9 +52,16 @@ func TestIsRestrictedLabel(t *testing.T) {
 		{"evilkubernetes.io/x", ""},
 		{"tenon.dev/nodepool", "label tenon.dev/nodepool is restricted: Tenon sets it to the pool's name; remove it"},
 		{"kubernetes.io/hostname", "label kubernetes.io/hostname is restricted: the kubelet sets it to the node's name; remove it"},
-		{"kubernetes.io/custom", "label kubernetes.io/custom is restricted: domain kubernetes.io is reserved; use a well-known label (tenon.dev/capacity-type,"},
-		{"topology.kubernetes.io/rack", "label topology.kubernetes.io/rack is restricted: domain kubernetes.io is reserved"},
-		{"k8s.io/x", "label k8s.io/x is restricted: domain k8s.io is reserved"},
+		// Karpenter v1 reserves only its own group: kubernetes.io and
+		// k8s.io keys are the user's to set (issue 17 item 11).
+		{"kubernetes.io/custom", ""},
+		{"subdomain.kubernetes.io/test", ""},
+		{"topology.kubernetes.io/rack", ""},
+		{"k8s.io/x", ""},
+		{"storage.k8s.io/x", ""},
+		{"beta.kubernetes.io/arch", ""},
+		{"tenon.dev/custom", "label tenon.dev/custom is restricted: domain tenon.dev is reserved; use a well-known label (tenon.dev/capacity-type,"},
+		{"x.tenon.dev/custom", "label x.tenon.dev/custom is restricted: domain tenon.dev is reserved"},
 		{"tenon.dev/team", "label tenon.dev/team is restricted: domain tenon.dev is reserved"},
 		{"karpenter.sh/custom", "label karpenter.sh/custom is restricted: domain karpenter.sh is reserved"},
 		{"karpenter.sh/capacity-type", "label karpenter.sh/capacity-type is Karpenter's; use tenon.dev/capacity-type instead"},
@@ -70,7 +77,7 @@ func TestIsRestrictedLabel(t *testing.T) {
 			}
 		})
 	}
-	err := scheduling.IsRestrictedLabel("kubernetes.io/custom")
+	err := scheduling.IsRestrictedLabel("tenon.dev/custom")
 	if !strings.HasSuffix(err.Error(), "or move it to your own domain, e.g. example.com/custom") {
 		t.Errorf("error does not say what to do: %v", err)
 	}

@@ -3,29 +3,24 @@ package scheduling
 import (
 	"fmt"
 	"strings"
-
-	corev1 "k8s.io/api/core/v1"
 )
 
-// restrictedLabelDomains are reserved by the kubelet, Kubernetes, Tenon or
-// Karpenter; only well-known labels may be set under them.
+// restrictedLabelDomains are reserved by Tenon and Karpenter; only their
+// well-known labels may be set under them. As in Karpenter v1 (which
+// reserves only its own group, karpenter.sh), the kubernetes.io and k8s.io
+// domains are open: a pool may require or set kubernetes.io/team or
+// storage.k8s.io/x, and the agent puts such labels on the Node after it
+// registers, since a kubelet may not set them on itself.
 func restrictedLabelDomains() []string {
-	return []string{"kubernetes.io", "k8s.io", "tenon.dev", "karpenter.sh"}
-}
-
-// labelDomainExceptions are sub-domains of the restricted ones that users may
-// still set, because the kubelet allows them (node.kubernetes.io,
-// node-restriction.kubernetes.io) or other tools own them (kops.k8s.io).
-func labelDomainExceptions() []string {
-	return []string{corev1.LabelNamespaceSuffixNode, corev1.LabelNamespaceNodeRestriction, "kops.k8s.io"}
+	return []string{"tenon.dev", "karpenter.sh"}
 }
 
 // IsRestrictedLabel returns an error when a user may not set key as a label or
-// requirement in a pool template, and nil when they may. Allowed: custom
-// domains, the exception domains (node.kubernetes.io,
-// node-restriction.kubernetes.io, kops.k8s.io) and the well-known labels other
-// than tenon.dev/nodepool and kubernetes.io/hostname, which Tenon and the
-// kubelet set. The error names the key and what to use instead.
+// requirement in a pool template, and nil when they may. Allowed: every domain
+// but tenon.dev and karpenter.sh (kubernetes.io and k8s.io included, as in
+// Karpenter v1), and the well-known labels other than tenon.dev/nodepool and
+// kubernetes.io/hostname, which Tenon and the kubelet set. The error names the
+// key and what to use instead.
 func IsRestrictedLabel(key string) error {
 	switch key {
 	case LabelNodePool:
@@ -40,11 +35,6 @@ func IsRestrictedLabel(key string) error {
 		return fmt.Errorf("label %s is Karpenter's; use %s instead", key, tenon)
 	}
 	domain := labelDomain(key)
-	for _, exception := range labelDomainExceptions() {
-		if inDomain(domain, exception) {
-			return nil
-		}
-	}
 	for _, restricted := range restrictedLabelDomains() {
 		if inDomain(domain, restricted) {
 			return fmt.Errorf("label %s is restricted: domain %s is reserved; use a well-known label (%s) or move it to your own domain, e.g. example.com/%s",

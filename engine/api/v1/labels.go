@@ -1,6 +1,10 @@
 package v1
 
-import "github.com/tenonhq/terraform-provider-tenon/engine/scheduling"
+import (
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/tenonhq/terraform-provider-tenon/engine/scheduling"
+)
 
 // Labels, annotations, taints, tags and finalizers that the API and the agent agree on. The
 // well-known node labels (tenon.dev/instance-family and the others) belong to the scheduling
@@ -43,3 +47,22 @@ const (
 	// TagNodeClaim is the tag naming the NodeClaim an instance was launched for.
 	TagNodeClaim = Group + "/nodeclaim"
 )
+
+// NodeLabels returns the labels the claim's node must carry: the value of each requirement that
+// pins exactly one (operator In with one value, keys normalized as the scheduler reads them) and
+// the claim's own labels, which win. The cloud provider or the kubelet sets what it can when the
+// node starts; the agent adds the rest when the node registers, because a kubelet may not label
+// itself in the kubernetes.io and k8s.io domains (NodeRestriction) nor with most of the
+// well-known labels.
+func (c *NodeClaim) NodeLabels() map[string]string {
+	labels := map[string]string{}
+	for _, r := range c.Spec.Requirements {
+		if r.Operator == corev1.NodeSelectorOpIn && len(r.Values) == 1 {
+			labels[scheduling.NormalizeLabelKey(r.Key)] = r.Values[0]
+		}
+	}
+	for k, v := range c.Labels {
+		labels[k] = v
+	}
+	return labels
+}

@@ -162,12 +162,7 @@ func mergeStatus(claim, found *v1.NodeClaim) *v1.NodeClaim {
 // single-valued requirements, its taints and startup taints.
 func (p *Provider) node(claim *v1.NodeClaim, c cloud.Candidate) *corev1.Node {
 	labels := c.Type.Requirements.Labels()
-	for _, r := range claim.Spec.Requirements {
-		if r.Operator == corev1.NodeSelectorOpIn && len(r.Values) == 1 {
-			labels[scheduling.NormalizeLabelKey(r.Key)] = r.Values[0]
-		}
-	}
-	maps.Copy(labels, claim.Labels)
+	maps.Copy(labels, claim.NodeLabels())
 	maps.Copy(labels, map[string]string{
 		scheduling.LabelInstanceType:   c.InstanceType,
 		scheduling.LabelTopologyZone:   c.Zone,

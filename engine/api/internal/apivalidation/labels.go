@@ -21,20 +21,16 @@ const (
 // labelKeyErrors returns the syntax and restricted-domain problems of a label key, in the
 // order of the CEL rules. What is allowed is what scheduling.IsRestrictedLabel allows (less
 // tenon.dev/nodepool, which each version reports with its own message): the well-known labels
-// but kubernetes.io/hostname, the node.kubernetes.io, node-restriction.kubernetes.io and
-// kops.k8s.io domains, and any domain of your own. The markers list the well-known labels
+// but kubernetes.io/hostname, and every domain but karpenter.sh and tenon.dev (kubernetes.io and
+// k8s.io included, as in Karpenter v1). The markers list the well-known labels
 // literally; the twin tests keep the two in step.
 func labelKeyErrors(key string) []string {
 	var msgs []string
 	if !isQualifiedName(key) {
 		msgs = append(msgs, msgKeySyntax)
 	}
-	wellKnown := scheduling.IsWellKnownLabel(key) && key != scheduling.LabelHostname
-	if !wellKnown && !openKubernetesDomainRE.MatchString(key) && kubernetesDomainRE.MatchString(key) {
-		msgs = append(msgs, msgDomainKubernetes)
-	}
-	if !kopsDomainRE.MatchString(key) && k8sDomainRE.MatchString(key) {
-		msgs = append(msgs, msgDomainK8s)
+	if key == scheduling.LabelHostname {
+		msgs = append(msgs, msgHostname)
 	}
 	if karpenterDomainRE.MatchString(key) {
 		msgs = append(msgs, msgDomainKarpenter)
@@ -42,7 +38,7 @@ func labelKeyErrors(key string) []string {
 	if _, ok := scheduling.FromKarpenterLabel(key); ok && strings.HasPrefix(key, "karpenter.k8s.aws/") {
 		msgs = append(msgs, msgKarpenterAWS)
 	}
-	if !wellKnown && tenonDomainRE.MatchString(key) {
+	if !scheduling.IsWellKnownLabel(key) && tenonDomainRE.MatchString(key) {
 		msgs = append(msgs, msgDomainTenon)
 	}
 	return msgs

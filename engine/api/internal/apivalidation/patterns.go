@@ -15,24 +15,19 @@ var (
 	// DurationRE is a duration with the units s, m and h, such as 30s or 1h30m.
 	DurationRE = regexp.MustCompile(`^([0-9]+(s|m|h))+$`)
 
-	kubernetesDomainRE     = regexp.MustCompile(`^([^/]+[.])?kubernetes[.]io/`)
-	openKubernetesDomainRE = regexp.MustCompile(`^([^/]+[.])?(node|node-restriction)[.]kubernetes[.]io/`)
-	k8sDomainRE            = regexp.MustCompile(`^([^/]+[.])?k8s[.]io/`)
-	kopsDomainRE           = regexp.MustCompile(`^([^/]+[.])?kops[.]k8s[.]io/`)
-	karpenterDomainRE      = regexp.MustCompile(`^([^/]+[.])?karpenter[.]sh/`)
-	tenonDomainRE          = regexp.MustCompile(`^([^/]+[.])?tenon[.]dev/`)
+	karpenterDomainRE = regexp.MustCompile(`^([^/]+[.])?karpenter[.]sh/`)
+	tenonDomainRE     = regexp.MustCompile(`^([^/]+[.])?tenon[.]dev/`)
 )
 
 // Messages of the CEL rules both versions have, which Go gives too. Each says what is wrong and
 // how to fix it.
 const (
-	msgKeySyntax        = "key must be a label key such as example.com/team: an optional DNS subdomain and '/', then up to 63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit"
-	msgValueSyntax      = "value must be up to 63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit"
-	msgDomainKubernetes = "label domain kubernetes.io is restricted; use kubernetes.io/arch, kubernetes.io/os, topology.kubernetes.io/zone or region, a node.kubernetes.io label, or a key in your own domain"
-	msgDomainK8s        = "label domain k8s.io is restricted (kops.k8s.io excepted); use a key in your own domain"
-	msgKarpenterAWS     = "Karpenter's instance labels are restricted; use the tenon.dev equivalent, such as tenon.dev/instance-family for karpenter.k8s.aws/instance-family"
-	msgDomainKarpenter  = "label domain karpenter.sh is restricted; use the tenon.dev equivalent, such as tenon.dev/capacity-type for karpenter.sh/capacity-type"
-	msgDomainTenon      = "label domain tenon.dev is restricted; use a well-known label such as tenon.dev/capacity-type or tenon.dev/instance-family, or a key in your own domain"
+	msgKeySyntax       = "key must be a label key such as example.com/team: an optional DNS subdomain and '/', then up to 63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit"
+	msgValueSyntax     = "value must be up to 63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit"
+	msgHostname        = "label kubernetes.io/hostname is restricted: the kubelet sets it to the node's name; remove it"
+	msgKarpenterAWS    = "Karpenter's instance labels are restricted; use the tenon.dev equivalent, such as tenon.dev/instance-family for karpenter.k8s.aws/instance-family"
+	msgDomainKarpenter = "label domain karpenter.sh is restricted; use the tenon.dev equivalent, such as tenon.dev/capacity-type for karpenter.sh/capacity-type"
+	msgDomainTenon     = "label domain tenon.dev is restricted; use a well-known label such as tenon.dev/capacity-type or tenon.dev/instance-family, or a key in your own domain"
 
 	msgInValues     = "operator In requires at least one value; add values or use Exists"
 	msgNotInValues  = "operator NotIn requires at least one value; add values or use DoesNotExist"

@@ -70,6 +70,21 @@ spec:
       - {key: mykubernetes.io/x, operator: Exists}
       - {key: team, operator: Exists}
 `},
+	// Karpenter v1 reserves only its own group: pools migrating with keys in
+	// the kubernetes.io and k8s.io domains are accepted (issue 17 item 11).
+	{Name: "kubernetes.io and k8s.io domains", Patch: `
+spec:
+  template:
+    metadata:
+      labels: {kubernetes.io/team: a, storage.k8s.io/tier: fast, k8s.io/x: "y"}
+    spec:
+      requirements:
+      - {key: kubernetes.io/test, operator: In, values: [test-value]}
+      - {key: subdomain.kubernetes.io/test, operator: In, values: [test-value]}
+      - {key: k8s.io/test, operator: Exists}
+      - {key: subdomain.k8s.io/test, operator: Exists}
+      - {key: beta.kubernetes.io/arch, operator: In, values: [amd64]}
+`},
 	{Name: "never expire, never consolidate", Patch: `
 spec:
   template: {spec: {expireAfter: Never}}
@@ -130,15 +145,7 @@ spec:
 	{Name: "empty key", Patch: `{spec: {template: {spec: {requirements: [{key: "", operator: Exists}]}}}}`,
 		Path: req + ".key", Fix: "set key to a node label"},
 	{Name: "kubernetes.io/hostname", Patch: `{spec: {template: {spec: {requirements: [{key: kubernetes.io/hostname, operator: Exists}]}}}}`,
-		Path: req + ".key", Fix: "label domain kubernetes.io is restricted; use kubernetes.io/arch", CEL: true},
-	{Name: "a kubernetes.io subdomain", Patch: `{spec: {template: {spec: {requirements: [{key: storage.kubernetes.io/csi, operator: Exists}]}}}}`,
-		Path: req + ".key", Fix: "label domain kubernetes.io is restricted", CEL: true},
-	{Name: "beta kubernetes.io labels", Patch: `{spec: {template: {spec: {requirements: [{key: beta.kubernetes.io/arch, operator: In, values: [amd64]}]}}}}`,
-		Path: req + ".key", Fix: "label domain kubernetes.io is restricted", CEL: true},
-	{Name: "k8s.io", Patch: `{spec: {template: {spec: {requirements: [{key: k8s.io/x, operator: Exists}]}}}}`,
-		Path: req + ".key", Fix: "label domain k8s.io is restricted (kops.k8s.io excepted); use a key in your own domain", CEL: true},
-	{Name: "a k8s.io subdomain", Patch: `{spec: {template: {spec: {requirements: [{key: storage.k8s.io/x, operator: Exists}]}}}}`,
-		Path: req + ".key", Fix: "label domain k8s.io is restricted", CEL: true},
+		Path: req + ".key", Fix: "label kubernetes.io/hostname is restricted: the kubelet sets it to the node's name; remove it", CEL: true},
 	{Name: "karpenter.sh", Patch: `{spec: {template: {spec: {requirements: [{key: karpenter.sh/capacity-type, operator: In, values: [spot]}]}}}}`,
 		Path: req + ".key", Fix: "use the tenon.dev equivalent, such as tenon.dev/capacity-type", CEL: true},
 	{Name: "Karpenter's AWS instance labels", Patch: `{spec: {template: {spec: {requirements: [{key: karpenter.k8s.aws/instance-family, operator: In, values: [m5]}]}}}}`,
@@ -152,9 +159,7 @@ spec:
 
 	// Template labels and annotations.
 	{Name: "label kubernetes.io/hostname", Patch: `{spec: {template: {metadata: {labels: {kubernetes.io/hostname: a}}}}}`,
-		Path: "spec.template.metadata.labels[kubernetes.io/hostname]", Fix: "label domain kubernetes.io is restricted", CEL: true},
-	{Name: "label k8s.io", Patch: `{spec: {template: {metadata: {labels: {k8s.io/a: b}}}}}`,
-		Path: "spec.template.metadata.labels[k8s.io/a]", Fix: "label domain k8s.io is restricted", CEL: true},
+		Path: "spec.template.metadata.labels[kubernetes.io/hostname]", Fix: "label kubernetes.io/hostname is restricted: the kubelet sets it to the node's name", CEL: true},
 	{Name: "label karpenter.sh", Patch: `{spec: {template: {metadata: {labels: {karpenter.sh/capacity-type: spot}}}}}`,
 		Path: "spec.template.metadata.labels[karpenter.sh/capacity-type]", Fix: "label domain karpenter.sh is restricted", CEL: true},
 	{Name: "label Karpenter AWS", Patch: `{spec: {template: {metadata: {labels: {karpenter.k8s.aws/instance-category: c}}}}}`,

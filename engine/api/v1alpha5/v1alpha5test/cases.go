@@ -41,8 +41,7 @@ var celBlocked = Error{Type: invalid, GoPath: "-", CRDPath: "<nil>", Msg: "some 
 const (
 	mKeySyntax     = "key must be a label key such as example.com/team: an optional DNS subdomain and '/', then up to 63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit"
 	mValueSyntax   = "value must be up to 63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit"
-	mKubernetes    = "label domain kubernetes.io is restricted; use kubernetes.io/arch, kubernetes.io/os, topology.kubernetes.io/zone or region, a node.kubernetes.io label, or a key in your own domain"
-	mK8s           = "label domain k8s.io is restricted (kops.k8s.io excepted); use a key in your own domain"
+	mHostname      = "label kubernetes.io/hostname is restricted: the kubelet sets it to the node's name; remove it"
 	mKarpenterAWS  = "Karpenter's instance labels are restricted; use the tenon.dev equivalent, such as tenon.dev/instance-family for karpenter.k8s.aws/instance-family"
 	mKarpenter     = "label domain karpenter.sh is restricted; use the tenon.dev equivalent, such as tenon.dev/capacity-type for karpenter.sh/capacity-type"
 	mTenon         = "label domain tenon.dev is restricted; use a well-known label such as tenon.dev/capacity-type or tenon.dev/instance-family, or a key in your own domain"
@@ -145,12 +144,11 @@ var Cases = []Case{
 		Want: []Error{{Type: invalid, GoPath: "spec.labels[good]", CRDPath: "spec.labels.good"}}},
 	{Name: "label value length", Patch: `{spec: {labels: {good: ` + strings.Repeat("a", 64) + `}}}`,
 		Want: []Error{{Type: tooLong, GoPath: "spec.labels[good]", CRDPath: "spec.labels.good"}, celBlocked}},
-	{Name: "label domain kubernetes.io", Patch: `{spec: {labels: {kubernetes.io/hostname: x}}}`,
-		Want: []Error{cel("spec.labels[kubernetes.io/hostname]", "spec.labels", mKubernetes)}},
-	{Name: "label subdomain of kubernetes.io", Patch: `{spec: {labels: {beta.kubernetes.io/arch: x}}}`,
-		Want: []Error{cel("spec.labels[beta.kubernetes.io/arch]", "spec.labels", mKubernetes)}},
-	{Name: "label domain k8s.io", Patch: `{spec: {labels: {k8s.io/x: y}}}`,
-		Want: []Error{cel("spec.labels[k8s.io/x]", "spec.labels", mK8s)}},
+	{Name: "label kubernetes.io/hostname", Patch: `{spec: {labels: {kubernetes.io/hostname: x}}}`,
+		Want: []Error{cel("spec.labels[kubernetes.io/hostname]", "spec.labels", mHostname)}},
+	// Karpenter v1 reserves only its own group: kubernetes.io and k8s.io
+	// keys are accepted (issue 17 item 11).
+	{Name: "labels in the kubernetes.io and k8s.io domains", Patch: `{spec: {labels: {kubernetes.io/team: x, sub.kubernetes.io/a: b, k8s.io/x: y}}}`},
 	{Name: "label domain karpenter.sh", Patch: `{spec: {labels: {karpenter.sh/capacity-type: spot}}}`,
 		Want: []Error{cel("spec.labels[karpenter.sh/capacity-type]", "spec.labels", mKarpenter)}},
 	{Name: "label Karpenter AWS instance label", Patch: `{spec: {labels: {karpenter.k8s.aws/instance-family: m5}}}`,
@@ -203,10 +201,9 @@ var Cases = []Case{
 		Want: []Error{schema(invalid, "spec.requirements[0].values[1]")}},
 	{Name: "requirement key syntax", Patch: `{spec: {requirements: [{key: "a/b/c", operator: Exists}]}}`,
 		Want: []Error{cel("spec.requirements[0].key", "", mKeySyntax)}},
-	{Name: "requirement key kubernetes.io", Patch: `{spec: {requirements: [{key: kubernetes.io/hostname, operator: Exists}]}}`,
-		Want: []Error{cel("spec.requirements[0].key", "", mKubernetes)}},
-	{Name: "requirement key k8s.io", Patch: `{spec: {requirements: [{key: sub.k8s.io/x, operator: Exists}]}}`,
-		Want: []Error{cel("spec.requirements[0].key", "", mK8s)}},
+	{Name: "requirement key kubernetes.io/hostname", Patch: `{spec: {requirements: [{key: kubernetes.io/hostname, operator: Exists}]}}`,
+		Want: []Error{cel("spec.requirements[0].key", "", mHostname)}},
+	{Name: "requirement keys in the kubernetes.io and k8s.io domains", Patch: `{spec: {requirements: [{key: sub.k8s.io/x, operator: Exists}, {key: kubernetes.io/test, operator: In, values: [a]}]}}`},
 	{Name: "requirement key karpenter.sh", Patch: `{spec: {requirements: [{key: karpenter.sh/capacity-type, operator: In, values: [spot]}]}}`,
 		Want: []Error{cel("spec.requirements[0].key", "", mKarpenter)}},
 	{Name: "requirement key Karpenter AWS instance label", Patch: `{spec: {requirements: [{key: karpenter.k8s.aws/instance-size, operator: Exists}]}}`,

@@ -2,6 +2,7 @@ package awse2e_test
 
 import (
 	"context"
+	"encoding/base64"
 	"fmt"
 	"os"
 	"os/exec"
@@ -62,14 +63,21 @@ func TestAgentProvisionsANodeOnAWS(t *testing.T) {
 	create(ctx, t, c, &v1.NodeClass{ObjectMeta: metav1.ObjectMeta{Name: "default"}, Spec: v1.NodeClassSpec{AWS: &v1.AWSNodeClassSpec{
 		AMIFamily: v1.AMIFamilyAL2023, Role: "node-role",
 	}}})
+	// Labels in the kubernetes.io and k8s.io domains are allowed (as in
+	// Karpenter v1), but a kubelet refuses to start with them in
+	// --node-labels: the agent sets them when the node registers.
 	create(ctx, t, c, &v1.NodePool{ObjectMeta: metav1.ObjectMeta{Name: "general"}, Spec: v1.NodePoolSpec{
-		Template: v1.NodeClaimTemplate{Spec: v1.NodeClaimTemplateSpec{
-			NodeClassRef: &v1.NodeClassReference{Name: "default"},
-			Requirements: []v1.NodeSelectorRequirementWithMinValues{
-				{Key: "tenon.dev/capacity-type", Operator: corev1.NodeSelectorOpIn, Values: []string{"on-demand"}},
-				{Key: "kubernetes.io/arch", Operator: corev1.NodeSelectorOpIn, Values: []string{"amd64"}},
+		Template: v1.NodeClaimTemplate{
+			TemplateObjectMeta: v1.TemplateObjectMeta{Labels: map[string]string{"storage.k8s.io/tier": "fast", "team": "web"}},
+			Spec: v1.NodeClaimTemplateSpec{
+				NodeClassRef: &v1.NodeClassReference{Name: "default"},
+				Requirements: []v1.NodeSelectorRequirementWithMinValues{
+					{Key: "tenon.dev/capacity-type", Operator: corev1.NodeSelectorOpIn, Values: []string{"on-demand"}},
+					{Key: "kubernetes.io/arch", Operator: corev1.NodeSelectorOpIn, Values: []string{"amd64"}},
+					{Key: "kubernetes.io/team", Operator: corev1.NodeSelectorOpIn, Values: []string{"payments"}},
+				},
 			},
-		}},
+		},
 	}})
 
 	log := startAgent(t, binary, cp.Kubeconfig, srv.URL())
@@ -132,9 +140,19 @@ func TestAgentProvisionsANodeOnAWS(t *testing.T) {
 		}
 	}
 
-	// The instance "boots": the test registers its Node.
+	// The instance "boots": the test registers its Node with the labels its
+	// user data gives the kubelet, none of which a kubelet may refuse.
+	kubeletLabels := userDataLabels(t, srv.Requests("CreateLaunchTemplate"))
+	for k := range kubeletLabels {
+		if k == "kubernetes.io/team" || k == "storage.k8s.io/tier" {
+			t.Errorf("the user data gives the kubelet label %s, which it refuses to set on itself", k)
+		}
+	}
+	if kubeletLabels["team"] != "web" {
+		t.Errorf("the user data's labels %v lack the pool's label team=web", kubeletLabels)
+	}
 	node := &corev1.Node{
-		ObjectMeta: metav1.ObjectMeta{Name: "ip-10-0-1-23.ec2.internal", Labels: claim.Labels},
+		ObjectMeta: metav1.ObjectMeta{Name: "ip-10-0-1-23.ec2.internal", Labels: kubeletLabels},
 		Spec:       corev1.NodeSpec{ProviderID: claim.Status.ProviderID},
 	}
 	create(ctx, t, c, node)
@@ -160,6 +178,14 @@ func TestAgentProvisionsANodeOnAWS(t *testing.T) {
 		}
 		return meta.IsStatusConditionTrue(got.Status.Conditions, v1.ConditionRegistered), fmt.Sprintf("conditions %v", got.Status.Conditions)
 	})
+	if err := c.Get(ctx, client.ObjectKeyFromObject(node), node); err != nil {
+		t.Fatal(err)
+	}
+	for k, want := range map[string]string{"kubernetes.io/team": "payments", "storage.k8s.io/tier": "fast", "team": "web", v1.LabelNodePool: "general"} {
+		if node.Labels[k] != want {
+			t.Errorf("registered node's label %s = %q, want %q (labels %v)", k, node.Labels[k], want, node.Labels)
+		}
+	}
 
 	// The NodeClass status shows what discovery resolved, as the agent wrote it.
 	waitFor(t, log, 30*time.Second, "the NodeClass status resolved", func() (bool, string) {
@@ -187,6 +213,34 @@ func TestAgentProvisionsANodeOnAWS(t *testing.T) {
 		deleted := len(srv.Requests("DeleteMessage")) == 1 && fake.QueueLength() == 0
 		return disrupted && deleted, fmt.Sprintf("claim disrupted %v, DeleteMessage requests %d, queue %d", disrupted, len(srv.Requests("DeleteMessage")), fake.QueueLength())
 	})
+}
+
+// userDataLabels returns the --node-labels the launch templates' AL2023
+// user data passes to the kubelet.
+func userDataLabels(t *testing.T, templates []awsfake.Request) map[string]string {
+	t.Helper()
+	labels := map[string]string{}
+	for _, lt := range templates {
+		ud, err := base64.StdEncoding.DecodeString(lt.Form.Get("LaunchTemplateData.UserData"))
+		if err != nil {
+			t.Fatalf("launch template user data: %v", err)
+		}
+		for _, line := range strings.Split(string(ud), "\n") {
+			_, list, ok := strings.Cut(line, "--node-labels=")
+			if !ok {
+				continue
+			}
+			for _, kv := range strings.Split(strings.Trim(strings.TrimSpace(list), `"'`), ",") {
+				if k, v, ok := strings.Cut(kv, "="); ok {
+					labels[k] = v
+				}
+			}
+		}
+	}
+	if len(labels) == 0 {
+		t.Fatal("no --node-labels in any launch template's user data")
+	}
+	return labels
 }
 
 func kubeClient(t *testing.T, cp *controlplane.ControlPlane) client.Client {
