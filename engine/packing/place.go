@@ -126,6 +126,17 @@ func (s *solver) place(b *bucket, n *node, k int64) {
 	pods := b.pods[b.next : b.next+int(k)]
 	b.next += int(k)
 	n.room.SubTimes(&c.req, k)
+	if n.claimState != nil {
+		// The open requirements first: they may decide the claim's domain
+		// for a label key its pods are counted in.
+		if cp := s.compat(c, n.pool); cp.open != nil {
+			if n.open == nil {
+				n.open = cp.open
+			} else {
+				n.open = n.open.Intersection(cp.open)
+			}
+		}
+	}
 	for _, gid := range c.matches {
 		s.addCount(n, s.groups.list[gid], int32(k))
 	}
@@ -145,13 +156,6 @@ func (s *solver) place(b *bucket, n *node, k int64) {
 		n.pods = append(n.pods, pods...)
 		if len(n.classes) == 0 || n.classes[len(n.classes)-1] != c {
 			n.classes = append(n.classes, c)
-		}
-		if cp := s.compat(c, n.pool); cp.open != nil {
-			if n.open == nil {
-				n.open = cp.open
-			} else {
-				n.open = n.open.Intersection(cp.open)
-			}
 		}
 	}
 }

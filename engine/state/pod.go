@@ -201,6 +201,7 @@ func fillPod(pod *Pod, p *corev1.Pod, v *specValues) {
 	if p.Status.StartTime != nil {
 		pod.StartTime = p.Status.StartTime.Time
 	}
+	pod.Terminating = p.DeletionTimestamp != nil
 }
 
 func isAppsGroup(apiVersion string) bool {
