@@ -216,8 +216,10 @@ func (pins *pinner) choose(c *class, zones uint64, capacityTypes uint8, usableZo
 	return z, ct, ""
 }
 
-// usable are the zones and capacity types where some pool or existing
-// node could take a pod of c, capacity aside.
+// usable are the zones and capacity types where some pool or an existing
+// node with room for one more pod could take a pod of c: pinning a pod to
+// a zone whose nodes are full would leave it Pending (kube-scheduler
+// places it in another zone maxSkew allows).
 func (s *solver) usable(c *class) (uint64, uint8) {
 	var zones uint64
 	var capacityTypes uint8
@@ -228,7 +230,7 @@ func (s *solver) usable(c *class) (uint64, uint8) {
 		}
 	}
 	for _, n := range s.nodes {
-		if n.zone >= 0 && n.capacityType >= 0 && s.nodeOK(c, n) {
+		if n.zone >= 0 && n.capacityType >= 0 && c.req.Fits(n.room) && s.nodeOK(c, n) {
 			zones |= 1 << n.zone
 			capacityTypes |= 1 << n.capacityType
 		}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 
@@ -39,7 +40,8 @@ func (ck *checker) checkSpread() {
 			if err != nil {
 				continue
 			}
-			sig := fmt.Sprintf("%s#%s#%d#%s", scheduling.NormalizeLabelKey(c.TopologyKey), sel, c.MaxSkew, policiesOf(c))
+			pol := policiesOf(c)
+			sig := fmt.Sprintf("%s#%s#%d#%s#%s", scheduling.NormalizeLabelKey(c.TopologyKey), sel, c.MaxSkew, pol, pol.domainSig(cp.pod))
 			if uses[sig] == nil {
 				uses[sig] = &spreadUse{sel: sel, c: c}
 				sigs = append(sigs, sig)
@@ -196,6 +198,26 @@ func policiesOf(c corev1.TopologySpreadConstraint) policies {
 }
 
 func (pol policies) String() string { return fmt.Sprintf("%t/%t", pol.honorAffinity, pol.honorTaints) }
+
+// domainSig is what of the pod decides its domains under the policies:
+// its node affinity under Honor, its tolerations under nodeTaintsPolicy
+// Honor. Carriers of one spread that differ in it are replayed apart,
+// each over its own domains.
+func (pol policies) domainSig(p *state.Pod) string {
+	var b strings.Builder
+	if pol.honorAffinity {
+		fmt.Fprintf(&b, "%v", p.NodeSelector)
+		if p.Affinity != nil && p.Affinity.NodeAffinity != nil && p.Affinity.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution != nil {
+			b.WriteString(p.Affinity.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.String())
+		}
+	}
+	if pol.honorTaints {
+		for _, t := range p.Tolerations {
+			b.WriteString(t.String())
+		}
+	}
+	return b.String()
+}
 
 // counts reports whether a node with labels and taints counts for the
 // pod's spread under the policies.
