@@ -68,7 +68,7 @@ func (s *solver) allZones() uint64 {
 func (s *solver) constrain(c *class, n *node, k int64) int64 {
 	for _, t := range c.activeTerms(c.anti) {
 		g := s.groups.list[t.group]
-		if s.domainCount(n, g) > 0 {
+		if s.domainCountFor(c, n, g) > 0 {
 			return 0
 		}
 		if c.matchesGroup(t.group) {
@@ -102,7 +102,7 @@ func (s *solver) constrain(c *class, n *node, k int64) int64 {
 		if g.key == scheduling.LabelTopologyZone {
 			continue
 		}
-		if s.domainCount(n, g) > 0 {
+		if s.domainCountFor(c, n, g) > 0 {
 			continue
 		}
 		// kube-scheduler's first-pod rule: with no matching pod anywhere,
@@ -118,6 +118,18 @@ func (s *solver) constrain(c *class, n *node, k int64) int64 {
 		k = min(k, 1)
 	}
 	return max(k, 0)
+}
+
+// domainCountFor is domainCount for pods of c about to go on n: a new
+// claim whose value of a label key is still open takes the one c's node
+// terms commit it to (see labelpins.go).
+func (s *solver) domainCountFor(c *class, n *node, g *group) int32 {
+	if n.claimState != nil && n.labels == nil && isLabelKey(g.key) && s.domain(n, g.key) == "" {
+		if v, ok := s.compat(c, n.pool).open.Label(g.key); ok {
+			return s.counts[g.id][v]
+		}
+	}
+	return s.domainCount(n, g)
 }
 
 // place puts the next k pods of b on n.
