@@ -222,7 +222,7 @@ func (lp *labelPinner) pinClass(c *class) []*class {
 		}
 		for _, g := range c.matches {
 			key := s.groups.list[g].key
-			if v, ok := lp.value[g]; ok && assign[key] == "" && allowsValue(c.baseTerms(), key, v) {
+			if v, ok := lp.value[g]; ok && assign[key] == "" && allowsValue(c.baseTerms(), key, v) && lp.usable(c, assign, key, v) {
 				assign[key] = v
 			}
 		}

@@ -94,10 +94,10 @@ func TestSpreadOnAnyLabel(t *testing.T) {
 		{name: "tainted pool's domain left out under nodeTaintsPolicy Honor", snap: statetest.Snapshot(statetest.Pools(teamA, teamB), nil, nil),
 			pods: statetest.Pods(2, "p", "1", "1Gi", statetest.WithLabel("app", "web"), spread("team"), withPolicies(nil, &honor)), placed: []string{"p-0", "p-1"}},
 		{name: "a node the pod's affinity excludes is left out (nodeAffinityPolicy Honor)", snap: statetest.Snapshot(statetest.Pools(teamA), []*state.Node{full}, fullPods),
-			pods: statetest.Pods(3, "p", "1", "1Gi", statetest.WithLabel("app", "web"), spread("team"), statetest.WithNodeSelector("team", "a"), withPolicies(&honor, nil)),
+			pods:   statetest.Pods(3, "p", "1", "1Gi", statetest.WithLabel("app", "web"), spread("team"), statetest.WithNodeSelector("team", "a"), withPolicies(&honor, nil)),
 			placed: []string{"p-0", "p-1", "p-2"}},
 		{name: "and counted under nodeAffinityPolicy Ignore", snap: statetest.Snapshot(statetest.Pools(teamA), []*state.Node{full}, fullPods),
-			pods: statetest.Pods(3, "p", "1", "1Gi", statetest.WithLabel("app", "web"), spread("team"), statetest.WithNodeSelector("team", "a"), withPolicies(&ignore, nil)),
+			pods:   statetest.Pods(3, "p", "1", "1Gi", statetest.WithLabel("app", "web"), spread("team"), statetest.WithNodeSelector("team", "a"), withPolicies(&ignore, nil)),
 			placed: []string{"p-0", "p-1"}, refused: map[string]string{"p-2": "maxSkew"}},
 	})
 }
