@@ -50,6 +50,14 @@ func withPolicies(affinity, taints *corev1.NodeInclusionPolicy) statetest.PodOpt
 	}
 }
 
+func withMinDomains(n int32) statetest.PodOption {
+	return func(p *state.Pod) {
+		for i := range p.TopologySpread {
+			p.TopologySpread[i].MinDomains = &n
+		}
+	}
+}
+
 func terminating(p *state.Pod) { p.Terminating = true }
 
 // labelled returns node n with label key=value added.
@@ -82,6 +90,9 @@ func TestSpreadOnAnyLabel(t *testing.T) {
 					t.Errorf("pods per rack %v, want 2 each", got)
 				}
 			}},
+		{name: "fewer domains than minDomains: each counts as if another held none", snap: statetest.Snapshot(statetest.Pools(statetest.Pool("two", statetest.WithRequirement(scheduling.In("rack", "r1", "r2")))), nil, nil),
+			pods: statetest.Pods(4, "p", "1", "1Gi", statetest.WithLabel("app", "web"), spread("rack"), withMinDomains(3)), placed: []string{"p-0", "p-1"},
+			refused: map[string]string{"p-2": "maxSkew", "p-3": "maxSkew"}},
 		{name: "arch", snap: statetest.Snapshot(statetest.Pools(archs), nil, nil),
 			pods: statetest.Pods(4, "p", "1", "1Gi", statetest.WithLabel("app", "web"), spread(scheduling.LabelArch)), placed: []string{"p-0", "p-1", "p-2", "p-3"},
 			check: func(t *testing.T, r *packing.Result) {
