@@ -44,14 +44,22 @@ type class struct {
 	derived bool
 	// invalid explains a constraint that could not be parsed.
 	invalid string
+	// unpinned are the node terms before labelpins.go required a value
+	// of a label key; nil when none was pinned.
+	unpinned []scheduling.Requirements
 }
 
-// spread is a topology spread constraint on group g.
+// spread is a topology spread constraint on group g. honorTaints and
+// ignoreAffinity are its nodeTaintsPolicy Honor and nodeAffinityPolicy
+// Ignore (Kubernetes' defaults are Ignore and Honor): which nodes' and
+// pools' domains count.
 type spread struct {
-	group      int
-	maxSkew    int32
-	minDomains int32
-	soft       bool
+	group          int
+	maxSkew        int32
+	minDomains     int32
+	soft           bool
+	honorTaints    bool
+	ignoreAffinity bool
 }
 
 // podTerm is a pod (anti-)affinity term on group g.
@@ -62,12 +70,15 @@ type podTerm struct {
 }
 
 // group is a (selector, topology key) pair whose matching pods are counted
-// per domain.
+// per domain. Topology spreads and pod (anti-)affinity terms never share a
+// group: kube-scheduler's spread leaves terminating pods out of its counts,
+// its affinity rules do not.
 type group struct {
-	id  int
-	key string
-	sel scheduling.PodSelector
-	sig string
+	id     int
+	key    string
+	sel    scheduling.PodSelector
+	sig    string
+	spread bool
 }
 
 // groups interns groups by signature.
@@ -77,11 +88,23 @@ type groups struct {
 }
 
 func (gs *groups) intern(key string, sel scheduling.PodSelector) int {
+	return gs.internAs(key, sel, false)
+}
+
+// internSpread interns the group of a topology spread.
+func (gs *groups) internSpread(key string, sel scheduling.PodSelector) int {
+	return gs.internAs(key, sel, true)
+}
+
+func (gs *groups) internAs(key string, sel scheduling.PodSelector, spread bool) int {
 	sig := key + "#" + sel.String()
+	if spread {
+		sig = "spread#" + sig
+	}
 	if id, ok := gs.bySig[sig]; ok {
 		return id
 	}
-	g := &group{id: len(gs.list), key: key, sel: sel, sig: sig}
+	g := &group{id: len(gs.list), key: key, sel: sel, sig: sig, spread: spread}
 	gs.list = append(gs.list, g)
 	gs.bySig[sig] = g.id
 	return g.id
@@ -205,10 +228,12 @@ func (c *class) compilePod(p *state.Pod, gs *groups) error {
 		if err != nil {
 			return fmt.Errorf("topology spread constraint %d: %w", i, err)
 		}
-		s := spread{group: gs.intern(scheduling.NormalizeLabelKey(ts.TopologyKey), sel), maxSkew: max(ts.MaxSkew, 1), soft: ts.WhenUnsatisfiable == corev1.ScheduleAnyway}
+		s := spread{group: gs.internSpread(scheduling.NormalizeLabelKey(ts.TopologyKey), sel), maxSkew: max(ts.MaxSkew, 1), soft: ts.WhenUnsatisfiable == corev1.ScheduleAnyway}
 		if ts.MinDomains != nil {
 			s.minDomains = *ts.MinDomains
 		}
+		s.honorTaints = ts.NodeTaintsPolicy != nil && *ts.NodeTaintsPolicy == corev1.NodeInclusionPolicyHonor
+		s.ignoreAffinity = ts.NodeAffinityPolicy != nil && *ts.NodeAffinityPolicy == corev1.NodeInclusionPolicyIgnore
 		c.spreads = append(c.spreads, s)
 	}
 	a := p.Affinity

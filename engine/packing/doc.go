@@ -14,7 +14,12 @@
 //     anti-affinity are settled up front by water-filling each group over
 //     its domains, so what remains per node (resources, hostname
 //     (anti-)affinity and spread, host ports, taints) is checked while
-//     packing. Pods that a failed neighbour would leave unbalanced are taken
+//     packing. Spread and pod affinity on any other node label (arch, a
+//     pool's label, a custom key of its requirements) are pinned before
+//     that (labelpins.go): each pod gets a value of the key, required by
+//     a sub-class's node terms. nodeAffinityPolicy and nodeTaintsPolicy
+//     decide which nodes' and pools' domains a spread counts; terminating
+//     pods count for (anti-)affinity only. Pods that a failed neighbour would leave unbalanced are taken
 //     back at the end (repair.go), so every result keeps the hard rules.
 //   - Existing nodes and in-flight claims are filled first, hardest pods
 //     first, then by size.
@@ -74,7 +79,7 @@
 //     pools.go (pools and their types and offerings), daemonset.go,
 //     dims.go (resource names to vector indices).
 //   - Rules: compat.go (which pools and nodes a class may use), pins.go
-//     (zone and capacity-type pins), place.go (the per-node rules and
+//     (zone and capacity-type pins), labelpins.go (pins on other labels), place.go (the per-node rules and
 //     placing), repair.go (the safety nets).
 //   - New claims: fill.go (pool by pool, claim by claim), fill_decide.go
 //     (a claim's zone and type), fill_node.go (filling one node, or

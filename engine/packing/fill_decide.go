@@ -52,6 +52,10 @@ func (f *filler) zoneFor(b *bucket, cp *compat) int {
 			}
 		}
 	}
+	var cheapest []float64
+	if f.p.zonalSplit {
+		cheapest = f.cheapestIn(b, cp, mask)
+	}
 	best := -1
 	n := len(s.zones)
 	for k := range n {
@@ -59,11 +63,35 @@ func (f *filler) zoneFor(b *bucket, cp *compat) int {
 		if mask&(1<<z) == 0 {
 			continue
 		}
-		if best < 0 || pinned[z] > pinned[best] {
+		if best < 0 || pinned[z] > pinned[best] || pinned[z] == pinned[best] && cheapest != nil && cheapest[z] < cheapest[best] {
 			best = z
 		}
 	}
 	return best
+}
+
+// cheapestIn is, per zone of mask, the price of the cheapest type that
+// holds one pod of b (+Inf where none does): where daemonsets run only in
+// some zones (see splitZonal), a zone without their overhead may hold the
+// pod on a much smaller node.
+func (f *filler) cheapestIn(b *bucket, cp *compat, mask uint64) []float64 {
+	out := make([]float64, len(f.s.zones))
+	capacityTypes := b.capacityTypes & cp.capacityTypeMask
+	for z := range out {
+		out[z] = math.Inf(1)
+		if mask&(1<<z) == 0 {
+			continue
+		}
+		for _, t := range f.p.types {
+			if !cp.mask.has(t.idx) || !b.class.req.Fits(t.alloc) {
+				continue
+			}
+			if ct, price := cheapestCapacityType(t, z, capacityTypes); ct >= 0 && price < out[z] {
+				out[z] = price
+			}
+		}
+	}
+	return out
 }
 
 // cand is a type a claim decision considers, at its price in the zone.

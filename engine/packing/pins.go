@@ -271,8 +271,10 @@ func (pins *pinner) domains(c *class, mask, usable uint64, n int, limits []limit
 	return out
 }
 
-// usable are the zones and capacity types where some pool or existing
-// node could take a pod of c, capacity aside.
+// usable are the zones and capacity types where some pool or an existing
+// node with room for one more pod could take a pod of c: pinning a pod to
+// a zone whose nodes are full would leave it Pending (kube-scheduler
+// places it in another zone maxSkew allows).
 func (s *solver) usable(c *class) (uint64, uint8) {
 	var zones uint64
 	var capacityTypes uint8
@@ -283,7 +285,7 @@ func (s *solver) usable(c *class) (uint64, uint8) {
 		}
 	}
 	for _, n := range s.nodes {
-		if n.zone >= 0 && n.capacityType >= 0 && s.nodeOK(c, n) {
+		if n.zone >= 0 && n.capacityType >= 0 && c.req.Fits(n.room) && s.nodeOK(c, n) {
 			zones |= 1 << n.zone
 			capacityTypes |= 1 << n.capacityType
 		}
@@ -298,6 +300,10 @@ type limit struct {
 	maxSkew    int32
 	minDomains int32
 	self       bool
+	// own, when set, replaces the pod's domains by domains: a spread
+	// whose nodeAffinityPolicy or nodeTaintsPolicy is not the default.
+	own     bool
+	domains uint64
 }
 
 func (pins *pinner) constrained(c *class) (zone, ct []limit) {
@@ -313,7 +319,12 @@ func (pins *pinner) constrained(c *class) (zone, ct []limit) {
 	seen := map[int]bool{}
 	for _, sp := range c.activeSpreads() {
 		seen[sp.group] = true
-		add(s.groups.list[sp.group].key, limit{g: sp.group, maxSkew: sp.maxSkew, minDomains: sp.minDomains, self: c.matchesGroup(sp.group)})
+		key := s.groups.list[sp.group].key
+		l := limit{g: sp.group, maxSkew: sp.maxSkew, minDomains: sp.minDomains, self: c.matchesGroup(sp.group)}
+		if sp.honorTaints || sp.ignoreAffinity {
+			l.own, l.domains = true, s.policyDomains(c, sp, key)
+		}
+		add(key, l)
 	}
 	for _, g := range c.matches {
 		if skew, ok := pins.carried[g]; ok && !seen[g] {
@@ -370,11 +381,53 @@ func (pins *pinner) allows(c *class, mask, usable uint64, n int, limits []limit,
 	return true
 }
 
+// policyDomains are the zones (or capacity types, by key) counted for a
+// spread of c under its policies: those of the pools and nodes, less
+// under nodeTaintsPolicy Honor those whose taints c does not tolerate,
+// and under nodeAffinityPolicy Honor those c's node terms exclude.
+func (s *solver) policyDomains(c *class, sp spread, key string) uint64 {
+	var out uint64
+	zone := key == scheduling.LabelTopologyZone
+	for _, p := range s.pools {
+		if sp.honorTaints && p.taints.ToleratesPod(c.tolerations) != nil {
+			continue
+		}
+		if zone {
+			out |= p.zoneMask
+		} else {
+			out |= uint64(p.capacityTypeMask)
+		}
+	}
+	for _, n := range s.nodes {
+		if sp.honorTaints && n.taints.ToleratesPod(c.tolerations) != nil {
+			continue
+		}
+		if zone && n.zone >= 0 {
+			out |= 1 << n.zone
+		} else if !zone && n.capacityType >= 0 {
+			out |= 1 << n.capacityType
+		}
+	}
+	if !sp.ignoreAffinity {
+		zones, capacityTypes := s.baseMasks(c.terms)
+		if zone {
+			out &= zones
+		} else {
+			out &= uint64(capacityTypes)
+		}
+	}
+	return out
+}
+
 func (pins *pinner) keeps(mask uint64, n int, limits []limit, count func(g, d int) int32, d int) bool {
 	for _, l := range limits {
 		lo, domains := int32(-1), int32(0)
+		m := mask
+		if l.own {
+			m = l.domains
+		}
 		for e := range n {
-			if mask&(1<<e) == 0 {
+			if m&(1<<e) == 0 {
 				continue
 			}
 			domains++

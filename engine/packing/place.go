@@ -68,7 +68,7 @@ func (s *solver) allZones() uint64 {
 func (s *solver) constrain(c *class, n *node, k int64) int64 {
 	for _, t := range c.activeTerms(c.anti) {
 		g := s.groups.list[t.group]
-		if s.domainCount(n, g) > 0 {
+		if s.domainCountFor(c, n, g) > 0 {
 			return 0
 		}
 		if c.matchesGroup(t.group) {
@@ -102,7 +102,7 @@ func (s *solver) constrain(c *class, n *node, k int64) int64 {
 		if g.key == scheduling.LabelTopologyZone {
 			continue
 		}
-		if s.domainCount(n, g) > 0 {
+		if s.domainCountFor(c, n, g) > 0 {
 			continue
 		}
 		// kube-scheduler's first-pod rule: with no matching pod anywhere,
@@ -120,12 +120,35 @@ func (s *solver) constrain(c *class, n *node, k int64) int64 {
 	return max(k, 0)
 }
 
+// domainCountFor is domainCount for pods of c about to go on n: a new
+// claim whose value of a label key is still open takes the one c's node
+// terms commit it to (see labelpins.go).
+func (s *solver) domainCountFor(c *class, n *node, g *group) int32 {
+	if n.claimState != nil && n.labels == nil && isLabelKey(g.key) && s.domain(n, g.key) == "" {
+		if v, ok := s.compat(c, n.pool).open.Label(g.key); ok {
+			return s.counts[g.id][v]
+		}
+	}
+	return s.domainCount(n, g)
+}
+
 // place puts the next k pods of b on n.
 func (s *solver) place(b *bucket, n *node, k int64) {
 	c := b.class
 	pods := b.pods[b.next : b.next+int(k)]
 	b.next += int(k)
 	n.room.SubTimes(&c.req, k)
+	if n.claimState != nil {
+		// The open requirements first: they may decide the claim's domain
+		// for a label key its pods are counted in.
+		if cp := s.compat(c, n.pool); cp.open != nil {
+			if n.open == nil {
+				n.open = cp.open
+			} else {
+				n.open = n.open.Intersection(cp.open)
+			}
+		}
+	}
 	for _, gid := range c.matches {
 		s.addCount(n, s.groups.list[gid], int32(k))
 	}
@@ -149,13 +172,6 @@ func (s *solver) place(b *bucket, n *node, k int64) {
 		n.pods = append(n.pods, pods...)
 		if len(n.classes) == 0 || n.classes[len(n.classes)-1] != c {
 			n.classes = append(n.classes, c)
-		}
-		if cp := s.compat(c, n.pool); cp.open != nil {
-			if n.open == nil {
-				n.open = cp.open
-			} else {
-				n.open = n.open.Intersection(cp.open)
-			}
 		}
 	}
 }

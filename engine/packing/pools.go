@@ -43,6 +43,9 @@ type poolPlan struct {
 	zoneMask         uint64
 	capacityTypeMask uint8
 	types            []*poolType
+	// zonalSplit is set when splitZonal split a type: a daemonset's
+	// overhead then depends on the zone, and so does the cheapest node.
+	zonalSplit bool
 	// offers are every allowed offering per zone, cheapest first.
 	offers  [][]offer
 	limits  resources.Vector
@@ -194,7 +197,9 @@ type poolType struct {
 	price []float64
 	// cheapest is the lowest allowed price in the pool.
 	cheapest float64
-	zonal    bool
+	// zonal is set when a daemonset that may run on the type runs only
+	// in some zones or capacity types (see splitZonal).
+	zonal bool
 	// daemonPorts are the host ports of the daemonsets that may run on
 	// the node; portDaemons index those daemonsets in solver.daemons.
 	daemonPorts []state.HostPort
@@ -226,6 +231,7 @@ func (s *solver) compilePool(i int, sp *state.Pool) *poolPlan {
 	}
 	compiled := make([]*poolType, len(sp.InstanceTypes))
 	s.compileTypes(p, sp.InstanceTypes, compiled)
+	compiled = s.splitZonal(p, compiled)
 	// Each zone's offerings are counted first, so each list is allocated
 	// once.
 	counts := make([]int, len(s.zones))
@@ -396,4 +402,84 @@ func (p *poolPlan) withinLimits(capacity resources.Vector) bool {
 		}
 	}
 	return true
+}
+
+// splitZonal makes the types on which a daemonset runs only in some zones
+// or capacity types exact: a type whose offerings differ in the overhead
+// of the daemonsets that run there becomes one type per distinct
+// overhead, each offered only where that overhead applies. A daemonset
+// that only runs in zone 1 then reserves nothing on nodes in zones 2 and
+// 3, as kube-scheduler places it.
+func (s *solver) splitZonal(p *poolPlan, compiled []*poolType) []*poolType {
+	if !slices.ContainsFunc(compiled, func(t *poolType) bool { return t != nil && t.zonal }) {
+		return compiled
+	}
+	out := make([]*poolType, 0, len(compiled))
+	for _, t := range compiled {
+		if t == nil || !t.zonal {
+			out = append(out, t)
+			continue
+		}
+		vs := s.zonalVariants(p, t)
+		p.zonalSplit = p.zonalSplit || len(vs) > 1
+		out = append(out, vs...)
+	}
+	return out
+}
+
+// zonalVariants splits t by the daemonsets running on each of its
+// offerings (see splitZonal).
+func (s *solver) zonalVariants(p *poolPlan, t *poolType) []*poolType {
+	alloc := s.dims.vector(t.instance.Allocatable)
+	reqs := p.pool.Requirements.Intersection(t.instance.Requirements)
+	type variant struct {
+		over  resources.Vector
+		ports []state.HostPort
+		from  []int
+		t     *poolType
+	}
+	var variants []*variant
+	for z, zone := range s.zones {
+		for ct := range numCapacityTypes {
+			i := z*numCapacityTypes + ct
+			if t.price[i] == 0 {
+				continue
+			}
+			r := reqs.Clone()
+			r.Add(scheduling.In(scheduling.LabelTopologyZone, zone))
+			r.Add(scheduling.In(scheduling.LabelCapacityType, capacityTypeNames[ct]))
+			var over resources.Vector
+			var ports []state.HostPort
+			var from []int
+			for d, dm := range s.daemons {
+				if dm.runsOnReqs(r, p.taints) {
+					over = over.Add(dm.req)
+					ports = append(ports, dm.ports...)
+					if len(dm.ports) > 0 {
+						from = append(from, d)
+					}
+				}
+			}
+			k := slices.IndexFunc(variants, func(v *variant) bool { return v.over == over && slices.Equal(v.from, from) })
+			if k < 0 {
+				v := &variant{over: over, ports: ports, from: from, t: new(*t)}
+				v.t.price = make([]float64, len(t.price))
+				v.t.cheapest = 0
+				v.t.alloc = alloc.Sub(over)
+				v.t.daemonPorts, v.t.portDaemons = ports, from
+				variants = append(variants, v)
+				k = len(variants) - 1
+			}
+			vt := variants[k].t
+			vt.price[i] = t.price[i]
+			if vt.cheapest == 0 || t.price[i] < vt.cheapest {
+				vt.cheapest = t.price[i]
+			}
+		}
+	}
+	out := make([]*poolType, len(variants))
+	for i, v := range variants {
+		out[i] = v.t
+	}
+	return out
 }

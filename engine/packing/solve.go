@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -420,8 +421,11 @@ func (s *solver) round(classes []*class) (map[*class][]*state.Pod, map[*state.Po
 			}
 		}
 	}
+	lp := s.newLabelPinner()
+	classes = lp.pin(classes)
 	pins := s.newPinner(classes)
 	buckets := pins.pin(classes)
+	maps.Copy(pins.failed, lp.failed)
 	for _, b := range buckets {
 		b.size, b.hardness = s.size(b.class.req), s.hardness(b.class)
 	}
@@ -460,6 +464,9 @@ func (s *solver) round(classes []*class) (map[*class][]*state.Pod, map[*state.Po
 				left[c] = append(left[c], p)
 			}
 		}
+	}
+	for c, ps := range lp.failedBy {
+		left[c] = append(left[c], ps...)
 	}
 	for c := range left {
 		slices.SortFunc(left[c], func(a, b *state.Pod) int { return cmp.Compare(a.Key(), b.Key()) })

@@ -139,8 +139,35 @@ func (s *solver) domain(n *node, key string) string {
 		if n.capacityType >= 0 {
 			return capacityTypeNames[n.capacityType]
 		}
+	case scheduling.LabelHostname:
+		return n.name
+	}
+	if n.claimState != nil && n.labels == nil {
+		return n.claimLabel(key)
 	}
 	return scheduling.TopologyDomain(key, n.name, n.labels)
+}
+
+// claimLabel is the value of label key a new claim's node will carry, as
+// far as it is decided: the pool's label or single-valued requirement,
+// the value the claim's pods committed it to, or its type's label.
+func (n *node) claimLabel(key string) string {
+	p := n.pool.pool
+	if v, ok := p.Labels[key]; ok {
+		return v
+	}
+	if v, ok := p.Requirements.Label(key); ok {
+		return v
+	}
+	if v, ok := n.open.Label(key); ok {
+		return v
+	}
+	if n.typ != nil {
+		if v, ok := n.typ.instance.Requirements.Label(key); ok {
+			return v
+		}
+	}
+	return ""
 }
 
 // compileNodes builds the existing nodes and in-flight claims that can take
@@ -252,9 +279,13 @@ func (s *solver) internExistingTerms(pending map[string]bool) {
 	}
 }
 
-// countExisting adds a bound pod to the group counts.
+// countExisting adds a bound pod to the group counts; a terminating pod
+// only to the groups of pod (anti-)affinity terms.
 func (s *solver) countExisting(n *node, p *state.Pod) {
 	for _, g := range s.groups.list {
+		if g.spread && p.Terminating {
+			continue
+		}
 		if g.sel.Matches(p.Namespace, p.Labels) {
 			s.addCount(n, g, 1)
 		}

@@ -202,6 +202,7 @@ func fillPod(pod *Pod, p *corev1.Pod, v *specValues) {
 		pod.StartTime = p.Status.StartTime.Time
 	}
 	pod.CreatedAt = p.CreationTimestamp.Time
+	pod.Terminating = p.DeletionTimestamp != nil
 }
 
 func isAppsGroup(apiVersion string) bool {

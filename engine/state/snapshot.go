@@ -196,6 +196,10 @@ type Pod struct {
 	DaemonSet bool
 	// StartTime is when the pod started; zero when pending.
 	StartTime time.Time
+	// Terminating is set for a pod being deleted (metadata.deletionTimestamp):
+	// it still holds its node's resources, but kube-scheduler's topology
+	// spread no longer counts it.
+	Terminating bool
 }
 
 // Key returns "namespace/name".

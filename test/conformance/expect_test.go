@@ -39,7 +39,8 @@ type expect struct {
 	// Lacks maps pods to label keys their node must not carry.
 	Lacks map[string][]string `json:"lacks,omitempty"`
 	// Skew lists spreads: per domain of a key, the count of running pods
-	// the selector matches.
+	// the selector matches (terminating pods left out, as Karpenter's
+	// ExpectSkew and kube-scheduler's spread leave them out).
 	Skew []skew `json:"skew,omitempty"`
 }
 
@@ -249,7 +250,7 @@ func (s skew) counts(o *outcome) []int {
 	per := map[string]int{}
 	for key, node := range o.nodeOf {
 		p := o.pods[key]
-		if p == nil || p.Namespace != "default" || p.DaemonSet || !sel.Matches(labels.Set(p.Labels)) {
+		if p == nil || p.Namespace != "default" || p.DaemonSet || p.Terminating || !sel.Matches(labels.Set(p.Labels)) {
 			continue
 		}
 		domain := scheduling.TopologyDomain(s.Key, node, o.labels[node])

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 
@@ -39,7 +40,8 @@ func (ck *checker) checkSpread() {
 			if err != nil {
 				continue
 			}
-			sig := fmt.Sprintf("%s#%s#%d", scheduling.NormalizeLabelKey(c.TopologyKey), sel, c.MaxSkew)
+			pol := policiesOf(c)
+			sig := fmt.Sprintf("%s#%s#%d#%s#%s", scheduling.NormalizeLabelKey(c.TopologyKey), sel, c.MaxSkew, pol, pol.domainSig(cp.pod))
 			if uses[sig] == nil {
 				uses[sig] = &spreadUse{sel: sel, c: c}
 				sigs = append(sigs, sig)
@@ -50,7 +52,7 @@ func (ck *checker) checkSpread() {
 	for _, sig := range sigs {
 		u := uses[sig]
 		key := scheduling.NormalizeLabelKey(u.c.TopologyKey)
-		domains := ck.domains(key, u.pods[0].pod)
+		domains := ck.domains(key, u.pods[0].pod, policiesOf(u.c))
 		if len(domains) == 0 {
 			continue
 		}
@@ -61,7 +63,7 @@ func (ck *checker) checkSpread() {
 		}
 		for _, cp := range ck.all {
 			d := domainOf(cp.node, key)
-			if _, ok := sp.count[d]; !ok || !u.sel.Matches(cp.pod.Namespace, cp.pod.Labels) {
+			if _, ok := sp.count[d]; !ok || cp.pod.Terminating || !u.sel.Matches(cp.pod.Namespace, cp.pod.Labels) {
 				continue
 			}
 			switch {
@@ -181,38 +183,88 @@ func (sp *spreadRun) replay(interleave bool) (domain string, have, least int, ok
 	return "", 0, 0, true
 }
 
-// domains lists the values of key the pod may be placed in: for hostname
-// every node whose labels satisfy its node affinity, for zone and capacity
-// type those of the pools' priced offerings and of the nodes, filtered by
-// the pod's node affinity, else the values nodes carry.
-func (ck *checker) domains(key string, pod *state.Pod) []string {
+// policies are a spread's nodeAffinityPolicy and nodeTaintsPolicy, with
+// Kubernetes' defaults (Honor and Ignore): whether the pod's required node
+// affinity and its tolerations decide which nodes' domains count.
+type policies struct {
+	honorAffinity, honorTaints bool
+}
+
+func policiesOf(c corev1.TopologySpreadConstraint) policies {
+	return policies{
+		honorAffinity: c.NodeAffinityPolicy == nil || *c.NodeAffinityPolicy != corev1.NodeInclusionPolicyIgnore,
+		honorTaints:   c.NodeTaintsPolicy != nil && *c.NodeTaintsPolicy == corev1.NodeInclusionPolicyHonor,
+	}
+}
+
+func (pol policies) String() string { return fmt.Sprintf("%t/%t", pol.honorAffinity, pol.honorTaints) }
+
+// domainSig is what of the pod decides its domains under the policies:
+// its node affinity under Honor, its tolerations under nodeTaintsPolicy
+// Honor. Carriers of one spread that differ in it are replayed apart,
+// each over its own domains.
+func (pol policies) domainSig(p *state.Pod) string {
+	var b strings.Builder
+	if pol.honorAffinity {
+		fmt.Fprintf(&b, "%v", p.NodeSelector)
+		if p.Affinity != nil && p.Affinity.NodeAffinity != nil && p.Affinity.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution != nil {
+			b.WriteString(p.Affinity.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.String())
+		}
+	}
+	if pol.honorTaints {
+		for _, t := range p.Tolerations {
+			b.WriteString(t.String())
+		}
+	}
+	return b.String()
+}
+
+// counts reports whether a node with labels and taints counts for the
+// pod's spread under the policies.
+func (pol policies) counts(pod *state.Pod, labels map[string]string, taints scheduling.Taints) bool {
+	if pol.honorAffinity && !nodeAffinityOK(pod, labels) {
+		return false
+	}
+	return !pol.honorTaints || taints.ToleratesPod(pod.Tolerations) == nil
+}
+
+// domains lists the values of key the pod's spread counts, its nodes
+// filtered by the policies: for hostname every node, for zone and
+// capacity type those of the pools' priced offerings and of the nodes
+// (under nodeAffinityPolicy Honor, those the pod's node affinity allows;
+// under nodeTaintsPolicy Honor, only pools whose taints it tolerates),
+// for any other key the values nodes carry.
+func (ck *checker) domains(key string, pod *state.Pod, pol policies) []string {
 	set := map[string]bool{}
 	switch key {
 	case scheduling.LabelHostname:
 		for _, n := range ck.order {
-			if nodeAffinityOK(pod, n.labels) {
+			if pol.counts(pod, n.labels, n.taints) {
 				set[n.name] = true
 			}
 		}
 	case scheduling.LabelTopologyZone, scheduling.LabelCapacityType:
 		for _, p := range ck.snap.Pools {
+			if pol.honorTaints && p.NewNodeTaints().ToleratesPod(pod.Tolerations) != nil {
+				continue
+			}
 			for _, v := range poolValues(p, key) {
 				set[v] = true
 			}
 		}
 		for _, n := range ck.order {
-			if v := n.labels[key]; v != "" {
+			if v := n.labels[key]; v != "" && (!pol.honorTaints || n.taints.ToleratesPod(pod.Tolerations) == nil) {
 				set[v] = true
 			}
 		}
 		for v := range set {
-			if !allowsValue(pod, key, v) {
+			if pol.honorAffinity && !allowsValue(pod, key, v) {
 				delete(set, v)
 			}
 		}
 	default:
 		for _, n := range ck.order {
-			if v := n.labels[key]; v != "" {
+			if v := n.labels[key]; v != "" && pol.counts(pod, n.labels, n.taints) {
 				set[v] = true
 			}
 		}
