@@ -56,8 +56,9 @@ spec:
 }
 
 // TestKubeSchedulerUsesThePlannedNodes is issue 17's live check: for host
-// ports, preferred pod anti-affinity, pod affinity on kubernetes.io/arch,
-// multi-valued pool requirements and an unknown topology key, the real
+// ports, preferred pod anti-affinity and pod affinity on kubernetes.io/arch
+// (as Karpenter's tests set them up), multi-valued pool requirements and an
+// unknown topology key, the real
 // kube-scheduler binds each pod to the node the agent launched for it (where
 // the pods can tell nodes apart) or at least never leaves a pod Pending that
 // a launched node was meant for, and no launched node stays empty.
@@ -80,22 +81,37 @@ func TestKubeSchedulerUsesThePlannedNodes(t *testing.T) {
 		// kube-scheduler's NodePorts filter: one pod per node.
 		pods = append(pods, strings.Replace(schedulingPod(fmt.Sprintf("hp-%d", i), "hostports", "app: hp", ""),
 			"      resources:", "      ports: [{containerPort: 8080, hostPort: 8080}]\n      resources:", 1))
-		// A preference must not leave a pod Pending.
-		pods = append(pods, schedulingPod(fmt.Sprintf("pref-%d", i), "preferred", "app: pref", `  affinity:
-    podAntiAffinity:
-      preferredDuringSchedulingIgnoredDuringExecution:
-        - weight: 100
-          podAffinityTerm:
-            topologyKey: kubernetes.io/hostname
-            labelSelector: {matchLabels: {app: pref}}`))
 	}
+	// Karpenter's "should allow violation of preferred pod anti-affinity":
+	// ten pods that prefer zones without the three spread pods must still run.
+	pods = append(pods, preferredDeployment("spread", 3, "test: test", `      topologySpreadConstraints:
+        - maxSkew: 1
+          topologyKey: topology.kubernetes.io/zone
+          whenUnsatisfiable: DoNotSchedule
+          labelSelector: {matchLabels: {test: test}}`),
+		preferredDeployment("avoid", 10, "app: avoid", `      affinity:
+        podAntiAffinity:
+          preferredDuringSchedulingIgnoredDuringExecution:
+            - weight: 50
+              podAffinityTerm:
+                topologyKey: topology.kubernetes.io/zone
+                labelSelector: {matchLabels: {test: test}}`))
+	// Karpenter's "should respect pod affinity (arch)": the follower must
+	// share arm's architecture, on a node of its own (hostname spread).
+	hostSpread := `
+  topologySpreadConstraints:
+    - maxSkew: 1
+      topologyKey: kubernetes.io/hostname
+      whenUnsatisfiable: DoNotSchedule
+      labelSelector: {matchLabels: {security: s2}}`
 	pods = append(pods,
-		schedulingPod("arm", "arch", "app: arm", "  affinity:\n    nodeAffinity:\n      requiredDuringSchedulingIgnoredDuringExecution:\n        nodeSelectorTerms:\n          - matchExpressions: [{key: kubernetes.io/arch, operator: In, values: [arm64]}]"),
-		schedulingPod("arm-follower", "arch", "app: follower", `  affinity:
+		strings.Replace(schedulingPod("arm", "arch", "security: s2", "  affinity:\n    nodeAffinity:\n      requiredDuringSchedulingIgnoredDuringExecution:\n        nodeSelectorTerms:\n          - matchExpressions: [{key: kubernetes.io/arch, operator: In, values: [arm64]}]"+hostSpread),
+			"cpu: 200m", "cpu: \"2\"", 1),
+		strings.Replace(schedulingPod("arm-follower", "arch", "security: s2", `  affinity:
     podAffinity:
       requiredDuringSchedulingIgnoredDuringExecution:
         - topologyKey: kubernetes.io/arch
-          labelSelector: {matchLabels: {app: arm}}`),
+          labelSelector: {matchLabels: {security: s2}}`+hostSpread), "cpu: 200m", "cpu: \"1\"", 1),
 		schedulingPod("team-a", "multi", "app: team", "  affinity:\n    nodeAffinity:\n      requiredDuringSchedulingIgnoredDuringExecution:\n        nodeSelectorTerms:\n          - matchExpressions: [{key: example.com/team, operator: In, values: [a]}]"),
 		schedulingPod("team-b", "multi", "app: team", "  affinity:\n    nodeAffinity:\n      requiredDuringSchedulingIgnoredDuringExecution:\n        nodeSelectorTerms:\n          - matchExpressions: [{key: example.com/team, operator: In, values: [b]}]"),
 		schedulingPod("rack", "unknown", "app: rack", `  topologySpreadConstraints:
@@ -104,6 +120,7 @@ func TestKubeSchedulerUsesThePlannedNodes(t *testing.T) {
       whenUnsatisfiable: DoNotSchedule
       labelSelector: {matchLabels: {app: rack}}`),
 	)
+	const total = 3 + 3 + 10 + 2 + 2 + 1
 	agent := startAgent(t, e, "sched")
 	for name := range pools {
 		cleanupPool(t, e, ns, name)
@@ -113,7 +130,7 @@ func TestKubeSchedulerUsesThePlannedNodes(t *testing.T) {
 
 	waitFor(t, 90*time.Second, "every pod but rack Running", func() (bool, string) {
 		placed, states := schedulingState(t, e, ns)
-		return placed == len(pods)-1, states
+		return placed == total-1, states
 	})
 
 	// Where pods differ, each is on the node the agent nominated it to.
@@ -124,8 +141,9 @@ func TestKubeSchedulerUsesThePlannedNodes(t *testing.T) {
 			t.Errorf("pod %s runs on %s, but the agent nominated it to %v", name, node.Name, nominated)
 		}
 	}
-	if arm, follower := podNode(t, e, ns, "arm"), podNode(t, e, ns, "arm-follower"); arm.Labels[scheduling.LabelArch] != "arm64" || follower.Labels[scheduling.LabelArch] != "arm64" {
-		t.Errorf("arch: arm on %s (%s), its follower on %s (%s); both must be arm64",
+	if arm, follower := podNode(t, e, ns, "arm"), podNode(t, e, ns, "arm-follower"); arm.Name == follower.Name ||
+		arm.Labels[scheduling.LabelArch] != "arm64" || follower.Labels[scheduling.LabelArch] != "arm64" {
+		t.Errorf("arch: arm on %s (%s), its follower on %s (%s); both must be arm64, on two nodes",
 			arm.Name, arm.Labels[scheduling.LabelArch], follower.Name, follower.Labels[scheduling.LabelArch])
 	}
 	a, b := podNode(t, e, ns, "team-a"), podNode(t, e, ns, "team-b")
@@ -160,6 +178,33 @@ func TestKubeSchedulerUsesThePlannedNodes(t *testing.T) {
 	if t.Failed() {
 		t.Logf("agent log:\n%s", agent.log.String())
 	}
+}
+
+// preferredDeployment is a Deployment of the "preferred" pool with its pod
+// spec lines added (indented by 6).
+func preferredDeployment(name string, replicas int, labels, spec string) string {
+	return fmt.Sprintf(`
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: %[1]s
+spec:
+  replicas: %[2]d
+  selector:
+    matchLabels: {%[3]s}
+  template:
+    metadata:
+      labels: {%[3]s}
+    spec:
+      terminationGracePeriodSeconds: 0
+      nodeSelector: {tenon.dev/nodepool: preferred}
+%[4]s
+      containers:
+        - name: c
+          image: registry.k8s.io/pause:3.10
+          resources:
+            requests: {cpu: 100m}
+`, name, replicas, labels, spec)
 }
 
 // schedulingState counts the namespace's Running pods and describes all.
