@@ -173,6 +173,9 @@ func (c *command) consolidate(ctx context.Context, s *Scenario, opts *options) (
 	}
 	now := opts.now
 	if now.IsZero() {
+		now = s.Now
+	}
+	if now.IsZero() {
 		now = c.now().UTC().Truncate(time.Second)
 	}
 	rep := &ConsolidationReport{Scenario: s.Name, Commands: []RoundCommand{}, Kept: []ReportKept{}}
