@@ -176,7 +176,7 @@ func (c *command) explainPod(ctx context.Context, s *Scenario, lc *LiveCluster, 
 			e.Reason = fmt.Sprintf("it fits on node %s of pool %s (%s in %s), launching now: it is bound there once the node is ready", n.Name, n.NodePool, n.InstanceType, n.Zone)
 		case n.Existing:
 			e.Verdict = VerdictExistingNode
-			e.Reason = fmt.Sprintf("it fits on existing node %s of pool %s (%s in %s): no node is launched for it", n.Name, n.NodePool, n.InstanceType, n.Zone)
+			e.Reason = fmt.Sprintf("it fits on existing node %s%s: no node is launched for it; kube-scheduler should bind it there", n.Name, describeNode(n))
 		default:
 			e.Verdict = VerdictNewNode
 			e.Reason = fmt.Sprintf("the agent launches a %s %s node in %s for it, $%.4f/h from pool %s (the cheapest of %d options), with %d pending pod(s) in all",
@@ -235,6 +235,14 @@ func (c *command) explainNode(ctx context.Context, s *Scenario, lc *LiveCluster,
 		}
 	}
 	return nil
+}
+
+// describeNode is " of pool P (type in zone)", or " (not launched by Tenon)".
+func describeNode(n ReportNode) string {
+	if n.NodePool == "" {
+		return " (not launched by Tenon)"
+	}
+	return fmt.Sprintf(" of pool %s (%s in %s)", n.NodePool, n.InstanceType, n.Zone)
 }
 
 // poolLeftOut says why the agent leaves pool out, or "".
