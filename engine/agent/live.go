@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/url"
 	"os"
@@ -136,7 +137,8 @@ func liveConfig(o simulate.LiveOptions) (*rest.Config, string, error) {
 // pathErr is an *os.PathError's reason alone ("no such file or directory"), the path being in
 // the message already.
 func pathErr(err error) error {
-	if pe, ok := err.(*os.PathError); ok {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
 		return pe.Err
 	}
 	return err
