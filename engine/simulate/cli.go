@@ -100,7 +100,7 @@ type liveFlags struct {
 
 // register adds the flags to fs.
 func (l *liveFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&l.kubeconfig, "kubeconfig", "", "read the running cluster of this kubeconfig `file` (read-only: get and list) instead of scenario files")
+	fs.StringVar(&l.kubeconfig, "kubeconfig", "", "the kubeconfig `file` of the running cluster to read, read-only (get and list); simulate reads it instead of scenario files")
 	fs.StringVar(&l.kubeContext, "context", "", "the kubeconfig `context` to read (default its current context)")
 	fs.StringVar(&l.region, "region", "", "with --kubeconfig: the `region` whose catalog prices the cluster, as the agent's --region (default us-east-1)")
 	fs.StringVar(&l.zones, "zones", "", "with --kubeconfig: comma-separated `zones` offered, as the agent's --zones (default all of the region)")
@@ -136,7 +136,8 @@ var usage = []string{
 	"would do now; --save FILE writes that snapshot as a scenario file that -f replays offline with",
 	"the same answer. The identity needs the ClusterRole of `tenon manifests --read-only-role`.",
 	"Exit status: 0 done; 1 --check found a violation, solving failed, --timeout passed or the",
-	"cluster could not be read; 2 bad input or usage (the file, object and field at fault are named); 3 internal error (a bug).",
+	"cluster could not be read; 2 bad input or usage (the file, object and field at fault are named);",
+	"3 internal error (a bug).",
 }
 
 // parseFlags parses and checks the flags; it has told the person what is
