@@ -110,6 +110,14 @@ func checkAccess(t *testing.T, ctx context.Context, clients *kubernetes.Clientse
 			t.Errorf("%s %s/%s.%s in %q: allowed=%v, want %v (%s)", verb, res, sub, group, namespace, got.Status.Allowed, want, got.Status.Reason)
 		}
 	}
+	// The authorizer learns of the new binding through its informer: wait (bounded) for it.
+	deadline := time.Now().Add(30 * time.Second)
+	for !allowed(t, ctx, clients, user, groups, "", "pods", "list") {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s still cannot list pods 30s after the binding was created", user)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
 	writes := []string{"create", "update", "patch", "delete", "deletecollection", "watch"}
 	for _, p := range manifests.ReadOnlyPermissions {
 		namespace := ""
@@ -135,6 +143,19 @@ func checkAccess(t *testing.T, ctx context.Context, clients *kubernetes.Clientse
 	check("", "serviceaccounts", "token", "create", ns, false)
 }
 
+// allowed asks the authorizer whether user may verb resource across namespaces.
+func allowed(t *testing.T, ctx context.Context, clients *kubernetes.Clientset, user string, groups []string, group, res, verb string) bool {
+	t.Helper()
+	sar := &authorizationv1.SubjectAccessReview{Spec: authorizationv1.SubjectAccessReviewSpec{
+		User: user, Groups: groups, ResourceAttributes: &authorizationv1.ResourceAttributes{Group: group, Resource: res, Verb: verb},
+	}}
+	got, err := clients.AuthorizationV1().SubjectAccessReviews().Create(ctx, sar, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatalf("subject access review: %v", err)
+	}
+	return got.Status.Allowed
+}
+
 // seedCluster makes a cluster to read: a kwok NodeClass and NodePool, and a pod kube-scheduler
 // marked unschedulable (there is no scheduler here; the test writes its condition).
 func seedCluster(t *testing.T, ctx context.Context, c client.Client, clients *kubernetes.Clientset) {
@@ -143,7 +164,10 @@ func seedCluster(t *testing.T, ctx context.Context, c client.Client, clients *ku
 	pool := &v1.NodePool{ObjectMeta: metav1.ObjectMeta{Name: "default"}, Spec: v1.NodePoolSpec{Template: v1.NodeClaimTemplate{Spec: v1.NodeClaimTemplateSpec{
 		NodeClassRef: &v1.NodeClassReference{Name: "default"},
 	}}}}
-	for _, o := range []client.Object{class, pool} {
+	// No controller manager runs here to create the namespace's default ServiceAccount, which
+	// admission wants for a pod.
+	sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "default", Namespace: "default"}}
+	for _, o := range []client.Object{class, pool, sa} {
 		if err := c.Create(ctx, o); err != nil {
 			t.Fatalf("creating %s: %v", o.GetName(), err)
 		}
