@@ -27,10 +27,10 @@ const envCrashGuardChild = "TENON_CRASH_GUARD_CHILD"
 const childExitBase = 64
 
 // crashGuarded reports whether the subcommand in args runs in a child
-// process: those that read files given by someone else (simulate,
-// convert). The plugin server, the agent and the rest run as they are.
+// process: those that read files or clusters given by someone else
+// (simulate, explain, convert). The plugin server, the agent and the rest run as they are.
 func crashGuarded(args []string) bool {
-	return len(args) > 0 && (args[0] == "simulate" || args[0] == "convert")
+	return len(args) > 0 && (args[0] == "simulate" || args[0] == "explain" || args[0] == "convert")
 }
 
 // inCrashGuardChild reports whether this process is a guarded child.

@@ -74,7 +74,7 @@ func commandFlags(t *testing.T) map[string]map[string]flagSpec {
 }
 
 // positionalCommands take arguments besides flags.
-var positionalCommands = map[string]bool{"convert": true, "help": true}
+var positionalCommands = map[string]bool{"convert": true, "help": true, "explain": true}
 
 // placeholder reports whether a value in the docs stands for one the reader fills in.
 func placeholder(v string) bool {
@@ -104,6 +104,7 @@ func checkValue(f flagSpec, v string) error {
 
 // parseLine checks one command line's arguments against the command's flags.
 func parseLine(command string, flags map[string]flagSpec, args []string) error {
+	positional := 0
 	for i := 0; i < len(args); i++ {
 		a := strings.Trim(args[i], "[]")
 		switch {
@@ -115,6 +116,10 @@ func parseLine(command string, flags map[string]flagSpec, args []string) error {
 			if !positionalCommands[command] && !placeholder(a) {
 				return fmt.Errorf("unexpected argument %q: tenon %s takes only flags", a, command)
 			}
+			if command == "explain" && positional == 0 && a != "pod" && a != "node" {
+				return fmt.Errorf("tenon explain %q: explain pod NAMESPACE/NAME or node NAME", a)
+			}
+			positional++
 			continue
 		}
 		name, value, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
@@ -381,5 +386,30 @@ func TestScenarioGuideExampleRuns(t *testing.T) {
 	}
 	if !strings.Contains(stdout.String(), `"newNodes": 3`) {
 		t.Errorf("the page's report shows 3 new nodes; tenon simulate printed:\n%s", stdout.String())
+	}
+}
+
+// TestReadOnlyRoleInDocsIsPrinted: the ClusterRole the "Ask a running cluster" guide shows is
+// the one `tenon manifests --read-only-role` prints, so a change to what the live commands
+// read changes the docs in the same commit.
+func TestReadOnlyRoleInDocsIsPrinted(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	if code := run(context.Background(), []string{"manifests", "--read-only-role"}, &stdout, &stderr); code != 0 {
+		t.Fatalf("tenon manifests --read-only-role: exit %d: %s", code, stderr.String())
+	}
+	var printed []string
+	for _, l := range strings.Split(stdout.String(), "\n") {
+		if !strings.HasPrefix(l, "#") {
+			printed = append(printed, l)
+		}
+	}
+	role := strings.Join(printed, "\n")
+	path := filepath.Join("docs", "guides", "scenario-files.md")
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(data), "```yaml\n"+role+"```") {
+		t.Errorf("%s does not show the ClusterRole tenon manifests --read-only-role prints:\n%s", path, role)
 	}
 }

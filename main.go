@@ -41,7 +41,8 @@ func commands() []command {
 		{name: "agent", summary: "run the in-cluster agent: watch pending pods, launch and remove nodes (--cloud kwok|aws)", run: agent.Command},
 		{name: "manifests", summary: "print the agent's install (CRDs, namespace, RBAC, Deployment, PDB, Service) as YAML, for kubectl, ArgoCD or Flux", run: manifests.Command},
 		{name: "version", summary: "print the version, commit, Go version and the agent image this build installs", run: runVersion},
-		{name: "simulate", summary: "simulate packing on scenario files (no cluster, no cloud); no -f runs an example", run: simulate.Command},
+		{name: "simulate", summary: "simulate packing and consolidation on scenario files, or read-only on a running cluster (--kubeconfig)", run: simulate.CommandWith(agent.ReadCluster)},
+		{name: "explain", summary: "explain on a running cluster why a pod is pending and where it goes, or why a node is kept", run: simulate.ExplainCommand(agent.ReadCluster)},
 		{name: "convert", summary: "convert Karpenter Provisioners, NodePools and EC2NodeClasses to Tenon HCL or YAML", run: convert.Command},
 		{name: "help", summary: "list the subcommands; help COMMAND prints that command's usage", run: runHelp},
 	}

@@ -42,10 +42,19 @@ type clusterView struct {
 }
 
 // viewBuilder reads the informer cache into clusterViews; every
-// controller that decides with the engines shares one.
+// controller that decides with the engines shares one. `tenon simulate
+// --kubeconfig` and `tenon explain` use it too (ReadCluster), reading the
+// API server directly with the embedded catalog as their typeSource.
 type viewBuilder struct {
-	client client.Client
-	cloud  cloud.CloudProvider
+	client client.Reader
+	cloud  typeSource
+}
+
+// typeSource is what a view needs of the cloud: the instance types a
+// pool's NodeClass may launch (a *cloud.NodeClassNotReadyError when it
+// cannot), and optionally Ready(class) to ask that alone.
+type typeSource interface {
+	InstanceTypes(ctx context.Context, pool *state.Pool) ([]*catalog.InstanceType, error)
 }
 
 // cacheLists are the lists one view reads from the cache.
@@ -87,10 +96,17 @@ func (b *viewBuilder) list(ctx context.Context) (*cacheLists, error) {
 	l := &cacheLists{}
 	for _, list := range []client.ObjectList{&l.pods, &l.nodes, &l.daemonSets, &l.pdbs, &l.nodePools, &l.nodeClasses, &l.nodeClaims, &l.provisioners} {
 		if err := b.client.List(ctx, list); err != nil {
-			return nil, fmt.Errorf("listing %T from the cache: %w", list, err)
+			return nil, fmt.Errorf("listing %s: %w", listKind(list), err)
 		}
 	}
 	return l, nil
+}
+
+// listKind names a list for errors: "*v1.PodList" reads as "pods".
+func listKind(list client.ObjectList) string {
+	name := fmt.Sprintf("%T", list)
+	name = name[strings.LastIndex(name, ".")+1:]
+	return strings.ToLower(strings.TrimSuffix(name, "List")) + "s"
 }
 
 // addWorkload takes the bound and unschedulable pods, the nodes, the

@@ -10,8 +10,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 
 	"github.com/tenonhq/terraform-provider-tenon/engine/consolidation"
-	"github.com/tenonhq/terraform-provider-tenon/engine/packing"
-	"github.com/tenonhq/terraform-provider-tenon/engine/state"
 )
 
 // DisruptionEmpty is the reason recorded on the claims of empty nodes the
@@ -119,59 +117,17 @@ func (d *disruption) observe(ctx context.Context, now time.Time) (*clusterView, 
 }
 
 // plan makes consolidation's plan for reasons (nil: every method) on v at
-// now. When it disrupts anything while pods are pending, it solves the
-// pending pods, marks the nodes they would be placed on as nominated, and
-// plans again: an empty node a pending pod is about to land on is not
-// empty for long, and removing it would only launch another node for the
-// same pod. The nominations say the same for the pods the agent
-// nominated, but they live in memory; the solve holds after a restart, and
-// for pods the agent never nominated (a node freed by another, a pod
-// created while the node was booting).
+// now, around the pending pods (consolidation.PlanAroundPending: the nodes
+// they would be placed on are not disrupted), as `tenon simulate
+// --consolidate` plans. Timings.SolveTimeout bounds it.
 func (d *disruption) plan(ctx context.Context, v *clusterView, now time.Time, reasons []consolidation.Reason) (*consolidation.Result, error) {
 	opts := consolidation.DefaultOptions()
 	opts.Reasons = reasons
 	planCtx, cancel := context.WithTimeout(ctx, d.timings.SolveTimeout)
 	defer cancel()
-	res, err := consolidation.Plan(planCtx, v.snap, now, opts)
+	res, err := consolidation.PlanAroundPending(planCtx, v.snap, now, opts)
 	if err != nil {
-		return nil, fmt.Errorf("planning consolidation: %w", err)
-	}
-	pending := v.snap.PendingPods()
-	if len(res.Commands) == 0 || len(pending) == 0 {
-		return res, nil
-	}
-	landing, err := pendingTargets(ctx, v.snap, pending, d.timings.SolveTimeout)
-	if err != nil {
-		return nil, err
-	}
-	marked := 0
-	for _, n := range v.snap.Nodes {
-		if !n.Nominated && landing[n.Name] {
-			n.Nominated = true
-			marked++
-		}
-	}
-	if marked == 0 {
-		return res, nil
-	}
-	if res, err = consolidation.Plan(planCtx, v.snap, now, opts); err != nil {
 		return nil, fmt.Errorf("planning consolidation: %w", err)
 	}
 	return res, nil
-}
-
-// pendingTargets solves the pending pods on snap as it is and returns the
-// nodes (existing, or in-flight claims) the solve puts them on.
-func pendingTargets(ctx context.Context, snap *state.Snapshot, pending []*state.Pod, timeout time.Duration) (map[string]bool, error) {
-	solveCtx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	res, err := packing.Solve(solveCtx, snap, pending)
-	if err != nil {
-		return nil, fmt.Errorf("solving %d pending pods to see which nodes they need: %w", len(pending), err)
-	}
-	landing := map[string]bool{}
-	for _, pl := range res.Placements {
-		landing[pl.Node] = true
-	}
-	return landing, nil
 }

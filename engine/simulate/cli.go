@@ -43,8 +43,16 @@ const (
 // passes (reading counts); 2 on bad input or usage; 3 on an internal error
 // (a crash).
 func Command(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	c := command{engine: packingSolver{}, now: time.Now}
-	return c.run(ctx, args, stdout, stderr)
+	return CommandWith(nil)(ctx, args, stdout, stderr)
+}
+
+// CommandWith is `tenon simulate` with --kubeconfig and --context reading a running cluster
+// through read (engine/agent.ReadCluster in the tenon binary; nil refuses those flags).
+func CommandWith(read ClusterReader) func(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	return func(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+		c := command{engine: packingSolver{}, now: time.Now, cluster: read}
+		return c.run(ctx, args, stdout, stderr)
+	}
 }
 
 // command holds what tests replace: the engine and the clock.
@@ -55,6 +63,8 @@ type command struct {
 	zeroTimings bool
 	// warnings collects what run prints to stderr after the reports.
 	warnings []string
+	// cluster reads a running cluster for --kubeconfig and --context.
+	cluster ClusterReader
 }
 
 // options are the parsed flags.
@@ -73,11 +83,47 @@ type options struct {
 	maxRounds   int
 	nowFlag     string
 	now         time.Time
+	// kubeconfig, kubeContext, region and zones name a running cluster to read instead of
+	// files; save is where its scenario file goes.
+	live liveFlags
+	save string
+}
+
+// liveFlags are the flags that name a running cluster, shared by `tenon simulate` and
+// `tenon explain`.
+type liveFlags struct {
+	kubeconfig  string
+	kubeContext string
+	region      string
+	zones       string
+}
+
+// register adds the flags to fs.
+func (l *liveFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&l.kubeconfig, "kubeconfig", "", "the kubeconfig `file` of the running cluster to read, read-only (get and list); simulate reads it instead of scenario files")
+	fs.StringVar(&l.kubeContext, "context", "", "the kubeconfig `context` to read (default its current context)")
+	fs.StringVar(&l.region, "region", "", "with --kubeconfig: the `region` whose catalog prices the cluster, as the agent's --region (default us-east-1)")
+	fs.StringVar(&l.zones, "zones", "", "with --kubeconfig: comma-separated `zones` offered, as the agent's --zones (default all of the region)")
+}
+
+// set reports whether a running cluster is named (--kubeconfig or --context).
+func (l *liveFlags) set() bool { return l.kubeconfig != "" || l.kubeContext != "" }
+
+// options returns what ClusterReader takes.
+func (l *liveFlags) options() LiveOptions {
+	o := LiveOptions{Kubeconfig: l.kubeconfig, Context: l.kubeContext, Region: l.region}
+	for z := range strings.SplitSeq(l.zones, ",") {
+		if z = strings.TrimSpace(z); z != "" {
+			o.Zones = append(o.Zones, z)
+		}
+	}
+	return o
 }
 
 var usage = []string{
 	"Usage: tenon simulate [-f FILE]... [-o text|json] [--repeat N] [--check] [--timeout D]",
 	"       tenon simulate [-f FILE... | --example NAME] [--consolidate] [--until-stable] [--max-rounds N] [--now TIME]",
+	"       tenon simulate --kubeconfig FILE [--context NAME] [--consolidate] [--save FILE] [-o text|json]",
 	"\nSimulates Tenon's packing on scenario files, with no cluster and no cloud: prints the",
 	"nodes it would launch, their cost against a proven lower bound, and why any pod cannot",
 	"be placed. Several -f files form one scenario. Without -f it runs two small embedded",
@@ -85,8 +131,13 @@ var usage = []string{
 	"A scenario with existing nodes, pods bound to them (spec.nodeName) and no pending pods is",
 	"simulated as consolidation: the nodes Tenon would remove or replace and why it keeps the",
 	"others. --example inflate-scale-down shows it on the inflate Deployment scaled from 50 to 5.",
-	"Exit status: 0 done; 1 --check found a violation, solving failed or --timeout passed;",
-	"2 bad input or usage (the file, object and field at fault are named); 3 internal error (a bug).",
+	"--kubeconfig (or --context) reads a running cluster instead, read-only, as Tenon's agent sees it",
+	"(pending and bound pods, nodes, NodeClaims, policy, daemonsets, PDBs) and prints what the agent",
+	"would do now; --save FILE writes that snapshot as a scenario file that -f replays offline with",
+	"the same answer. The identity needs the ClusterRole of `tenon manifests --read-only-role`.",
+	"Exit status: 0 done; 1 --check found a violation, solving failed, --timeout passed or the",
+	"cluster could not be read; 2 bad input or usage (the file, object and field at fault are named);",
+	"3 internal error (a bug).",
 }
 
 // parseFlags parses and checks the flags; it has told the person what is
@@ -103,7 +154,9 @@ func parseFlags(args []string, cmd cli.Command) (*options, error) {
 	fs.BoolVar(&o.consolidate, "consolidate", false, "simulate consolidation of the scenario's nodes even if pods are pending")
 	fs.BoolVar(&o.untilStable, "until-stable", false, "consolidate: apply each plan in simulation and plan again until nothing changes")
 	fs.IntVar(&o.maxRounds, "max-rounds", 10, "consolidate --until-stable: stop after `N` plans")
-	fs.StringVar(&o.nowFlag, "now", "", "consolidate: plan at this `time` (RFC 3339, such as 2026-01-05T10:00:00Z); default the current time")
+	fs.StringVar(&o.nowFlag, "now", "", "consolidate: plan at this `time` (RFC 3339, such as 2026-01-05T10:00:00Z); default the scenario's spec.now, else the current time")
+	o.live.register(fs)
+	fs.StringVar(&o.save, "save", "", "with --kubeconfig: write the cluster as a scenario `file` that tenon simulate -f replays")
 	positional, err := cli.Parse(fs, args)
 	if err != nil {
 		return nil, err
@@ -127,6 +180,12 @@ func (o *options) validate() error {
 		return fmt.Errorf("invalid value %v for flag -timeout: must not be negative", o.timeout)
 	case o.maxRounds < 1:
 		return fmt.Errorf("invalid value %d for flag -max-rounds: must be at least 1", o.maxRounds)
+	case o.live.set() && (len(o.files.Names) > 0 || o.example != ""):
+		return errors.New("--kubeconfig/--context and -f/--example exclude each other: simulate a running cluster or files")
+	case o.save != "" && !o.live.set():
+		return errors.New("--save writes a running cluster's snapshot: pass --kubeconfig FILE (or --context NAME) with it")
+	case (o.live.region != "" || o.live.zones != "") && !o.live.set():
+		return errors.New("--region and --zones price a running cluster (with --kubeconfig); a scenario file sets them in its Scenario header's spec")
 	case o.example != "" && len(o.files.Names) > 0:
 		return errors.New("-example and -f exclude each other: run an embedded example or your files")
 	case o.example != "" && !slices.Contains(exampleNames(), o.example):
@@ -157,10 +216,7 @@ func (c *command) runScenarios(ctx context.Context, opts *options, cmd cli.Comma
 	scenarios, intros, err := c.load(ctx, opts)
 	if err != nil {
 		cmd.Report(err)
-		if ctx.Err() != nil {
-			return ExitCheckFails
-		}
-		return ExitBadInput
+		return loadExit(ctx, err, opts.live.set())
 	}
 	code := ExitOK
 	reports := make([]any, 0, len(scenarios))
@@ -248,8 +304,32 @@ func writeJSON(w io.Writer, reports []any) error {
 	return enc.Encode(v)
 }
 
-// load reads the -f files as one scenario, or the embedded examples.
+// loadExit is the exit code when loading failed with err: bad flags or files are bad input;
+// a cluster that cannot be read, or --timeout, is a failure.
+func loadExit(ctx context.Context, err error, live bool) int {
+	var usage *UsageError
+	switch {
+	case errors.As(err, &usage):
+		return ExitBadInput
+	case ctx.Err() != nil, live:
+		return ExitCheckFails
+	}
+	return ExitBadInput
+}
+
+// load reads the -f files as one scenario, or the embedded examples, or the running cluster.
 func (c *command) load(ctx context.Context, opts *options) ([]*Scenario, []string, error) {
+	if opts.live.set() {
+		s, lc, err := c.loadLive(ctx, opts.live.options(), opts.save)
+		if err != nil {
+			return nil, nil, err
+		}
+		intro := fmt.Sprintf("Cluster %q as Tenon's agent sees it at %s (%d nodes, %d pods).", lc.Cluster, lc.Now.Format(time.RFC3339), len(lc.Objects.Nodes), len(lc.Objects.Pods))
+		if opts.save != "" {
+			intro += fmt.Sprintf(" Saved as %s: tenon simulate -f %s replays it.", opts.save, opts.save)
+		}
+		return []*Scenario{s}, []string{intro}, nil
+	}
 	if opts.example != "" {
 		return loadExample(opts.example)
 	}

@@ -173,6 +173,9 @@ func (c *command) consolidate(ctx context.Context, s *Scenario, opts *options) (
 	}
 	now := opts.now
 	if now.IsZero() {
+		now = s.Now
+	}
+	if now.IsZero() {
 		now = c.now().UTC().Truncate(time.Second)
 	}
 	rep := &ConsolidationReport{Scenario: s.Name, Commands: []RoundCommand{}, Kept: []ReportKept{}}
@@ -189,7 +192,7 @@ func (c *command) consolidate(ctx context.Context, s *Scenario, opts *options) (
 			return nil, nil, fmt.Errorf("%s: giving up in round %d: %w", s.Name, round, err)
 		}
 		start := time.Now()
-		res, err := consolidation.Plan(ctx, cur, now, consolidation.DefaultOptions())
+		res, err := consolidation.PlanAroundPending(ctx, cur, now, consolidation.DefaultOptions())
 		if err != nil {
 			return nil, nil, fmt.Errorf("%s: %w", s.Name, err)
 		}

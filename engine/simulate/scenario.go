@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -42,6 +43,10 @@ type ScenarioSpec struct {
 	Zones []string `json:"zones,omitempty"`
 	// Catalog is where instance types come from: "embedded" (the default).
 	Catalog string `json:"catalog,omitempty"`
+	// Now is the instant the scenario describes (RFC 3339): consolidation plans at it unless
+	// --now says otherwise. `tenon simulate --save` records when it read the cluster, so the
+	// file replays with the same answer later.
+	Now *metav1.Time `json:"now,omitempty"`
 }
 
 // Scenario is a set of scenario files, parsed and validated: the objects
@@ -58,6 +63,8 @@ type Scenario struct {
 	Zones  []string
 	// Catalog is the instance-type catalog for Region and Zones.
 	Catalog *catalog.Catalog
+	// Now is the header's spec.now (UTC), or zero.
+	Now time.Time
 	// Objects are the objects of every file; Deployments, ReplicaSets,
 	// StatefulSets and Jobs are expanded into pods X-0 … X-(N-1), or
 	// X-<kind>-0 … when a workload of another kind named X came first (a
@@ -200,6 +207,9 @@ func (s *Scenario) setCatalog(h *ScenarioHeader, d *manifest.Document) error {
 	s.Region = catalog.DefaultRegion
 	if h != nil {
 		s.Name = h.Name
+		if h.Spec.Now != nil {
+			s.Now = h.Spec.Now.UTC()
+		}
 		if h.Spec.Region != "" {
 			s.Region = h.Spec.Region
 		}

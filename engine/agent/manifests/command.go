@@ -31,6 +31,8 @@ var commandUsage = []string{
 	"with `kubectl apply --server-side -f tenon.yaml`, or commit it for ArgoCD or Flux.",
 	"Without --image the Deployment runs this binary's own version, " + ImageRepository + ":" + version.ImageTag() + ".",
 	"--crds skip leaves the CRDs out (to manage them apart); --crds only prints just them (to upgrade them).",
+	"--read-only-role prints only the ClusterRole " + ReadOnlyClusterRoleName + " (get and list on what the agent reads), which",
+	"`tenon simulate --kubeconfig` and `tenon explain` need; it takes no other flag.",
 	"Exit status: 0 printed, 2 bad flags or settings.",
 }
 
@@ -43,6 +45,7 @@ type commandFlags struct {
 	args        stringList
 	git         PolicyGit
 	crds        cli.Choice
+	readOnly    bool
 }
 
 func (f *commandFlags) register(fs *flag.FlagSet) {
@@ -69,6 +72,7 @@ func (f *commandFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.git.Secret, "policy-git-secret", "", "pull mode: the `Secret` in the agent's namespace with the Git credentials")
 	fs.Var(&f.args, "arg", "an extra agent `flag` such as --cluster-cidr=172.20.0.0/16, for flags the settings do not cover; repeatable")
 	fs.Var(&f.crds, "crds", "include, skip or only: whether to print the CRDs")
+	fs.BoolVar(&f.readOnly, "read-only-role", false, "print only the read-only ClusterRole "+ReadOnlyClusterRoleName+" that tenon simulate --kubeconfig and tenon explain need")
 }
 
 // options turns the parsed flags into Options.
@@ -103,6 +107,9 @@ func Command(_ context.Context, args []string, stdout, stderr io.Writer) int {
 	if len(positional) > 0 {
 		cmd.Printf("unexpected argument %q: tenon manifests takes only flags", positional[0])
 		return cli.ExitBadInput
+	}
+	if f.readOnly {
+		return printReadOnlyRole(cmd, fs, stdout)
 	}
 	objs, err := Objects(f.options())
 	if err != nil {
@@ -197,4 +204,30 @@ func (v int32Value) Set(s string) error {
 	}
 	*v.p = n
 	return nil
+}
+
+// printReadOnlyRole prints ReadOnlyClusterRole for --read-only-role, which takes no other flag
+// (the role depends on none of them).
+func printReadOnlyRole(cmd cli.Command, fs *flag.FlagSet, stdout io.Writer) int {
+	var others []string
+	fs.Visit(func(f *flag.Flag) {
+		if f.Name != "read-only-role" {
+			others = append(others, "--"+f.Name)
+		}
+	})
+	if len(others) > 0 {
+		cmd.Printf("--read-only-role takes no other flag (got %s): the role is the same for every install", strings.Join(others, ", "))
+		return cli.ExitBadInput
+	}
+	data, err := YAML([]client.Object{ReadOnlyClusterRole()})
+	if err != nil {
+		cmd.Printf("%v", err)
+		return 1
+	}
+	fmt.Fprintf(stdout, "# The read-only ClusterRole of tenon simulate --kubeconfig and tenon explain, printed by tenon manifests %s.\n", version.Version())
+	if _, err := stdout.Write(data); err != nil {
+		cmd.Printf("writing the role: %v", err)
+		return 1
+	}
+	return cli.ExitOK
 }

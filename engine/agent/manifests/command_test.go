@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/tenonhq/terraform-provider-tenon/engine/agent/manifests"
 )
@@ -115,5 +116,30 @@ func TestMetricsServiceSelectsTheAgentsMetricsPort(t *testing.T) {
 	}
 	if len(svc.Spec.Ports) != 1 || svc.Spec.Ports[0].Port != manifests.MetricsPort || svc.Spec.Ports[0].TargetPort.StrVal != "metrics" {
 		t.Errorf("ports %+v, want %d to the container's metrics port", svc.Spec.Ports, manifests.MetricsPort)
+	}
+}
+
+// TestReadOnlyRoleFlag: --read-only-role prints the read-only ClusterRole alone, get and list
+// on each kind, and refuses the install's flags.
+func TestReadOnlyRoleFlag(t *testing.T) {
+	code, stdout, stderr := runManifests(t, "--read-only-role")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	want, err := manifests.YAML([]client.Object{manifests.ReadOnlyClusterRole()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasSuffix(stdout, string(want)) || strings.Count(stdout, "kind: ") != 1 {
+		t.Errorf("stdout is not the role alone:\n%s", stdout)
+	}
+	for _, verb := range []string{"create", "update", "patch", "delete", "watch", "secrets", "configmaps"} {
+		if strings.Contains(stdout, "- "+verb+"\n") {
+			t.Errorf("the read-only role names %q:\n%s", verb, stdout)
+		}
+	}
+	code, _, stderr = runManifests(t, "--read-only-role", "--cloud", "kwok")
+	if code != 2 || !strings.Contains(stderr, "--read-only-role takes no other flag (got --cloud)") {
+		t.Errorf("with --cloud: exit %d: %s", code, stderr)
 	}
 }
