@@ -66,9 +66,9 @@ func TestPoolSavingsThresholds(t *testing.T) {
 			kept: map[string]string{"n1": "saving $0.0866/h below threshold ($0/h and 99% of $0.096/h)"},
 		},
 		{
-			name: "a deletion is not held to the pool's minSavingsPerPod",
-			snap: one(fixedPool(), nil),
-			opts: func(o *Options) { o.MinSavingsPerPod = 1 },
+			name:    "a deletion is not held to the pool's minSavingsPerPod",
+			snap:    one(fixedPool(), nil),
+			opts:    func(o *Options) { o.MinSavingsPerPod = 1 },
 			removed: map[string]Reason{"n1": ReasonUnderutilized},
 		},
 	})

@@ -31,18 +31,21 @@ var commandUsage = []string{
 	"with `kubectl apply --server-side -f tenon.yaml`, or commit it for ArgoCD or Flux.",
 	"Without --image the Deployment runs this binary's own version, " + ImageRepository + ":" + version.ImageTag() + ".",
 	"--crds skip leaves the CRDs out (to manage them apart); --crds only prints just them (to upgrade them).",
+	"--service-monitor adds a Prometheus Operator ServiceMonitor (monitoring.coreos.com/v1) scraping the metrics Service.",
 	"Exit status: 0 printed, 2 bad flags or settings.",
 }
 
 // commandFlags are the flags of `tenon manifests`: one per setting of the tenon_agent resource.
 type commandFlags struct {
-	opts        Options
-	pullPolicy  string
-	annotations keyValues
-	zones       stringList
-	args        stringList
-	git         PolicyGit
-	crds        cli.Choice
+	opts          Options
+	pullPolicy    string
+	annotations   keyValues
+	zones         stringList
+	args          stringList
+	git           PolicyGit
+	crds          cli.Choice
+	monitor       bool
+	monitorLabels keyValues
 }
 
 func (f *commandFlags) register(fs *flag.FlagSet) {
@@ -69,6 +72,8 @@ func (f *commandFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.git.Secret, "policy-git-secret", "", "pull mode: the `Secret` in the agent's namespace with the Git credentials")
 	fs.Var(&f.args, "arg", "an extra agent `flag` such as --cluster-cidr=172.20.0.0/16, for flags the settings do not cover; repeatable")
 	fs.Var(&f.crds, "crds", "include, skip or only: whether to print the CRDs")
+	fs.BoolVar(&f.monitor, "service-monitor", false, "add a Prometheus Operator ServiceMonitor for the metrics Service (needs the Operator's CRDs)")
+	fs.Var(&f.monitorLabels, "service-monitor-label", "`key=value` label of the ServiceMonitor, such as release=kube-prometheus-stack for the Prometheus that selects it; repeatable; implies --service-monitor")
 }
 
 // options turns the parsed flags into Options.
@@ -82,6 +87,9 @@ func (f *commandFlags) options() Options {
 		o.Settings.Zones = append(o.Settings.Zones, strings.Split(z, ",")...)
 	}
 	o.Args = f.args
+	if f.monitor || len(f.monitorLabels) > 0 {
+		o.ServiceMonitor = &ServiceMonitor{Labels: f.monitorLabels}
+	}
 	if f.git.URL != "" || f.git.Branch != "" || f.git.Path != "" || f.git.Interval != 0 || f.git.Secret != "" {
 		g := f.git
 		o.PolicyGit = &g
