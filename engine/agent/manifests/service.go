@@ -65,3 +65,13 @@ func serviceMonitor(o Options) *unstructured.Unstructured {
 		},
 	}}
 }
+
+// ServiceMonitorObject identifies the ServiceMonitor of an agent in namespace, for deleting it.
+func ServiceMonitorObject(namespace string) *unstructured.Unstructured {
+	u := &unstructured.Unstructured{}
+	u.SetAPIVersion(ServiceMonitorAPIVersion)
+	u.SetKind(ServiceMonitorKind)
+	u.SetNamespace(namespace)
+	u.SetName(MetricsServiceName)
+	return u
+}
