@@ -16,20 +16,21 @@ import (
 
 // agentModel is tenon_agent's schema as Go values.
 type agentModel struct {
-	ID                        types.String            `tfsdk:"id"`
-	Namespace                 types.String            `tfsdk:"namespace"`
-	Image                     types.String            `tfsdk:"image"`
-	ImagePullPolicy           types.String            `tfsdk:"image_pull_policy"`
-	Replicas                  types.Int64             `tfsdk:"replicas"`
-	Cloud                     types.String            `tfsdk:"cloud"`
-	ClusterName               types.String            `tfsdk:"cluster_name"`
-	ServiceAccountAnnotations map[string]types.String `tfsdk:"service_account_annotations"`
-	Settings                  *agentSettingsModel     `tfsdk:"settings"`
-	Args                      []types.String          `tfsdk:"args"`
-	WaitForRollout            types.Bool              `tfsdk:"wait_for_rollout"`
-	ForceDestroy              types.Bool              `tfsdk:"force_destroy"`
-	Timeouts                  *agentTimeoutsModel     `tfsdk:"timeouts"`
-	AvailableReplicas         types.Int64             `tfsdk:"available_replicas"`
+	ID                        types.String              `tfsdk:"id"`
+	Namespace                 types.String              `tfsdk:"namespace"`
+	Image                     types.String              `tfsdk:"image"`
+	ImagePullPolicy           types.String              `tfsdk:"image_pull_policy"`
+	Replicas                  types.Int64               `tfsdk:"replicas"`
+	Cloud                     types.String              `tfsdk:"cloud"`
+	ClusterName               types.String              `tfsdk:"cluster_name"`
+	ServiceAccountAnnotations map[string]types.String   `tfsdk:"service_account_annotations"`
+	Settings                  *agentSettingsModel       `tfsdk:"settings"`
+	Args                      []types.String            `tfsdk:"args"`
+	ServiceMonitor            *agentServiceMonitorModel `tfsdk:"service_monitor"`
+	WaitForRollout            types.Bool                `tfsdk:"wait_for_rollout"`
+	ForceDestroy              types.Bool                `tfsdk:"force_destroy"`
+	Timeouts                  *agentTimeoutsModel       `tfsdk:"timeouts"`
+	AvailableReplicas         types.Int64               `tfsdk:"available_replicas"`
 }
 
 type agentSettingsModel struct {
@@ -41,6 +42,10 @@ type agentSettingsModel struct {
 	Region            types.String   `tfsdk:"region"`
 	Zones             []types.String `tfsdk:"zones"`
 	KWOKLaunchDelay   types.String   `tfsdk:"kwok_launch_delay"`
+}
+
+type agentServiceMonitorModel struct {
+	Labels map[string]types.String `tfsdk:"labels"`
 }
 
 type agentTimeoutsModel struct {
@@ -81,6 +86,7 @@ var agentProblems = []struct {
 	{"settings kwok launch delay", path.Root("settings").AtName("kwok_launch_delay")},
 	{"settings zones", path.Root("settings").AtName("zones")},
 	{"args", path.Root("args")},
+	{"service monitor label", path.Root("service_monitor").AtName("labels")},
 }
 
 // agentProblemPath returns the attribute a problem is about, and whether one matched. Problems
@@ -95,7 +101,7 @@ func agentProblemPath(problem string) (path.Path, bool) {
 		if i, ok := bracketIndex(rest); ok {
 			return p.path.AtListIndex(i), true
 		}
-		if key, ok := quotedKey(rest); ok && p.prefix == "service account annotation" {
+		if key, ok := quotedKey(rest); ok && (p.prefix == "service account annotation" || p.prefix == "service monitor label") {
 			return p.path.AtMapKey(key), true
 		}
 		return p.path, true
@@ -169,6 +175,9 @@ func (m *agentModel) toOptions() (manifests.Options, []string) {
 		ClusterName:               str(m.ClusterName),
 		ServiceAccountAnnotations: strMap[string](m.ServiceAccountAnnotations),
 		Args:                      strList(m.Args),
+	}
+	if sm := m.ServiceMonitor; sm != nil {
+		o.ServiceMonitor = &manifests.ServiceMonitor{Labels: strMap[string](sm.Labels)}
 	}
 	if !m.Replicas.IsNull() && !m.Replicas.IsUnknown() {
 		o.Replicas = int32(m.Replicas.ValueInt64())

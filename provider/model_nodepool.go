@@ -55,6 +55,9 @@ type disruptionModel struct {
 	ConsolidationPolicy types.String  `tfsdk:"consolidation_policy"`
 	ConsolidateAfter    types.String  `tfsdk:"consolidate_after"`
 	Budgets             []budgetModel `tfsdk:"budgets"`
+	MinSavingsPerHour   types.String  `tfsdk:"min_savings_per_hour"`
+	MinSavingsPercent   types.Int64   `tfsdk:"min_savings_percent"`
+	MinSavingsPerPod    types.String  `tfsdk:"min_savings_per_pod"`
 }
 
 type budgetModel struct {
@@ -98,6 +101,9 @@ func defaultDisruption() types.Object {
 		"consolidation_policy": types.StringValue(string(v1.ConsolidationPolicyWhenEmptyOrUnderutilized)),
 		"consolidate_after":    types.StringValue(string(v1.DefaultConsolidateAfter)),
 		"budgets":              defaultBudgets(),
+		"min_savings_per_hour": types.StringNull(),
+		"min_savings_percent":  types.Int64Null(),
+		"min_savings_per_pod":  types.StringNull(),
 	})
 }
 
@@ -154,6 +160,9 @@ func (m *nodePoolModel) toAPI() (*v1.NodePool, field.ErrorList) {
 		spec.Disruption = &v1.Disruption{
 			ConsolidationPolicy: v1.ConsolidationPolicy(str(d.ConsolidationPolicy)),
 			ConsolidateAfter:    v1.NillableDuration(str(d.ConsolidateAfter)),
+			MinSavingsPerHour:   strPtr(d.MinSavingsPerHour),
+			MinSavingsPercent:   percentPtr(d.MinSavingsPercent),
+			MinSavingsPerPod:    strPtr(d.MinSavingsPerPod),
 		}
 		for _, b := range d.Budgets {
 			budget := v1.Budget{Nodes: str(b.Nodes), Schedule: strPtr(b.Schedule)}
@@ -229,6 +238,9 @@ func nodePoolFromAPI(np *v1.NodePool, prior *nodePoolModel) nodePoolModel {
 		dm := &disruptionModel{
 			ConsolidationPolicy: tfStr(string(d.ConsolidationPolicy)),
 			ConsolidateAfter:    tfStr(string(d.ConsolidateAfter)),
+			MinSavingsPerHour:   tfStrPtr(d.MinSavingsPerHour),
+			MinSavingsPercent:   tfInt32Ptr(d.MinSavingsPercent),
+			MinSavingsPerPod:    tfStrPtr(d.MinSavingsPerPod),
 		}
 		for _, b := range d.Budgets {
 			bm := budgetModel{Nodes: tfStr(b.Nodes), Schedule: tfStrPtr(b.Schedule), Duration: types.StringNull(), Reasons: tfStrList(b.Reasons)}

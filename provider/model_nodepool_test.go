@@ -33,6 +33,7 @@ func TestNodePoolRoundTrip(t *testing.T) {
 				{Nodes: s("10%"), Schedule: types.StringNull(), Duration: types.StringNull()},
 				{Nodes: s("0"), Schedule: s("0 9 * * mon-fri"), Duration: s("8h"), Reasons: []types.String{s("Drifted"), s("Empty")}},
 			},
+			MinSavingsPerHour: s("0.05"), MinSavingsPercent: types.Int64Value(0), MinSavingsPerPod: s("0.0015"),
 		},
 		Limits: map[string]types.String{"cpu": s("1000"), "memory": s("64Gi")},
 		Weight: types.Int64Value(7),

@@ -40,7 +40,10 @@ type coreRequirementModel struct {
 }
 
 type consolidationModel struct {
-	Enabled types.Bool `tfsdk:"enabled"`
+	Enabled           types.Bool   `tfsdk:"enabled"`
+	MinSavingsPerHour types.String `tfsdk:"min_savings_per_hour"`
+	MinSavingsPercent types.Int64  `tfsdk:"min_savings_percent"`
+	MinSavingsPerPod  types.String `tfsdk:"min_savings_per_pod"`
 }
 
 type inlineProviderModel struct {
@@ -99,7 +102,8 @@ func (m *provisionerModel) toAPI() (*v1alpha5.Provisioner, field.ErrorList) {
 	spec.TTLSecondsAfterEmpty = int64Ptr(m.TTLSecondsAfterEmpty)
 	spec.TTLSecondsUntilExpired = int64Ptr(m.TTLSecondsUntilExpired)
 	if c := m.Consolidation; c != nil {
-		spec.Consolidation = &v1alpha5.Consolidation{Enabled: boolPtr(c.Enabled)}
+		spec.Consolidation = &v1alpha5.Consolidation{Enabled: boolPtr(c.Enabled),
+			MinSavingsPerHour: strPtr(c.MinSavingsPerHour), MinSavingsPercent: percentPtr(c.MinSavingsPercent), MinSavingsPerPod: strPtr(c.MinSavingsPerPod)}
 	}
 	spec.Weight = int32Ptr(m.Weight)
 	spec.KubeletConfiguration = m.KubeletConfiguration.toAPI()
@@ -144,7 +148,8 @@ func provisionerFromAPI(p *v1alpha5.Provisioner, prior *provisionerModel) provis
 		m.Limits = tfResourceList(spec.Limits.Resources, priorLimits)
 	}
 	if c := spec.Consolidation; c != nil {
-		m.Consolidation = &consolidationModel{Enabled: tfBoolPtr(c.Enabled)}
+		m.Consolidation = &consolidationModel{Enabled: tfBoolPtr(c.Enabled),
+			MinSavingsPerHour: tfStrPtr(c.MinSavingsPerHour), MinSavingsPercent: tfInt32Ptr(c.MinSavingsPercent), MinSavingsPerPod: tfStrPtr(c.MinSavingsPerPod)}
 	}
 	if pr := spec.Provider; pr != nil {
 		m.AWS = &inlineProviderModel{

@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"math"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
@@ -46,6 +47,16 @@ func int32Ptr(v types.Int64) *int32 {
 		return nil
 	}
 	i := int32(v.ValueInt64())
+	return &i
+}
+
+// percentPtr is a percentage attribute as the API's int32; values beyond int32 saturate, so the
+// API's validation reports them out of range instead of wrapped into it.
+func percentPtr(v types.Int64) *int32 {
+	if v.IsNull() || v.IsUnknown() {
+		return nil
+	}
+	i := int32(max(min(v.ValueInt64(), math.MaxInt32), math.MinInt32))
 	return &i
 }
 

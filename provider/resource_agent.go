@@ -68,6 +68,12 @@ func (r *agentResource) Schema(_ context.Context, _ resource.SchemaRequest, resp
 				Attributes:          agentSettingsAttributes()},
 			"args": schema.ListAttribute{Optional: true, ElementType: types.StringType, Validators: nonEmptyList(),
 				MarkdownDescription: "Extra flags of `tenon agent` for what `settings` does not cover, such as `--cluster-cidr=172.20.0.0/16` (aws); `tenon agent --help` lists them. A flag the agent does not know stops it, so the pods crash-loop."},
+			"service_monitor": schema.SingleNestedAttribute{Optional: true,
+				MarkdownDescription: "Add a Prometheus Operator ServiceMonitor (`monitoring.coreos.com/v1`) that scrapes the agent's metrics Service `" +
+					manifests.MetricsServiceName + "`; the cluster needs the Operator's CRDs. Absent means none. Removing the block removes the ServiceMonitor.",
+				Attributes: map[string]schema.Attribute{
+					"labels": optStringMap("Labels of the ServiceMonitor besides the agent's own, such as `release = \"kube-prometheus-stack\"` for a Prometheus that selects ServiceMonitors by it."),
+				}},
 			"wait_for_rollout": schema.BoolAttribute{Optional: true, Computed: true, Default: booldefault.StaticBool(true),
 				MarkdownDescription: "Wait after apply until the Deployment is available (all replicas updated and ready). Defaults to true."},
 			"force_destroy": schema.BoolAttribute{Optional: true, Computed: true, Default: booldefault.StaticBool(false),
@@ -149,8 +155,23 @@ func (r *agentResource) Create(ctx context.Context, req resource.CreateRequest, 
 }
 
 func (r *agentResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	var prior agentModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &prior)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
 	applyPlan(ctx, req.Plan, &resp.State, &resp.Diagnostics, func(ctx context.Context, plan *agentModel, diags *diag.Diagnostics) bool {
-		return r.install(ctx, plan, plan.rolloutTimeout(true), diags)
+		if !r.install(ctx, plan, plan.rolloutTimeout(true), diags) {
+			return false
+		}
+		if prior.ServiceMonitor != nil && plan.ServiceMonitor == nil {
+			// The block was removed: install no longer builds the ServiceMonitor, so remove it.
+			if err := r.target.Delete(ctx, manifests.ServiceMonitorObject(str(plan.Namespace))); err != nil {
+				diags.AddError("Cannot Remove the ServiceMonitor", err.Error())
+				return false
+			}
+		}
+		return true
 	})
 }
 

@@ -6,6 +6,7 @@ import (
 	tfresource "github.com/hashicorp/terraform-plugin-testing/helper/resource"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -33,6 +34,7 @@ func TestAgentValidationAtPlan(t *testing.T) {
 		{"args", agentHCL(ok + "  args = [\"--fine\", \"verbose\"]"), "args[1]"},
 		{"zones", agentHCL(ok + "  settings = { zones = [\"a,b\"] }"), "settings.zones[0]"},
 		{"annotation", agentHCL(ok + "  service_account_annotations = { \"not a key\" = \"x\" }"), `service_account_annotations["not a key"]`},
+		{"service monitor label", agentHCL(ok + "  service_monitor = { labels = { release = \"a b\" } }"), `service_monitor.labels["release"]`},
 	}
 	runValidationCases(t, "Invalid Agent", cases)
 }
@@ -85,6 +87,7 @@ func TestAgentRoundTrip(t *testing.T) {
 			Settings: &agentSettingsModel{BatchIdle: s("2s"), BatchMax: s("20s"), LogLevel: s("debug"), LogFormat: s("text"),
 				InterruptionQueue: s("tenon-prod"), Region: s("eu-west-1"), Zones: []types.String{s("eu-west-1a"), s("eu-west-1b")}, KWOKLaunchDelay: types.StringNull()},
 			Args:           []types.String{s("--disruption-interval=30s")},
+			ServiceMonitor: &agentServiceMonitorModel{Labels: map[string]types.String{"release": s("kube-prometheus-stack")}},
 			WaitForRollout: types.BoolValue(true), ForceDestroy: types.BoolValue(false),
 		}},
 		{"kwok defaults", agentModel{
@@ -144,5 +147,40 @@ func TestRolledOut(t *testing.T) {
 		if got := rolledOut(d); got != tc.want {
 			t.Errorf("%s: rolledOut = %v, want %v", tc.name, got, tc.want)
 		}
+	}
+}
+
+// TestAgentServiceMonitor: the service_monitor block adds the ServiceMonitor manifests builds,
+// with its labels; without it there is none; a bad label points at its key.
+func TestAgentServiceMonitor(t *testing.T) {
+	base := agentModel{Cloud: types.StringValue("kwok"), ClusterName: types.StringValue("local")}
+	count := func(m agentModel) (int, map[string]string) {
+		opts, problems := m.toOptions()
+		if len(problems) > 0 {
+			t.Fatal(problems)
+		}
+		objs, err := manifests.Objects(opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n, labels := 0, map[string]string(nil)
+		for _, o := range objs {
+			if o.GetObjectKind().GroupVersionKind().Kind == manifests.ServiceMonitorKind {
+				n, labels = n+1, o.GetLabels()
+			}
+		}
+		return n, labels
+	}
+	if n, _ := count(base); n != 0 {
+		t.Errorf("without service_monitor: %d ServiceMonitors, want none", n)
+	}
+	with := base
+	with.ServiceMonitor = &agentServiceMonitorModel{Labels: map[string]types.String{"release": types.StringValue("prom")}}
+	if n, labels := count(with); n != 1 || labels["release"] != "prom" || labels["app.kubernetes.io/name"] != "tenon" {
+		t.Errorf("with service_monitor: %d ServiceMonitors labelled %v, want one with release=prom and the agent's labels", n, labels)
+	}
+	p, ok := agentProblemPath(`service monitor label "release" value "a b": a valid label must be ...`)
+	if want := path.Root("service_monitor").AtName("labels").AtMapKey("release"); !ok || !p.Equal(want) {
+		t.Errorf("problem path = %s, want %s", p, want)
 	}
 }

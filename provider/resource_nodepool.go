@@ -1,6 +1,10 @@
 package provider
 
 import (
+	"fmt"
+	"maps"
+	"strconv"
+
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/listdefault"
@@ -69,7 +73,7 @@ func nodePoolTemplateAttributes() map[string]schema.Attribute {
 }
 
 func disruptionAttributes() map[string]schema.Attribute {
-	return map[string]schema.Attribute{
+	attrs := map[string]schema.Attribute{
 		"consolidation_policy": schema.StringAttribute{Optional: true, Computed: true,
 			Default: stringdefault.StaticString(string(v1.ConsolidationPolicyWhenEmptyOrUnderutilized)),
 			MarkdownDescription: "Which nodes consolidation may remove or replace: " + codeList(v1.ConsolidationPolicies(),
@@ -81,6 +85,24 @@ func disruptionAttributes() map[string]schema.Attribute {
 			MarkdownDescription: "Caps on how many nodes may be disrupted at once; the most restrictive active one wins. Absent means one budget of `10%`.",
 			NestedObject:        schema.NestedAttributeObject{Attributes: budgetAttributes()},
 		},
+	}
+	maps.Copy(attrs, minSavingsAttributes())
+	return attrs
+}
+
+// minSavingsAttributes are the consolidation savings thresholds, in tenon_nodepool's
+// disruption and tenon_provisioner's consolidation.
+func minSavingsAttributes() map[string]schema.Attribute {
+	return map[string]schema.Attribute{
+		"min_savings_per_hour": schema.StringAttribute{Optional: true,
+			MarkdownDescription: fmt.Sprintf("Least a consolidation command must save, in USD per hour, so tiny gains do not churn pods: a decimal string such as `\"0.05\"`. "+
+				"Absent means `%s`. A command removing nodes of several pools must save the largest of their amounts.", strconv.FormatFloat(v1.DefaultMinSavingsPerHour, 'f', -1, 64))},
+		"min_savings_percent": schema.Int64Attribute{Optional: true,
+			MarkdownDescription: fmt.Sprintf("Least a consolidation command must save, as a percentage (0 to 100) of the price of the nodes it removes. Absent means `%d`. "+
+				"Each node removed asks its own pool's percentage of its own price.", v1.DefaultMinSavingsPercent)},
+		"min_savings_per_pod": schema.StringAttribute{Optional: true,
+			MarkdownDescription: fmt.Sprintf("Least a consolidation command that launches replacement nodes must save per pod it evicts, in USD per hour: a decimal string such as `\"0.01\"`. "+
+				"Absent means `%s`. Each evicted pod asks its node's pool's amount; deleting a node without replacement is not held to it.", strconv.FormatFloat(v1.DefaultMinSavingsPerPod, 'f', -1, 64))},
 	}
 }
 

@@ -16,6 +16,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 	corev1 "k8s.io/api/core/v1"
 	apiresource "k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	v1 "github.com/tenonhq/terraform-provider-tenon/engine/api/v1"
 	"github.com/tenonhq/terraform-provider-tenon/hack/testenv"
@@ -166,6 +167,26 @@ func TestNodePoolValidationAtPlan(t *testing.T) {
 		{"limits quantity", top(`  limits = {
     cpu = "lots"
   }`), `limits["cpu"]`},
+		{"min_savings_per_hour negative", top(`  disruption = {
+    consolidate_after    = "30s"
+    min_savings_per_hour = "-0.05"
+  }`), "disruption.min_savings_per_hour"},
+		{"min_savings_per_hour with a unit", top(`  disruption = {
+    consolidate_after    = "30s"
+    min_savings_per_hour = "5 cents"
+  }`), "disruption.min_savings_per_hour"},
+		{"min_savings_percent over 100", top(`  disruption = {
+    consolidate_after   = "30s"
+    min_savings_percent = 150
+  }`), "disruption.min_savings_percent"},
+		{"min_savings_percent beyond int32", top(`  disruption = {
+    consolidate_after   = "30s"
+    min_savings_percent = 4294967306
+  }`), "disruption.min_savings_percent"},
+		{"min_savings_per_pod exponent", top(`  disruption = {
+    consolidate_after   = "30s"
+    min_savings_per_pod = "1e-3"
+  }`), "disruption.min_savings_per_pod"},
 	}
 	runValidationCases(t, "Invalid NodePool", cases)
 }
@@ -295,5 +316,57 @@ resource "tenon_nodepool" "test" {
 			PlanOnly:           true,
 			ExpectNonEmptyPlan: true,
 		}},
+	})
+}
+
+// TestNodePoolSavingsThresholdsInMemory: the consolidation savings thresholds reach the NodePool
+// and read back unchanged; leaving them out sends none (the engine's defaults apply).
+func TestNodePoolSavingsThresholdsInMemory(t *testing.T) {
+	testenv.RequireTofu(t, testenv.CLITest)
+	target := newMemoryTarget()
+	cfg := func(thresholds string) string {
+		return nodePoolHCL(`  name = "thrifty"
+  template = { node_class = "default" }
+  disruption = {
+    consolidate_after = "30s"
+` + thresholds + `
+  }`)
+	}
+	disruption := func(attr string) tfjsonpath.Path { return tfjsonpath.New("disruption").AtMapKey(attr) }
+	tfresource.UnitTest(t, tfresource.TestCase{
+		ProtoV6ProviderFactories: factories(target),
+		Steps: []tfresource.TestStep{
+			{Config: cfg(`    min_savings_per_hour = "0.05"
+    min_savings_percent  = 25
+    min_savings_per_pod  = "0"`), ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue("tenon_nodepool.test", disruption("min_savings_per_hour"), knownvalue.StringExact("0.05")),
+				statecheck.ExpectKnownValue("tenon_nodepool.test", disruption("min_savings_percent"), knownvalue.Int64Exact(25)),
+				statecheck.ExpectKnownValue("tenon_nodepool.test", disruption("min_savings_per_pod"), knownvalue.StringExact("0")),
+			}, Check: func(*terraform.State) error {
+				np := &v1.NodePool{TypeMeta: metav1.TypeMeta{Kind: v1.NodePoolKind}, ObjectMeta: metav1.ObjectMeta{Name: "thrifty"}}
+				if err := target.Get(context.Background(), np); err != nil {
+					return err
+				}
+				d := np.Spec.Disruption
+				if d == nil || d.MinSavingsPerHour == nil || *d.MinSavingsPerHour != "0.05" || d.MinSavingsPercent == nil || *d.MinSavingsPercent != 25 ||
+					d.MinSavingsPerPod == nil || *d.MinSavingsPerPod != "0" {
+					return fmt.Errorf("the NodePool's disruption is %+v, want the thresholds 0.05, 25, 0", d)
+				}
+				return nil
+			}},
+			{ResourceName: "tenon_nodepool.test", ImportState: true, ImportStateId: "thrifty", ImportStateVerify: true},
+			{Config: cfg(""), ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue("tenon_nodepool.test", disruption("min_savings_percent"), knownvalue.Null()),
+			}, Check: func(*terraform.State) error {
+				np := &v1.NodePool{TypeMeta: metav1.TypeMeta{Kind: v1.NodePoolKind}, ObjectMeta: metav1.ObjectMeta{Name: "thrifty"}}
+				if err := target.Get(context.Background(), np); err != nil {
+					return err
+				}
+				if d := np.Spec.Disruption; d.MinSavingsPerHour != nil || d.MinSavingsPercent != nil || d.MinSavingsPerPod != nil {
+					return fmt.Errorf("thresholds left out still reach the NodePool: %+v", d)
+				}
+				return nil
+			}},
+		},
 	})
 }

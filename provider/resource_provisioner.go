@@ -30,9 +30,7 @@ func provisionerAttributes() map[string]schema.Attribute {
 			MarkdownDescription: "Seconds a node may live, from its launch, before the agent replaces it. Absent means nodes do not expire."},
 		"consolidation": schema.SingleNestedAttribute{Optional: true,
 			MarkdownDescription: "Consolidation removes or replaces nodes whose pods fit elsewhere or on a cheaper node.",
-			Attributes: map[string]schema.Attribute{
-				"enabled": schema.BoolAttribute{Optional: true, MarkdownDescription: "Turn consolidation on. Exclusive with `ttl_seconds_after_empty`."},
-			}},
+			Attributes:          consolidationAttributes()},
 		"weight":                schema.Int64Attribute{Optional: true, MarkdownDescription: "Rank against other pools, 1 to 100: higher weights are tried first."},
 		"kubelet_configuration": kubeletAttribute("Kubelet settings of the nodes (a NodeClass's `aws.kubelet`)."),
 		"aws":                   inlineProviderAttribute(),
@@ -78,3 +76,11 @@ const provisionerDescription = "A `tenon.dev/v1alpha5` Provisioner, Karpenter's 
 	"the nodes the agent may launch (`labels`, `taints`, `requirements`, `aws` or `provider_ref`), when it removes them " +
 	"(`ttl_seconds_after_empty`, `ttl_seconds_until_expired`, `consolidation`), how much it may launch (`limits`) and how it " +
 	"ranks (`weight`). The agent runs it exactly like a `tenon_nodepool`. Every field is checked at plan time."
+
+// consolidationAttributes are tenon_provisioner's consolidation block: the switch and the
+// savings thresholds a NodePool has in its disruption block.
+func consolidationAttributes() map[string]schema.Attribute {
+	attrs := minSavingsAttributes()
+	attrs["enabled"] = schema.BoolAttribute{Optional: true, MarkdownDescription: "Turn consolidation on. Exclusive with `ttl_seconds_after_empty`."}
+	return attrs
+}

@@ -35,6 +35,9 @@ func TestProvisionerValidationAtPlan(t *testing.T) {
   consolidation           = { enabled = true }`), "ttl_seconds_after_empty"},
 		{"negative expiry", withRef(`  ttl_seconds_until_expired = -1`), "ttl_seconds_until_expired"},
 		{"weight", withRef(`  weight = 101`), "weight"},
+		{"consolidation min_savings_per_hour", withRef(`  consolidation = { min_savings_per_hour = "-1" }`), "consolidation.min_savings_per_hour"},
+		{"consolidation min_savings_percent", withRef(`  consolidation = { min_savings_percent = -5 }`), "consolidation.min_savings_percent"},
+		{"consolidation min_savings_per_pod", withRef(`  consolidation = { min_savings_per_pod = "$0.01" }`), "consolidation.min_savings_per_pod"},
 		{"limits quantity", withRef(`  limits = { memory = "a lot" }`), `limits["memory"]`},
 		{"kubelet pods per core", withRef(`  kubelet_configuration = { pods_per_core = -1 }`), "kubelet_configuration.pods_per_core"},
 	}

@@ -33,9 +33,10 @@
 // give the most money back per pod evicted. Admitted in that order while
 // budgets allow (and no PDB forbids), a prefix of them is removed
 // together: its pods are packed by engine/packing on the remaining nodes
-// first and on new claims after. The prefix maximises the saving less MinSavingsPercent of
-// the removed price and MinSavingsPerPod per pod evicted, so every node
-// added must pay for its disruption. A cost model (pods' value against the
+// first and on new claims after. The prefix maximises the saving less what
+// each removed node's pool asks (its minSavingsPercent of the node's price
+// and its minSavingsPerPod per pod evicted), so every node added must pay
+// for its disruption. A cost model (pods' value against the
 // room left on the other nodes) picks the first size, one packing result
 // calibrates it, and a step search refines it; then each remaining
 // candidate is tried alone (local search). Nodes whose pods land on a
@@ -45,8 +46,12 @@
 // # Safety rules
 //
 // Replacements must be strictly cheaper (never the same type at the same
-// price) and save MinSavingsPerHour, MinSavingsPercent and, when they
-// launch replacements, MinSavingsPerPod per pod evicted; pods annotated tenon.dev/do-not-disrupt
+// price) and save what their nodes' pools ask (the NodePool's
+// disruption.minSavingsPerHour, minSavingsPercent and minSavingsPerPod;
+// Options' MinSavings* where a pool leaves one out). A command spanning
+// pools must save the largest minSavingsPerHour among them, each node's
+// pool's percentage of that node's price, and, when it launches
+// replacements, each evicted pod's node's pool's amount per pod; pods annotated tenon.dev/do-not-disrupt
 // "true" (or a duration such as "30m", counted from the pod's start) pin
 // their node, as does the node annotation; a node is disrupted voluntarily
 // only if every PDB selecting its pods allows at least one disruption now

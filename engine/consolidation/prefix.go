@@ -10,7 +10,7 @@ import (
 type prefixEval struct {
 	k        int
 	feasible bool
-	// gain is the saving less MinSavingsPercent of the removed price.
+	// gain is the saving less what the removed nodes ask (planner.ask).
 	gain, saving float64
 	// onClaims is the value of the pods packing put on new claims, and
 	// claimCost what those claims cost.
@@ -57,15 +57,18 @@ func (p *planner) choosePrefix(list []*nodeInfo) (int, *packing.Result, error) {
 const rho0 = 1.1
 
 // prefixSearch is choosePrefix's state: the ranked candidates; per prefix
-// size k, what removing list[:k] saves before packing (price, less
-// MinSavingsPercent and MinSavingsPerPod), the value and the number of its
+// size k, what removing list[:k] saves before packing (price, less what
+// each node asks: its pool's minSavingsPercent and minSavingsPerPod), what
+// those nodes ask (ask), the largest minSavingsPerHour of their pools
+// (perHour), the value and the number of its
 // pods; the room the model counts on the other nodes (roomOthers) and on
 // list[k:] (roomAfter); the model's parameters; and the simulations made.
 type prefixSearch struct {
 	p          *planner
 	list       []*nodeInfo
-	theta      float64
 	price      []float64
+	ask        []float64
+	perHour    []float64
 	value      []float64
 	pods       []int
 	roomOthers float64
@@ -79,12 +82,15 @@ type prefixSearch struct {
 func (p *planner) newPrefixSearch(list []*nodeInfo) *prefixSearch {
 	n := len(list)
 	ps := &prefixSearch{
-		p: p, list: list, theta: p.opts.MinSavingsPercent / 100,
-		price: make([]float64, n+1), value: make([]float64, n+1), pods: make([]int, n+1), roomAfter: make([]float64, n+1),
+		p: p, list: list,
+		price: make([]float64, n+1), ask: make([]float64, n+1), perHour: make([]float64, n+1), value: make([]float64, n+1), pods: make([]int, n+1), roomAfter: make([]float64, n+1),
 		rho: rho0, eta: 0.8, evals: map[int]prefixEval{},
 	}
 	for i, c := range list {
-		ps.price[i+1] = ps.price[i] + c.price*(1-ps.theta) - p.opts.MinSavingsPerPod*float64(len(c.pods))
+		ask := p.ask(c)
+		ps.ask[i+1] = ps.ask[i] + ask
+		ps.price[i+1] = ps.price[i] + c.price - ask
+		ps.perHour[i+1] = max(ps.perHour[i], p.savingsOf(c.pool).perHour)
 		ps.value[i+1] = ps.value[i] + c.value
 		ps.pods[i+1] = ps.pods[i] + len(c.pods)
 	}
@@ -139,7 +145,7 @@ func (ps *prefixSearch) eval(k int) (prefixEval, bool, error) {
 			removed += c.price
 		}
 		e.saving = removed - r.CostPerHour
-		e.gain = e.saving - ps.theta*removed - p.opts.MinSavingsPerPod*float64(ps.pods[k])
+		e.gain = e.saving - ps.ask[k]
 		e.claimCost = r.CostPerHour
 		e.onClaims = p.claimValue(ps.list[:k], r)
 	}
@@ -159,7 +165,7 @@ func better(a, b prefixEval) bool {
 func (ps *prefixSearch) best() prefixEval {
 	var best prefixEval
 	for _, k := range slices.Sorted(mapKeys(ps.evals)) {
-		if e := ps.evals[k]; e.feasible && e.gain > 0 && e.saving >= ps.p.opts.MinSavingsPerHour && (best.k == 0 || better(e, best)) {
+		if e := ps.evals[k]; e.feasible && e.gain > 0 && e.saving >= ps.perHour[k] && (best.k == 0 || better(e, best)) {
 			best = e
 		}
 	}

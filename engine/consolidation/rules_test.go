@@ -513,6 +513,13 @@ func TestRules(t *testing.T) {
 			kept:    map[string]string{"n1": "not managed by Tenon (no tenon.dev/nodepool label)"},
 		},
 	}
+	runRuleCases(t, cases)
+}
+
+// runRuleCases plans each case's snapshot at t0 (or its now) and checks
+// what it removes and keeps.
+func runRuleCases(t *testing.T, cases []ruleCase) {
+	t.Helper()
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			snap := tc.snap()

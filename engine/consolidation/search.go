@@ -260,15 +260,7 @@ func (p *planner) validate(c *command) string {
 			}
 		}
 	}
-	if saving < p.opts.MinSavingsPerHour-1e-12 || saving < p.opts.MinSavingsPercent/100*before-1e-12 {
-		return fmt.Sprintf("saving $%s/h below threshold ($%s/h and %s%% of $%s/h)", money(saving), money(p.opts.MinSavingsPerHour),
-			strconv.FormatFloat(p.opts.MinSavingsPercent, 'f', -1, 64), money(before))
-	}
-	// A deletion frees a whole node; only replacing pays per pod.
-	if perPod := saving / float64(max(len(c.Moves), 1)); len(c.claims) > 0 && perPod < p.opts.MinSavingsPerPod-1e-12 {
-		return fmt.Sprintf("saving $%s/h for %d pods evicted is below the threshold of $%s/h per pod", money(saving), len(c.Moves), money(p.opts.MinSavingsPerPod))
-	}
-	return ""
+	return p.belowThreshold(c, saving)
 }
 
 // money prints dollars with at most four decimals and no trailing zeros.

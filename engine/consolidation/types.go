@@ -3,6 +3,7 @@ package consolidation
 import (
 	"time"
 
+	v1 "github.com/tenonhq/terraform-provider-tenon/engine/api/v1"
 	"github.com/tenonhq/terraform-provider-tenon/engine/packing"
 )
 
@@ -120,6 +121,12 @@ const (
 
 // Options tune Plan. Start from DefaultOptions.
 type Options struct {
+	// MinSavingsPerHour, MinSavingsPercent and MinSavingsPerPod are the
+	// savings thresholds of pools whose disruption block leaves them out
+	// (minSavingsPerHour, minSavingsPercent, minSavingsPerPod); a node's
+	// own pool's settings win (see commandSavings for a command spanning
+	// pools).
+	//
 	// MinSavingsPerHour is the least a consolidation command must save,
 	// in $/h, so that tiny gains do not churn pods.
 	MinSavingsPerHour float64
@@ -153,14 +160,15 @@ type Options struct {
 	Reasons []Reason
 }
 
-// DefaultOptions are the options to start from: save at
-// least $0.01/h, 10% and $0.003/h per pod evicted per command, spot-to-spot with 15 cheaper types,
+// DefaultOptions are the options to start from: unless a pool says
+// otherwise, save at least $0.01/h, 10% and $0.003/h per pod evicted per
+// command, spot-to-spot with 15 cheaper types,
 // and one packing strategy per simulation (a core, not two).
 func DefaultOptions() Options {
 	return Options{
-		MinSavingsPerHour: 0.01,
-		MinSavingsPercent: 10,
-		MinSavingsPerPod:  0.003,
+		MinSavingsPerHour: v1.DefaultMinSavingsPerHour,
+		MinSavingsPercent: v1.DefaultMinSavingsPercent,
+		MinSavingsPerPod:  v1.DefaultMinSavingsPerPod,
 		MinSpotTypes:      15,
 		MaxEvaluations:    40,
 		MaxWork:           300_000,

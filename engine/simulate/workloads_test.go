@@ -403,3 +403,35 @@ func TestCheckSpreadCatchesViolations(t *testing.T) {
 		})
 	}
 }
+
+// TestSimulateUsesPoolSavingsThresholds: tenon simulate --consolidate applies the scenario's
+// NodePool savings thresholds: with minSavingsPerHour 0.5 the node stays, naming the threshold;
+// without it the same node is replaced by a cheaper one.
+func TestSimulateUsesPoolSavingsThresholds(t *testing.T) {
+	requirePacking(t)
+	scenario, err := os.ReadFile(filepath.Join("testdata", "savings-thresholds.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name, scenario, want string
+	}{
+		{"the pool's threshold keeps the node", string(scenario), "saving $0.1752/h below threshold ($0.5/h and 10% of $0.192/h)"},
+		{"the defaults replace it", strings.Replace(string(scenario), `minSavingsPerHour: "0.5"`, "", 1), "replace the node with 1 node"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			file := filepath.Join(t.TempDir(), "scenario.yaml")
+			if err := os.WriteFile(file, []byte(tc.scenario), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			var stdout, stderr bytes.Buffer
+			c := command{engine: packingSolver{}, now: time.Now}
+			if code := c.run(context.Background(), []string{"--consolidate", "-f", file}, &stdout, &stderr); code != ExitOK {
+				t.Fatalf("exit %d; stderr:\n%s", code, stderr.String())
+			}
+			if !strings.Contains(stdout.String(), tc.want) {
+				t.Errorf("the report does not say %q:\n%s", tc.want, stdout.String())
+			}
+		})
+	}
+}

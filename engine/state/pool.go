@@ -148,9 +148,11 @@ func (b *builder) pool(src poolSource, classes map[string]*v1.NodeClass) (*Pool,
 		Taints:        coreTaints(tmpl.Spec.Taints),
 		StartupTaints: coreTaints(tmpl.Spec.StartupTaints),
 		Limits:        scheduling.ClampLimits(np.Spec.Limits.DeepCopy()),
-		Disruption:    disruption(np.Spec.Disruption),
 		// Provisioners have no such switch: their pools keep bare pods.
 		DisruptBarePods: src.kind == PoolKindNodePool && np.Annotations[AnnotationDisruptBarePods] == "true",
+	}
+	if pool.Disruption, err = disruption(np.Spec.Disruption); err != nil {
+		return nil, fail("spec.disruption", "%v", err)
 	}
 	if np.Spec.Weight != nil {
 		pool.Weight = *np.Spec.Weight
@@ -247,10 +249,10 @@ func coreTaints(in []v1.Taint) []corev1.Taint {
 	return out
 }
 
-// disruption converts a defaulted disruption block.
-func disruption(d *v1.Disruption) Disruption {
+// disruption converts a defaulted, validated disruption block.
+func disruption(d *v1.Disruption) (Disruption, error) {
 	if d == nil {
-		return Disruption{}
+		return Disruption{}, nil
 	}
 	out := Disruption{ConsolidationPolicy: string(d.ConsolidationPolicy)}
 	if v, ok := d.ConsolidateAfter.Duration(); ok {
@@ -271,7 +273,30 @@ func disruption(d *v1.Disruption) Disruption {
 		}
 		out.Budgets = append(out.Budgets, budget)
 	}
-	return out
+	var err error
+	if out.MinSavingsPerHour, err = usdPerHour(d.MinSavingsPerHour); err != nil {
+		return out, fmt.Errorf("minSavingsPerHour: %w", err)
+	}
+	if out.MinSavingsPerPod, err = usdPerHour(d.MinSavingsPerPod); err != nil {
+		return out, fmt.Errorf("minSavingsPerPod: %w", err)
+	}
+	if d.MinSavingsPercent != nil {
+		v := float64(*d.MinSavingsPercent)
+		out.MinSavingsPercent = &v
+	}
+	return out, nil
+}
+
+// usdPerHour parses an optional amount in USD per hour; nil stays nil.
+func usdPerHour(s *string) (*float64, error) {
+	if s == nil {
+		return nil, nil
+	}
+	v, err := v1.ParseUSDPerHour(*s)
+	if err != nil {
+		return nil, err
+	}
+	return &v, nil
 }
 
 // fieldErrors converts API validation errors into ObjectErrors.

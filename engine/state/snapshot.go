@@ -91,6 +91,13 @@ type Disruption struct {
 	ConsolidateAfter *time.Duration
 	// Budgets limit how many nodes may be disrupted at once.
 	Budgets []Budget
+	// MinSavingsPerHour ($/h), MinSavingsPercent (0-100) and
+	// MinSavingsPerPod ($/h per evicted pod) are the pool's consolidation
+	// savings thresholds; nil leaves the planner's default
+	// (consolidation.Options).
+	MinSavingsPerHour *float64
+	MinSavingsPercent *float64
+	MinSavingsPerPod  *float64
 }
 
 // Budget limits disruptions, optionally only in a cron window and for some

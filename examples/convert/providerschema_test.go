@@ -31,6 +31,7 @@ import (
 var guides = []string{
 	"../../docs/guides/migrating-from-karpenter.md",
 	"../../docs/guides/capacity-policy-recipes.md",
+	"../../docs/guides/observability.md",
 }
 
 // hclSource is one piece of HCL to check, with a name for messages.

@@ -78,6 +78,8 @@ func TestNodePool(t *testing.T) {
 				Config: nodePoolConfig(c, "acc-pool", 20, `disruption = {
     consolidation_policy = "WhenEmpty"
     consolidate_after    = "30s"
+    min_savings_per_hour = "0.05"
+    min_savings_percent  = 20
     budgets = [
       { nodes = "20%" },
       { nodes = "0", schedule = "0 9 * * mon-fri", duration = "8h", reasons = ["Underutilized"] },
@@ -88,6 +90,12 @@ func TestNodePool(t *testing.T) {
 				}},
 				Check: checkLive(ctx, c, nodePools, "acc-pool", func(u *unstructured.Unstructured) error {
 					if err := expectInt(u, 20, "spec", "weight"); err != nil {
+						return err
+					}
+					if err := expectString(u, "0.05", "spec", "disruption", "minSavingsPerHour"); err != nil {
+						return err
+					}
+					if err := expectInt(u, 20, "spec", "disruption", "minSavingsPercent"); err != nil {
 						return err
 					}
 					return expectString(u, "WhenEmpty", "spec", "disruption", "consolidationPolicy")
@@ -101,6 +109,8 @@ func TestNodePool(t *testing.T) {
 				Config: nodePoolConfig(c, "acc-pool", 20, `disruption = {
     consolidation_policy = "WhenEmpty"
     consolidate_after    = "30s"
+    min_savings_per_hour = "0.05"
+    min_savings_percent  = 20
     budgets = [
       { nodes = "20%" },
       { nodes = "0", schedule = "0 9 * * mon-fri", duration = "8h", reasons = ["Underutilized"] },

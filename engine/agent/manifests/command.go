@@ -33,19 +33,22 @@ var commandUsage = []string{
 	"--crds skip leaves the CRDs out (to manage them apart); --crds only prints just them (to upgrade them).",
 	"--read-only-role prints only the ClusterRole " + ReadOnlyClusterRoleName + " (get and list on what the agent reads), which",
 	"`tenon simulate --kubeconfig` and `tenon explain` need; it takes no other flag.",
+	"--service-monitor adds a Prometheus Operator ServiceMonitor (monitoring.coreos.com/v1) scraping the metrics Service.",
 	"Exit status: 0 printed, 2 bad flags or settings.",
 }
 
 // commandFlags are the flags of `tenon manifests`: one per setting of the tenon_agent resource.
 type commandFlags struct {
-	opts        Options
-	pullPolicy  string
-	annotations keyValues
-	zones       stringList
-	args        stringList
-	git         PolicyGit
-	crds        cli.Choice
-	readOnly    bool
+	opts          Options
+	pullPolicy    string
+	annotations   keyValues
+	zones         stringList
+	args          stringList
+	git           PolicyGit
+	crds          cli.Choice
+	readOnly      bool
+	monitor       bool
+	monitorLabels keyValues
 }
 
 func (f *commandFlags) register(fs *flag.FlagSet) {
@@ -73,6 +76,8 @@ func (f *commandFlags) register(fs *flag.FlagSet) {
 	fs.Var(&f.args, "arg", "an extra agent `flag` such as --cluster-cidr=172.20.0.0/16, for flags the settings do not cover; repeatable")
 	fs.Var(&f.crds, "crds", "include, skip or only: whether to print the CRDs")
 	fs.BoolVar(&f.readOnly, "read-only-role", false, "print only the read-only ClusterRole "+ReadOnlyClusterRoleName+" that tenon simulate --kubeconfig and tenon explain need")
+	fs.BoolVar(&f.monitor, "service-monitor", false, "add a Prometheus Operator ServiceMonitor for the metrics Service (needs the Operator's CRDs)")
+	fs.Var(&f.monitorLabels, "service-monitor-label", "`key=value` label of the ServiceMonitor, such as release=kube-prometheus-stack for the Prometheus that selects it; repeatable; implies --service-monitor")
 }
 
 // options turns the parsed flags into Options.
@@ -86,6 +91,9 @@ func (f *commandFlags) options() Options {
 		o.Settings.Zones = append(o.Settings.Zones, strings.Split(z, ",")...)
 	}
 	o.Args = f.args
+	if f.monitor || len(f.monitorLabels) > 0 {
+		o.ServiceMonitor = &ServiceMonitor{Labels: f.monitorLabels}
+	}
 	if f.git.URL != "" || f.git.Branch != "" || f.git.Path != "" || f.git.Interval != 0 || f.git.Secret != "" {
 		g := f.git
 		o.PolicyGit = &g

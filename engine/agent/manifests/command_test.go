@@ -94,6 +94,8 @@ func TestCommandBadInput(t *testing.T) {
 		{[]string{"--cloud", "kwok", "--cluster-name", "dev", "--crds", "maybe"}, "-crds"},
 		{[]string{"--cloud", "kwok", "--cluster-name", "dev", "extra"}, `unexpected argument "extra"`},
 		{[]string{"--cloud", "kwok", "--cluster-name", "dev", "--arg", "not-a-flag"}, "must be a flag"},
+		{[]string{"--cloud", "kwok", "--cluster-name", "dev", "--service-monitor-label", "release"}, "key=value"},
+		{[]string{"--cloud", "kwok", "--cluster-name", "dev", "--service-monitor-label", "release=a b"}, `service monitor label "release" value "a b"`},
 	} {
 		code, _, stderr := runManifests(t, tt.args...)
 		if code != 2 || !strings.Contains(stderr, tt.want) {
@@ -141,5 +143,35 @@ func TestReadOnlyRoleFlag(t *testing.T) {
 	code, _, stderr = runManifests(t, "--read-only-role", "--cloud", "kwok")
 	if code != 2 || !strings.Contains(stderr, "--read-only-role takes no other flag (got --cloud)") {
 		t.Errorf("with --cloud: exit %d: %s", code, stderr)
+	}
+}
+
+// TestServiceMonitor: off by default; --service-monitor adds a ServiceMonitor last that selects
+// the metrics Service by its labels and scrapes its metrics port, carrying the labels asked for
+// without losing the agent's own.
+func TestServiceMonitor(t *testing.T) {
+	_, stdout, _ := runManifests(t, "--cloud", "kwok", "--cluster-name", "dev", "--image", "x/y:z")
+	if strings.Contains(stdout, manifests.ServiceMonitorKind) {
+		t.Errorf("a ServiceMonitor without --service-monitor")
+	}
+	for _, args := range [][]string{{"--service-monitor"}, {"--service-monitor-label", "release=prom", "--service-monitor-label", "app.kubernetes.io/name=other"}} {
+		code, stdout, stderr := runManifests(t, append([]string{"--cloud", "kwok", "--cluster-name", "dev", "--image", "x/y:z", "--crds", "skip"}, args...)...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, stderr)
+		}
+		docs := strings.Split(stdout, "\n---\n")
+		last := docs[len(docs)-1]
+		for _, want := range []string{"apiVersion: monitoring.coreos.com/v1", "kind: ServiceMonitor", "name: " + manifests.MetricsServiceName,
+			"namespace: tenon-system", "app.kubernetes.io/name: tenon", "port: metrics", "path: /metrics", "matchLabels:"} {
+			if !strings.Contains(last, want) {
+				t.Errorf("%v: the last object lacks %q:\n%s", args, want, last)
+			}
+		}
+		if strings.Contains(last, "other") {
+			t.Errorf("%v: a label overrode the agent's own:\n%s", args, last)
+		}
+		if len(args) > 1 && !strings.Contains(last, "release: prom") {
+			t.Errorf("%v: the label release=prom is missing:\n%s", args, last)
+		}
 	}
 }

@@ -55,7 +55,7 @@ const PoolLabel = "tenon.dev/nodepool"
 
 // Objects returns the objects that install the agent, in the order to apply them: Namespace,
 // CRDs, ServiceAccount, ClusterRole, ClusterRoleBinding, Role, RoleBinding, Deployment,
-// PodDisruptionBudget and the metrics Service. Every object carries its apiVersion and kind. Empty options take their
+// PodDisruptionBudget, the metrics Service and, when asked, its ServiceMonitor. Every object carries its apiVersion and kind. Empty options take their
 // defaults (Options.Defaulted); invalid ones return an error naming each field at fault.
 func Objects(opts Options) ([]client.Object, error) {
 	o := opts.Defaulted()
@@ -80,6 +80,9 @@ func Objects(opts Options) ([]client.Object, error) {
 		podDisruptionBudget(o),
 		metricsService(o),
 	)
+	if o.ServiceMonitor != nil {
+		objs = append(objs, serviceMonitor(o))
+	}
 	return objs, nil
 }
 

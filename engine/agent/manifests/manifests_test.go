@@ -220,6 +220,10 @@ func TestValidateNamesTheFieldAndTheFix(t *testing.T) {
 			[]string{"policy git interval 1ms: use 1s or more"}},
 		{"pull mode secret", manifests.Options{Cloud: "aws", ClusterName: "c", PolicyGit: &manifests.PolicyGit{URL: "https://example.com/p.git", Secret: "Git_Creds"}},
 			[]string{`policy git secret "Git_Creds"`}},
+		{"service monitor label key", manifests.Options{Cloud: "aws", ClusterName: "c", ServiceMonitor: &manifests.ServiceMonitor{Labels: map[string]string{"no good": "x"}}},
+			[]string{`service monitor label "no good"`}},
+		{"service monitor label value", manifests.Options{Cloud: "aws", ClusterName: "c", ServiceMonitor: &manifests.ServiceMonitor{Labels: map[string]string{"release": "a b"}}},
+			[]string{`service monitor label "release" value "a b"`}},
 		{"every problem at once", manifests.Options{Cloud: "x", Namespace: "X"}, []string{`cloud "x"`, "cluster name: required", `namespace "X"`}},
 	}
 	for _, tc := range cases {

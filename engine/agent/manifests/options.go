@@ -98,6 +98,9 @@ type Options struct {
 	PolicyGit *PolicyGit
 	// Args are appended to the agent's generated arguments, for flags Settings does not cover.
 	Args []string
+	// ServiceMonitor adds a Prometheus Operator ServiceMonitor for the metrics Service. Nil
+	// means none (the default: it needs the Operator's CRDs).
+	ServiceMonitor *ServiceMonitor
 }
 
 // PolicyGit is the agent's pull mode (the --policy-git-* flags).
@@ -190,6 +193,9 @@ func (o Options) Defaulted() Options {
 		g := *o.PolicyGit
 		o.PolicyGit = &g
 	}
+	if o.ServiceMonitor != nil {
+		o.ServiceMonitor = &ServiceMonitor{Labels: maps.Clone(o.ServiceMonitor.Labels)}
+	}
 	s.Zones = slices.Clone(s.Zones)
 	return o
 }
@@ -230,6 +236,16 @@ func (o Options) Validate() error {
 		}
 		if strings.TrimSpace(v) == "" {
 			add("service account annotation %q: the value is empty; remove the annotation or set a value", k)
+		}
+	}
+	if sm := o.ServiceMonitor; sm != nil {
+		for k, v := range sm.Labels {
+			for _, msg := range validation.IsQualifiedName(k) {
+				add("service monitor label %q: %s", k, msg)
+			}
+			for _, msg := range validation.IsValidLabelValue(v) {
+				add("service monitor label %q value %q: %s", k, v, msg)
+			}
 		}
 	}
 	o.Settings.validate(o.Cloud, add)

@@ -176,6 +176,29 @@ type Disruption struct {
 	// +kubebuilder:validation:MaxItems=50
 	// +optional
 	Budgets []Budget `json:"budgets,omitempty"`
+	// MinSavingsPerHour is the least, in USD per hour, a command that removes or replaces
+	// underutilized nodes must save, so tiny gains do not churn pods: a decimal such as "0.01"
+	// (the default when absent). A command removing nodes of several pools must save the
+	// largest amount among them.
+	// +kubebuilder:validation:MaxLength=16
+	// +kubebuilder:validation:XValidation:rule="self.matches('^[0-9]{1,6}([.][0-9]{1,6})?$')",message="minSavingsPerHour must be a decimal amount in USD per hour, 0 or more, such as 0.01 or 0.5 (up to 6 decimals)"
+	// +optional
+	MinSavingsPerHour *string `json:"minSavingsPerHour,omitempty"`
+	// MinSavingsPercent is the least a command that removes or replaces underutilized nodes
+	// must save, as a percentage (0 to 100) of the price of the nodes it removes; 10 when
+	// absent. Each node removed asks its own pool's percentage of its own price.
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=100
+	// +optional
+	MinSavingsPercent *int32 `json:"minSavingsPercent,omitempty"`
+	// MinSavingsPerPod is the least, in USD per hour, a command that launches replacement
+	// nodes must save per pod it evicts, so many pods are not moved for a small gain: a
+	// decimal such as "0.003" (the default when absent). Each evicted pod asks its node's
+	// pool's amount. Deleting a node without replacement is not held to it.
+	// +kubebuilder:validation:MaxLength=16
+	// +kubebuilder:validation:XValidation:rule="self.matches('^[0-9]{1,6}([.][0-9]{1,6})?$')",message="minSavingsPerPod must be a decimal amount in USD per hour, 0 or more, such as 0.003 (up to 6 decimals)"
+	// +optional
+	MinSavingsPerPod *string `json:"minSavingsPerPod,omitempty"`
 }
 
 // Budget caps how many of a pool's nodes may be disrupted at once, optionally only during a

@@ -98,7 +98,7 @@ func (in *Disruption) validate(path *field.Path) field.ErrorList {
 	for i := range in.Budgets {
 		errs = append(errs, in.Budgets[i].validate(budgets.Index(i))...)
 	}
-	return errs
+	return append(errs, in.validateSavings(path)...)
 }
 
 func (in *Budget) validate(path *field.Path) field.ErrorList {

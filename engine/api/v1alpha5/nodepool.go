@@ -42,7 +42,8 @@ var provisionerAnnotations = []string{AnnotationConsolidation, AnnotationLimits,
 //     (apiVersion tenon.dev/v1 → group tenon.dev; empty stays empty, for the default)
 //   - ttlSecondsUntilExpired N → expireAfter "Ns"; absent → "Never"
 //   - ttlSecondsAfterEmpty N → disruption {WhenEmpty, consolidateAfter "Ns"};
-//     consolidation.enabled → {WhenEmptyOrUnderutilized, "0s"}; neither → {WhenEmpty, "Never"}
+//     consolidation.enabled → {WhenEmptyOrUnderutilized, "0s"}; neither → {WhenEmpty, "Never"};
+//     consolidation's minSavingsPerHour, minSavingsPercent, minSavingsPerPod → disruption's
 //   - provider → NodeClass aws: amiFamily, instanceProfile, tags, and each selector map as one
 //     selector term with those tags; kubeletConfiguration → aws.kubelet
 //   - status resources and conditions → NodePool status
@@ -63,7 +64,8 @@ func ToNodePool(p *Provisioner) (*v1.NodePool, *v1.NodeClass, error) {
 	}
 	annotations := map[string]string{}
 	if c := spec.Consolidation; c != nil && (c.Enabled == nil || !*c.Enabled) {
-		annotations[AnnotationConsolidation] = mustJSON(c)
+		// Only enabled: the thresholds have fields of their own in the pool's disruption.
+		annotations[AnnotationConsolidation] = mustJSON(&Consolidation{Enabled: c.Enabled})
 	}
 	if spec.Limits != nil && spec.Limits.Resources == nil {
 		annotations[AnnotationLimits] = mustJSON(spec.Limits)
@@ -121,15 +123,21 @@ func ToNodePool(p *Provisioner) (*v1.NodePool, *v1.NodeClass, error) {
 }
 
 func disruptionToV1(spec *ProvisionerSpec) (*v1.Disruption, error) {
-	consolidate := spec.Consolidation != nil && spec.Consolidation.Enabled != nil && *spec.Consolidation.Enabled
+	c := spec.Consolidation
+	consolidate := c != nil && c.Enabled != nil && *c.Enabled
+	var d *v1.Disruption
 	switch {
 	case consolidate && spec.TTLSecondsAfterEmpty != nil:
 		return nil, fmt.Errorf("%s", msgTTLAfterEmptyWithConsolidation)
 	case consolidate:
-		return &v1.Disruption{ConsolidationPolicy: v1.ConsolidationPolicyWhenEmptyOrUnderutilized, ConsolidateAfter: "0s"}, nil
+		d = &v1.Disruption{ConsolidationPolicy: v1.ConsolidationPolicyWhenEmptyOrUnderutilized, ConsolidateAfter: "0s"}
 	default:
-		return &v1.Disruption{ConsolidationPolicy: v1.ConsolidationPolicyWhenEmpty, ConsolidateAfter: secondsToDuration(spec.TTLSecondsAfterEmpty)}, nil
+		d = &v1.Disruption{ConsolidationPolicy: v1.ConsolidationPolicyWhenEmpty, ConsolidateAfter: secondsToDuration(spec.TTLSecondsAfterEmpty)}
 	}
+	if c != nil {
+		d.MinSavingsPerHour, d.MinSavingsPercent, d.MinSavingsPerPod = copyPtr(c.MinSavingsPerHour), copyPtr(c.MinSavingsPercent), copyPtr(c.MinSavingsPerPod)
+	}
+	return d, nil
 }
 
 func nodeClassRef(p *Provisioner) *v1.NodeClassReference {
@@ -288,6 +296,13 @@ func disruptionFromV1(np *v1.NodePool, spec *ProvisionerSpec) field.ErrorList {
 	default:
 		errs = append(errs, field.Forbidden(path.Child("consolidateAfter"),
 			fmt.Sprintf("a Provisioner consolidates underutilized nodes at once; it cannot wait %s", d.ConsolidateAfter)))
+	}
+	if d.MinSavingsPerHour != nil || d.MinSavingsPercent != nil || d.MinSavingsPerPod != nil {
+		if spec.Consolidation == nil {
+			spec.Consolidation = &Consolidation{}
+		}
+		spec.Consolidation.MinSavingsPerHour, spec.Consolidation.MinSavingsPercent, spec.Consolidation.MinSavingsPerPod =
+			copyPtr(d.MinSavingsPerHour), copyPtr(d.MinSavingsPercent), copyPtr(d.MinSavingsPerPod)
 	}
 	return errs
 }

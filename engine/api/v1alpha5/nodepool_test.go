@@ -243,6 +243,15 @@ func setDisruption(r *rand.Rand, s *v1alpha5.ProvisionerSpec) {
 			s.TTLSecondsAfterEmpty = ttl
 		}
 	}
+	// The savings thresholds go with any of them.
+	if r.IntN(2) == 0 {
+		if s.Consolidation == nil {
+			s.Consolidation = &v1alpha5.Consolidation{}
+		}
+		s.Consolidation.MinSavingsPerHour = pick(r, nil, ptr("0"), ptr("0.25"))
+		s.Consolidation.MinSavingsPercent = pick(r, nil, ptr(int32(0)), ptr(int32(35)))
+		s.Consolidation.MinSavingsPerPod = pick(r, nil, ptr("0.001"))
+	}
 }
 
 func randomTaints(r *rand.Rand, prefix string) []v1alpha5.Taint {

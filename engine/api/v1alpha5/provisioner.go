@@ -136,11 +136,32 @@ type ProvisionerSpec struct {
 // +kubebuilder:validation:Pattern=`^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$`
 type LabelValue string
 
-// Consolidation turns consolidation on or off.
+// Consolidation turns consolidation on or off and sets its savings thresholds.
 type Consolidation struct {
 	// Enabled turns consolidation on. Exclusive with ttlSecondsAfterEmpty.
 	// +optional
 	Enabled *bool `json:"enabled,omitempty"`
+	// MinSavingsPerHour is the least, in USD per hour, a consolidation command must save: a
+	// decimal such as "0.01" (the default when absent). It is the NodePool's
+	// disruption.minSavingsPerHour.
+	// +kubebuilder:validation:MaxLength=16
+	// +kubebuilder:validation:XValidation:rule="self.matches('^[0-9]{1,6}([.][0-9]{1,6})?$')",message="minSavingsPerHour must be a decimal amount in USD per hour, 0 or more, such as 0.01 or 0.5 (up to 6 decimals)"
+	// +optional
+	MinSavingsPerHour *string `json:"minSavingsPerHour,omitempty"`
+	// MinSavingsPercent is the least a consolidation command must save as a percentage (0 to
+	// 100) of the price of the nodes it removes; 10 when absent. It is the NodePool's
+	// disruption.minSavingsPercent.
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=100
+	// +optional
+	MinSavingsPercent *int32 `json:"minSavingsPercent,omitempty"`
+	// MinSavingsPerPod is the least, in USD per hour, a consolidation command that launches
+	// replacements must save per pod it evicts: a decimal such as "0.003" (the default when
+	// absent). It is the NodePool's disruption.minSavingsPerPod.
+	// +kubebuilder:validation:MaxLength=16
+	// +kubebuilder:validation:XValidation:rule="self.matches('^[0-9]{1,6}([.][0-9]{1,6})?$')",message="minSavingsPerPod must be a decimal amount in USD per hour, 0 or more, such as 0.003 (up to 6 decimals)"
+	// +optional
+	MinSavingsPerPod *string `json:"minSavingsPerPod,omitempty"`
 }
 
 // Limits caps the resources of a provisioner's nodes.

@@ -77,6 +77,9 @@ func (in *ProvisionerSpec) validate(path *field.Path) field.ErrorList {
 	if in.TTLSecondsAfterEmpty != nil && in.Consolidation != nil && in.Consolidation.Enabled != nil && *in.Consolidation.Enabled {
 		errs = append(errs, field.Invalid(path.Child("ttlSecondsAfterEmpty"), *in.TTLSecondsAfterEmpty, msgTTLAfterEmptyWithConsolidation))
 	}
+	if c := in.Consolidation; c != nil {
+		errs = append(errs, v1.ValidateMinSavings(path.Child("consolidation"), c.MinSavingsPerHour, c.MinSavingsPercent, c.MinSavingsPerPod)...)
+	}
 	errs = append(errs, between(path.Child("weight"), in.Weight, 1, 100,
 		"weight must be between 1 and 100; provisioners with higher weights are tried first")...)
 	return errs

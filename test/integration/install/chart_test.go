@@ -70,6 +70,18 @@ func installCases() []installCase {
 				"--set", "policyGit.url=https://git.example.com/policy.git,policyGit.branch=main,policyGit.path=clusters/lab",
 				"--set", "policyGit.interval=1m0s,policyGit.secret=policy-git"},
 		},
+		{
+			name:   "kwok with a ServiceMonitor",
+			opts:   manifests.Options{Cloud: "kwok", ClusterName: "dev", ServiceMonitor: &manifests.ServiceMonitor{}},
+			values: []string{"--set", "cloud=kwok,clusterName=dev,serviceMonitor.enabled=true"},
+		},
+		{
+			name: "aws with a labelled ServiceMonitor",
+			opts: manifests.Options{Cloud: "aws", ClusterName: "prod",
+				ServiceMonitor: &manifests.ServiceMonitor{Labels: map[string]string{"release": "kube-prometheus-stack", "team": "platform"}}},
+			values: []string{"--set", "cloud=aws,clusterName=prod,serviceMonitor.enabled=true",
+				"--set", "serviceMonitor.labels.release=kube-prometheus-stack,serviceMonitor.labels.team=platform"},
+		},
 	}
 }
 

@@ -255,6 +255,26 @@ spec:
 	{Name: "budget reason", Patch: `{spec: {disruption: {consolidateAfter: 0s, budgets: [{reasons: [Expired]}]}}}`,
 		Path: "spec.disruption.budgets[0].reasons[0]", Fix: `supported values: "Empty", "Underutilized", "Drifted"`},
 
+	// Consolidation savings thresholds.
+	{Name: "savings thresholds zero", Patch: `{spec: {disruption: {consolidateAfter: 0s, minSavingsPerHour: "0", minSavingsPercent: 0, minSavingsPerPod: "0"}}}`},
+	{Name: "savings thresholds high", Patch: `{spec: {disruption: {consolidateAfter: 0s, minSavingsPerHour: "12.5", minSavingsPercent: 100, minSavingsPerPod: "0.000001"}}}`},
+	{Name: "minSavingsPerHour negative", Patch: `{spec: {disruption: {consolidateAfter: 0s, minSavingsPerHour: "-0.01"}}}`,
+		Path: "spec.disruption.minSavingsPerHour", Fix: "minSavingsPerHour must be a decimal amount in USD per hour, 0 or more", CEL: true},
+	{Name: "minSavingsPerHour with a dollar sign", Patch: `{spec: {disruption: {consolidateAfter: 0s, minSavingsPerHour: "$0.01"}}}`,
+		Path: "spec.disruption.minSavingsPerHour", Fix: "such as 0.01 or 0.5", CEL: true},
+	{Name: "minSavingsPerHour exponent", Patch: `{spec: {disruption: {consolidateAfter: 0s, minSavingsPerHour: "1e-2"}}}`,
+		Path: "spec.disruption.minSavingsPerHour", Fix: "minSavingsPerHour must be a decimal amount", CEL: true},
+	{Name: "minSavingsPerHour too long", Patch: `{spec: {disruption: {consolidateAfter: 0s, minSavingsPerHour: "0.00000000000000001"}}}`,
+		Path: "spec.disruption.minSavingsPerHour", Fix: "may not be more than 16"},
+	{Name: "minSavingsPerPod seven decimals", Patch: `{spec: {disruption: {consolidateAfter: 0s, minSavingsPerPod: "0.0000001"}}}`,
+		Path: "spec.disruption.minSavingsPerPod", Fix: "minSavingsPerPod must be a decimal amount in USD per hour, 0 or more, such as 0.003", CEL: true},
+	{Name: "minSavingsPerPod negative", Patch: `{spec: {disruption: {consolidateAfter: 0s, minSavingsPerPod: "-1"}}}`,
+		Path: "spec.disruption.minSavingsPerPod", Fix: "minSavingsPerPod must be a decimal amount", CEL: true},
+	{Name: "minSavingsPercent negative", Patch: `{spec: {disruption: {consolidateAfter: 0s, minSavingsPercent: -1}}}`,
+		Path: "spec.disruption.minSavingsPercent", Fix: "minSavingsPercent must be a percentage from 0 to 100"},
+	{Name: "minSavingsPercent over 100", Patch: `{spec: {disruption: {consolidateAfter: 0s, minSavingsPercent: 101}}}`,
+		Path: "spec.disruption.minSavingsPercent", Fix: "minSavingsPercent must be a percentage from 0 to 100"},
+
 	// Weight and name.
 	{Name: "weight 0", Patch: `{spec: {weight: 0}}`, Path: "spec.weight", Fix: "weight must be between 1 and 100"},
 	{Name: "weight 101", Patch: `{spec: {weight: 101}}`, Path: "spec.weight", Fix: "weight must be between 1 and 100"},

@@ -124,6 +124,7 @@ var Cases = []Case{
 	{Name: "provider in full", Patch: `{spec: {provider: {amiFamily: Custom, amiSelector: {team: "*"}, subnetSelector: {kubernetes.io/cluster/prod: "*"},
 		tags: {tenon.dev/team: x, Name: node}}}}`},
 	{Name: "weight bounds", Patch: `{spec: {weight: 100}}`},
+	{Name: "consolidation savings thresholds", Patch: `{spec: {ttlSecondsAfterEmpty: null, consolidation: {enabled: true, minSavingsPerHour: "0.05", minSavingsPercent: 25, minSavingsPerPod: "0"}}}`},
 
 	// Spec-level CEL rules.
 	{Name: "ttlSecondsAfterEmpty with consolidation", Patch: `{spec: {consolidation: {enabled: true}}}`,
@@ -218,6 +219,12 @@ var Cases = []Case{
 	// Numbers.
 	{Name: "weight too low", Patch: `{spec: {weight: 0}}`, Want: []Error{schema(invalid, "spec.weight")}},
 	{Name: "weight too high", Patch: `{spec: {weight: 101}}`, Want: []Error{schema(invalid, "spec.weight")}},
+	{Name: "minSavingsPercent too high", Patch: `{spec: {consolidation: {minSavingsPercent: 101}}}`,
+		Want: []Error{schema(invalid, "spec.consolidation.minSavingsPercent")}},
+	{Name: "minSavingsPerHour negative", Patch: `{spec: {consolidation: {minSavingsPerHour: "-1"}}}`,
+		Want: []Error{cel("spec.consolidation.minSavingsPerHour", "", "minSavingsPerHour must be a decimal amount in USD per hour, 0 or more, such as 0.01 or 0.5 (up to 6 decimals)")}},
+	{Name: "minSavingsPerPod in words", Patch: `{spec: {consolidation: {minSavingsPerPod: "a cent"}}}`,
+		Want: []Error{cel("spec.consolidation.minSavingsPerPod", "", "minSavingsPerPod must be a decimal amount in USD per hour, 0 or more, such as 0.003 (up to 6 decimals)")}},
 	{Name: "negative ttlSecondsAfterEmpty", Patch: `{spec: {ttlSecondsAfterEmpty: -1}}`, Want: []Error{schema(invalid, "spec.ttlSecondsAfterEmpty")}},
 	{Name: "negative ttlSecondsUntilExpired", Patch: `{spec: {ttlSecondsUntilExpired: -1}}`, Want: []Error{schema(invalid, "spec.ttlSecondsUntilExpired")}},
 
