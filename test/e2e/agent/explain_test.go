@@ -214,15 +214,5 @@ func withoutTimings(t *testing.T, report string) string {
 // nodeEvents returns the messages of the events about a node with reason.
 func nodeEvents(t *testing.T, e env, node, reason string) []string {
 	t.Helper()
-	evs, err := e.kube.CoreV1().Events("").List(context.Background(), metav1.ListOptions{FieldSelector: "involvedObject.kind=Node,involvedObject.name=" + node})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []string
-	for _, ev := range evs.Items {
-		if ev.Reason == reason && !slices.Contains(out, ev.Message) {
-			out = append(out, ev.Message)
-		}
-	}
-	return out
+	return eventMessages(t, e, "", "involvedObject.kind=Node,involvedObject.name="+node, reason)
 }

@@ -224,7 +224,14 @@ func describeClaims(t *testing.T, e env, pool string) string {
 // eventsFor returns the messages of the events about a pod with reason.
 func eventsFor(t *testing.T, e env, ns, pod, reason string) []string {
 	t.Helper()
-	evs, err := e.kube.CoreV1().Events(ns).List(context.Background(), metav1.ListOptions{FieldSelector: "involvedObject.name=" + pod})
+	return eventMessages(t, e, ns, "involvedObject.name="+pod, reason)
+}
+
+// eventMessages returns the distinct messages of the events in ns ("" for
+// all) matching the field selector, with reason.
+func eventMessages(t *testing.T, e env, ns, selector, reason string) []string {
+	t.Helper()
+	evs, err := e.kube.CoreV1().Events(ns).List(context.Background(), metav1.ListOptions{FieldSelector: selector})
 	if err != nil {
 		t.Fatal(err)
 	}
