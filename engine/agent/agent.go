@@ -172,7 +172,8 @@ func newControllers(c client.Client, provider cloud.CloudProvider, rec events.Ev
 	disrupter := &disrupter{client: c, recorder: rec, metrics: m, log: log.WithName("disruption")}
 	term := &termination{client: c, cloud: provider, evictions: newEvictionBackoff(t.EvictionBackoffMin, t.EvictionBackoffMax),
 		recorder: rec, metrics: m, log: log.WithName("termination"), clock: clk, timings: t}
-	prov := &provisioner{client: c, views: views, nominated: nominated, recorder: rec, metrics: m, log: log.WithName("provisioner"), clock: clk, timings: t}
+	prov := &provisioner{client: c, views: views, nominated: nominated, recorder: rec, metrics: m, log: log.WithName("provisioner"), clock: clk, timings: t,
+		anticipate: opts.AnticipatePods, slots: newSlots(t.NominationWindow)}
 	prov.batcher = newBatcher(opts.BatchIdle, opts.BatchMax, prov.provision, clk, prov.log)
 	return &controllers{
 		provisioner: prov,

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -39,6 +40,11 @@ type clusterView struct {
 	// pending holds the "namespace/name" of every pod not bound to a node
 	// yet (unschedulable or not).
 	pending map[string]bool
+	// anticipated holds the keys of the pods the snapshot plans for that
+	// are not unschedulable (yet): pods controllers have still to create,
+	// and pods kube-scheduler has not tried. Only the provisioner's views
+	// have them (anticipatingView).
+	anticipated map[string]bool
 }
 
 // viewBuilder reads the informer cache into clusterViews; every
@@ -73,12 +79,41 @@ type cacheLists struct {
 // pools whose NodeClass is not ready are left out (and reported in the
 // view) so that one bad object never stops the others.
 func (b *viewBuilder) view(ctx context.Context) (*clusterView, error) {
+	return b.build(ctx, nil)
+}
+
+// anticipatingView is view with the pods controllers have still to create
+// and those kube-scheduler has not tried yet (anticipatePods), at most
+// limit of the first: what the provisioner sizes a batch's claims for.
+func (b *viewBuilder) anticipatingView(ctx context.Context, now time.Time, limit int) (*clusterView, error) {
+	return b.build(ctx, func(v *clusterView, l *cacheLists) error {
+		pods, err := anticipatePods(ctx, b.client, l.pods.Items, now, limit)
+		if err != nil {
+			return err
+		}
+		for _, p := range pods {
+			v.objects.Pods = append(v.objects.Pods, p)
+			v.anticipated[p.Namespace+"/"+p.Name] = true
+		}
+		return nil
+	})
+}
+
+// build reads the cache into a view; extra, when set, adds to the
+// workload before the snapshot is built.
+func (b *viewBuilder) build(ctx context.Context, extra func(*clusterView, *cacheLists) error) (*clusterView, error) {
 	l, err := b.list(ctx)
 	if err != nil {
 		return nil, err
 	}
-	v := &clusterView{invalid: map[string]string{}, notReady: map[string]string{}, classReady: map[string]error{}, claims: map[string]*v1.NodeClaim{}, pending: map[string]bool{}}
+	v := &clusterView{invalid: map[string]string{}, notReady: map[string]string{}, classReady: map[string]error{}, claims: map[string]*v1.NodeClaim{},
+		pending: map[string]bool{}, anticipated: map[string]bool{}}
 	v.addWorkload(l)
+	if extra != nil {
+		if err := extra(v, l); err != nil {
+			return nil, err
+		}
+	}
 	classes := b.admitClasses(ctx, v, l.nodeClasses.Items)
 	v.admitClaims(l.nodeClaims.Items)
 	b.admitNodePools(ctx, v, classes, l.nodePools.Items)

@@ -7,13 +7,15 @@
 // Each controller is a type holding the dependencies it uses (client,
 // cloud, clock, event recorder, metrics, logger, Timings) with a Register
 // method that adds it to the manager; setup wires them (agent.go):
-//   - provisioner (provisioner.go, batcher.go, nodeclaim.go, reserve.go):
+//   - provisioner (provisioner.go, batcher.go, nodeclaim.go, reserve.go, anticipate.go, slots.go):
 //     batches unschedulable pods (--batch-idle, --batch-max), solves,
 //     persists NodeClaims before any cloud call, and nominates the pods to
 //     them. A pod nominated to a claim in flight (or to a node that has
 //     not had NominationWindow to take it) is placed already: the next
 //     batch counts it on that claim, while the claim has room, instead of
-//     buying another node for it;
+//     buying another node for it. With --anticipate-pods the batch is
+//     sized for the pods controllers are still creating (anticipate.go),
+//     and slots (slots.go) keep the room planned for them;
 //   - lifecycle (lifecycle.go): launch with fallback, register the Node by
 //     provider ID, initialize it, time out;
 //   - termination (termination.go, evictions.go): taint, evict in order

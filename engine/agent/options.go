@@ -41,6 +41,10 @@ type Options struct {
 	// BatchMax after the first.
 	BatchIdle time.Duration
 	BatchMax  time.Duration
+	// AnticipatePods sizes each batch's claims for the pods ReplicaSets,
+	// StatefulSets and Jobs are still creating (launching only claims that
+	// pods waiting now need), so a burst packs as if it arrived at once.
+	AnticipatePods bool
 	// LogLevel is debug, info, warn or error; LogFormat json or text.
 	LogLevel  string
 	LogFormat string
@@ -212,6 +216,7 @@ func DefaultOptions() Options {
 		LeaderElectNamespace: ns,
 		BatchIdle:            time.Second,
 		BatchMax:             10 * time.Second,
+		AnticipatePods:       true,
 		LogLevel:             "info",
 		LogFormat:            "json",
 		Timings:              DefaultTimings(),
@@ -249,6 +254,7 @@ func ParseFlags(args []string, stderr io.Writer) (Options, error) {
 	fs.StringVar(&o.LeaderElectNamespace, "leader-elect-namespace", o.LeaderElectNamespace, "namespace of the leader-election Lease (default $POD_NAMESPACE, else kube-system)")
 	fs.DurationVar(&o.BatchIdle, "batch-idle", o.BatchIdle, "close a batch of pending pods after this long without a new one")
 	fs.DurationVar(&o.BatchMax, "batch-max", o.BatchMax, "close a batch of pending pods at the latest this long after its first pod")
+	fs.BoolVar(&o.AnticipatePods, "anticipate-pods", o.AnticipatePods, "size each batch's new nodes for the pods ReplicaSets, StatefulSets and Jobs are still creating (false: only for the pods waiting now)")
 	fs.StringVar(&o.LogLevel, "log-level", o.LogLevel, "debug, info, warn or error")
 	fs.StringVar(&o.LogFormat, "log-format", o.LogFormat, "json or text")
 	fs.DurationVar(&o.KWOKLaunchDelay, "kwok-launch-delay", o.KWOKLaunchDelay, "kwok: wait this long before a launched node appears (simulated boot time)")

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
+	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/util/wait"
@@ -56,6 +58,10 @@ type provisioner struct {
 	log       logr.Logger
 	clock     agentClock
 	timings   Timings
+	// anticipate sizes each batch for the pods controllers are still
+	// creating (Options.AnticipatePods); slots remember where.
+	anticipate bool
+	slots      *slots
 }
 
 // Register adds the batcher, the pod controller (an unschedulable pod
@@ -65,6 +71,15 @@ type provisioner struct {
 func (p *provisioner) Register(mgr manager.Manager) error {
 	if err := mgr.Add(p.batcher); err != nil {
 		return fmt.Errorf("adding the provisioning batcher: %w", err)
+	}
+	if p.anticipate {
+		// Start the pod controllers' informers with the others, so the
+		// first batch does not wait for them to sync.
+		for _, obj := range []client.Object{&appsv1.ReplicaSet{}, &appsv1.StatefulSet{}, &batchv1.Job{}} {
+			if _, err := mgr.GetCache().GetInformer(context.Background(), obj); err != nil {
+				return fmt.Errorf("watching %T for the pods still to come: %w", obj, err)
+			}
+		}
 	}
 	err := ctrl.ControllerManagedBy(mgr).Named("provisioning").For(&corev1.Pod{}).
 		WithOptions(controller.Options{MaxConcurrentReconciles: 4}).
@@ -111,14 +126,22 @@ func (p *provisioner) retryUnschedulable(ctx context.Context, _ time.Time) error
 // cloud (the lifecycle controller launches them), so a crash leaks nothing.
 func (p *provisioner) provision(ctx context.Context) error {
 	start := p.clock.Now()
-	v, err := p.views.view(ctx)
+	v, err := p.view(ctx, start)
 	if err != nil {
 		return err
 	}
 	reserved := reserve(v, p.nominated.expected(v, v.pending, start))
+	filled, held := p.slots.fill(v, start)
+	p.nominateToSlots(v, filled, start)
 	pending := v.snap.PendingPods()
-	p.metrics.queueDepth.Set(float64(len(pending)))
-	if len(pending) == 0 {
+	waiting := 0
+	for _, pod := range pending {
+		if !v.anticipated[pod.Key()] {
+			waiting++
+		}
+	}
+	p.metrics.queueDepth.Set(float64(waiting))
+	if waiting <= 0 {
 		p.metrics.unschedulablePods.Set(0)
 		return nil
 	}
@@ -129,12 +152,20 @@ func (p *provisioner) provision(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("solving %d pending pods: %w", len(pending), err)
 	}
-	p.metrics.unschedulablePods.Set(float64(len(res.Unschedulable)))
-	names, err := p.createClaims(ctx, v.snap, res)
+	unschedulable := 0
+	for _, u := range res.Unschedulable {
+		if !v.anticipated[u.Pod] {
+			unschedulable++
+		}
+	}
+	p.metrics.unschedulablePods.Set(float64(unschedulable))
+	names, err := p.createClaims(ctx, v.snap, res.Claims)
 	if err != nil {
 		return err
 	}
-	p.log.Info("solved a batch", "pods", len(pending), "awaitingTheirNodes", reserved, "newClaims", len(res.Claims), "unschedulable", len(res.Unschedulable),
+	p.slots.record(v, res, names, start)
+	p.log.Info("solved a batch", "pods", waiting, "anticipated", len(pending)-waiting, "awaitingTheirNodes", reserved+len(filled), "heldForPodsToCome", held,
+		"newClaims", len(res.Claims), "unschedulable", unschedulable,
 		"costPerHour", res.CostPerHour, "lowerBoundPerHour", res.LowerBoundPerHour, "duration", p.clock.Since(start).String())
 	p.announce(v, res, names)
 	// The next batch must see these claims as in flight, or it would
@@ -142,15 +173,39 @@ func (p *provisioner) provision(ctx context.Context) error {
 	return p.waitForCache(ctx, slices.Collect(maps.Values(names)))
 }
 
-// createClaims creates a NodeClaim for every claim of res and returns their
-// names by the packer's claim names.
-func (p *provisioner) createClaims(ctx context.Context, snap *state.Snapshot, res *packing.Result) (map[string]string, error) {
+// view is the batch's view: with the pods still to come when the agent
+// anticipates them (Options.AnticipatePods).
+func (p *provisioner) view(ctx context.Context, now time.Time) (*clusterView, error) {
+	if !p.anticipate {
+		return p.views.view(ctx)
+	}
+	return p.views.anticipatingView(ctx, now, MaxAnticipatedPods)
+}
+
+// nominateToSlots nominates the pods slots.fill bound to the room an
+// earlier batch planned for them.
+func (p *provisioner) nominateToSlots(v *clusterView, filled map[string]string, now time.Time) {
+	if len(filled) == 0 {
+		return
+	}
+	for _, pod := range v.objects.Pods {
+		key := pod.Namespace + "/" + pod.Name
+		if target, ok := filled[key]; ok {
+			p.nominated.nominate(target, key, now)
+			p.recorder.Eventf(pod, nil, corev1.EventTypeNormal, ReasonNominated, "Provisioning", "Pod should schedule on %s", target)
+		}
+	}
+}
+
+// createClaims creates a NodeClaim for every claim and returns their names
+// by the packer's claim names.
+func (p *provisioner) createClaims(ctx context.Context, snap *state.Snapshot, claims []*packing.Claim) (map[string]string, error) {
 	pools := map[string]*state.Pool{}
 	for _, pool := range snap.Pools {
 		pools[pool.Name] = pool
 	}
 	names := map[string]string{}
-	for _, c := range res.Claims {
+	for _, c := range claims {
 		pool := pools[c.Pool]
 		if pool == nil {
 			return names, fmt.Errorf("packing chose pool %q, which is not in the snapshot; this is always a bug", c.Pool)
@@ -181,7 +236,7 @@ func (p *provisioner) announce(v *clusterView, res *packing.Result, names map[st
 	now := p.clock.Now()
 	for _, pl := range res.Placements {
 		pod := pods[pl.Pod]
-		if pod == nil || pod.Spec.NodeName != "" {
+		if pod == nil || pod.Spec.NodeName != "" || v.anticipated[pl.Pod] {
 			continue
 		}
 		target := pl.Node
@@ -194,7 +249,7 @@ func (p *provisioner) announce(v *clusterView, res *packing.Result, names map[st
 	extra := v.notReadySummary()
 	for _, u := range res.Unschedulable {
 		pod := pods[u.Pod]
-		if pod == nil {
+		if pod == nil || v.anticipated[u.Pod] {
 			continue
 		}
 		msg := u.Reason

@@ -16,15 +16,7 @@ func reserve(v *clusterView, expected map[string]string) int {
 	if len(expected) == 0 {
 		return 0
 	}
-	free := map[string]corev1.ResourceList{}
-	for _, n := range v.snap.Nodes {
-		free[n.Name] = n.Allocatable.DeepCopy()
-	}
-	for _, p := range v.snap.Pods {
-		if p.NodeName != "" {
-			take(free[p.NodeName], p.Requests)
-		}
-	}
+	free := freeRoom(v)
 	reserved := 0
 	for i, p := range v.snap.Pods {
 		node, ok := expected[p.Key()]

@@ -53,6 +53,8 @@ type Permission struct {
 //	                                                    aggregates repeats)
 //	events.k8s.io events             create patch       the agent's events on pods, nodes, claims and pools
 //	apps daemonsets                  list watch         daemonset overhead on every candidate node
+//	apps replicasets statefulsets    list watch         provisioning sizes a batch for the pods they are still
+//	batch jobs                                          creating (--anticipate-pods)
 //	policy poddisruptionbudgets      list watch         the disruption budget of pods evicted or consolidated
 //	tenon.dev nodeclaims             get list watch create update patch delete
 //	                                                    the agent owns claims: created before the cloud call,
@@ -94,6 +96,12 @@ var Permissions = []Permission{
 		Why: "the agent's events on pods, nodes, claims and pools, through controller-runtime's events/v1 recorder"},
 	{Group: "apps", Resource: "daemonsets", Verbs: []string{"list", "watch"},
 		Why: "daemonset overhead is counted on every candidate node"},
+	{Group: "apps", Resource: "replicasets", Verbs: []string{"list", "watch"},
+		Why: "provisioning sizes a batch's nodes for the pods ReplicaSets are still creating (--anticipate-pods)"},
+	{Group: "apps", Resource: "statefulsets", Verbs: []string{"list", "watch"},
+		Why: "provisioning sizes a batch's nodes for the pods StatefulSets are still creating (--anticipate-pods)"},
+	{Group: "batch", Resource: "jobs", Verbs: []string{"list", "watch"},
+		Why: "provisioning sizes a batch's nodes for the pods Jobs are still creating (--anticipate-pods)"},
 	{Group: "policy", Resource: "poddisruptionbudgets", Verbs: []string{"list", "watch"},
 		Why: "disruption and termination respect PodDisruptionBudgets"},
 	{Group: "tenon.dev", Resource: "nodeclaims", Verbs: []string{"get", "list", "watch", "create", "update", "patch", "delete"},
