@@ -172,8 +172,9 @@ func newControllers(c client.Client, provider cloud.CloudProvider, rec events.Ev
 	disrupter := &disrupter{client: c, recorder: rec, metrics: m, log: log.WithName("disruption")}
 	term := &termination{client: c, cloud: provider, evictions: newEvictionBackoff(t.EvictionBackoffMin, t.EvictionBackoffMax),
 		recorder: rec, metrics: m, log: log.WithName("termination"), clock: clk, timings: t}
+	slots := newSlots(t.NominationWindow)
 	prov := &provisioner{client: c, views: views, nominated: nominated, recorder: rec, metrics: m, log: log.WithName("provisioner"), clock: clk, timings: t,
-		anticipate: opts.AnticipatePods, slots: newSlots(t.NominationWindow)}
+		anticipate: opts.AnticipatePods, slots: slots}
 	prov.batcher = newBatcher(opts.BatchIdle, opts.BatchMax, prov.provision, clk, prov.log)
 	return &controllers{
 		provisioner: prov,
@@ -181,7 +182,7 @@ func newControllers(c client.Client, provider cloud.CloudProvider, rec events.Ev
 		termination: term,
 		gc: &garbageCollector{client: c, cloud: provider, disrupter: disrupter, recorder: rec, metrics: m,
 			log: log.WithName("garbage-collection"), clock: clk, timings: t},
-		disruption: &disruption{client: c, views: views, nominated: nominated, conditions: newClaimConditions(c), disrupter: disrupter,
+		disruption: &disruption{client: c, views: views, nominated: nominated, slots: slots, conditions: newClaimConditions(c), disrupter: disrupter,
 			metrics: m, log: log.WithName("disruption"), clock: clk, timings: t},
 		interruption: &interruption{client: c, cloud: provider, disrupter: disrupter, recorder: rec, metrics: m,
 			log: log.WithName("interruption"), clock: clk, timings: t},

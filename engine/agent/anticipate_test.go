@@ -208,6 +208,17 @@ func TestAnticipatedPodsGetRoomNotNominations(t *testing.T) {
 	if n := nominatedCount(a); n != 1 {
 		t.Errorf("%d pods nominated; want only default/web-0 (the others do not exist)", n)
 	}
+	// Disruption must not take the claims launched for pods to come for
+	// empty nodes.
+	v, err := a.disruption.observe(ctx, a.provisioner.clock.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range v.snap.Nodes {
+		if !n.Nominated {
+			t.Errorf("disruption sees %s, launched for pods to come, as free to remove", n.Name)
+		}
+	}
 	for i := 1; i <= 20; i++ {
 		if err := c.Create(ctx, app.pod(i)); err != nil {
 			t.Fatal(err)

@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"fmt"
+	"maps"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -32,6 +33,7 @@ type disruption struct {
 	client     client.Client
 	views      *viewBuilder
 	nominated  *nominations
+	slots      *slots // room held for pods still to come (provisioner's)
 	conditions *claimConditions
 	disrupter  *disrupter
 	// inflight holds the nodes of the command being executed.
@@ -107,6 +109,7 @@ func (d *disruption) observe(ctx context.Context, now time.Time) (*clusterView, 
 	for _, node := range d.nominated.expected(v, v.pending, now) {
 		awaited[node] = true
 	}
+	maps.Copy(awaited, d.slots.awaited(v, now))
 	for _, n := range v.snap.Nodes {
 		if awaited[n.Name] {
 			n.Nominated = true

@@ -158,6 +158,22 @@ func (s *slots) record(v *clusterView, res *packing.Result, launched map[string]
 	}
 }
 
+// awaited returns the nodes (by snapshot name) with room held for pods
+// still to come: disruption treats them as nominated, so a node launched
+// for a burst is not removed as empty before its pods arrive.
+func (s *slots) awaited(v *clusterView, now time.Time) map[string]bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := map[string]bool{}
+	index := v.nodeIndex()
+	for key, plan := range s.plans {
+		if node, holds := v.expects(index, nomination{target: key.target, at: plan.at}, s.window, now); holds {
+			out[node] = true
+		}
+	}
+	return out
+}
+
 func (s *slots) sortedKeys() []slotKey {
 	keys := make([]slotKey, 0, len(s.plans))
 	for k := range s.plans {

@@ -1,6 +1,7 @@
 package agent_test
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -95,4 +96,48 @@ func TestInflateScalesUpAndDown(t *testing.T) {
 		nodes := poolNodes(t, e, "inflate")
 		return len(nodes) == 0, strings.Join(instanceTypes(nodes), ",") + "; claims: " + describeClaims(t, e, "inflate")
 	})
+}
+
+// burstScenario is a burst of six Deployments of 20 pods of mixed shapes
+// on an on-demand amd64 pool of categories c, m and r that never
+// consolidates (so the nodes the test prices are those the burst bought).
+func burstScenario() (policy, apps string) {
+	shapes := [][2]string{{"250m", "512Mi"}, {"500m", "2Gi"}, {"1", "1Gi"}, {"2", "4Gi"}, {"1", "4Gi"}, {"500m", "512Mi"}}
+	policy = kwokClass("burst") + "\n---\n" + poolYAML("burst", "burst", `        - key: tenon.dev/instance-category
+          operator: In
+          values: [c, m, r]
+  disruption:
+    consolidateAfter: Never`)
+	var docs []string
+	for i, s := range shapes {
+		d := deploymentYAML(fmt.Sprintf("burst%d", i), "burst", 20, s[0])
+		docs = append(docs, strings.Replace(d, `cpu: "`+s[0]+`"`+"\n", `cpu: "`+s[0]+`"`+"\n              memory: "+s[1]+"\n", 1))
+	}
+	return policy, strings.Join(docs, "\n---\n")
+}
+
+// TestBurstEndsWherePackingAtOnceEnds is issue 18's scale-up on the live
+// control plane: 120 pods created at once (the ReplicaSet controller
+// creates them over several batches) end on nodes that cost no more than
+// 1.03 × what `tenon simulate` plans for the 120 pods packed at once.
+func TestBurstEndsWherePackingAtOnceEnds(t *testing.T) {
+	e := require(t)
+	ns := namespace(t, e, "burst")
+	policy, apps := burstScenario()
+	want := simulateReport(t, policy+"\n---\n"+strings.ReplaceAll(apps, "kind: Deployment\nmetadata:\n", "kind: Deployment\nmetadata:\n  namespace: "+ns+"\n"))
+	apply(t, e, ns, policy)
+	startAgent(t, e, "burst")
+	cleanupPool(t, e, ns, "burst")
+	apply(t, e, ns, apps)
+	up := waitFor(t, 120*time.Second, "120 burst pods Running on agent nodes", func() (bool, string) {
+		running, _, states := runningOn(t, e, ns, "app in (burst0,burst1,burst2,burst3,burst4,burst5)", "burst")
+		return running == 120, states
+	})
+	got := poolCost(t, e, "burst")
+	t.Logf("120 pods Running in %s on %d nodes at $%.4f/h; tenon simulate of the 120 at once: %d nodes at $%.4f/h (%.3f×)",
+		up.Round(100*time.Millisecond), len(poolNodes(t, e, "burst")), got, want.Summary.NewNodes, want.Summary.CostPerHour, got/want.Summary.CostPerHour)
+	if got > 1.03*want.Summary.CostPerHour {
+		t.Errorf("the burst's nodes cost $%.4f/h, %.1f%% above the $%.4f/h of the same pods packed at once (claims: %s)",
+			got, 100*(got/want.Summary.CostPerHour-1), want.Summary.CostPerHour, describeClaims(t, e, "burst"))
+	}
 }
