@@ -66,10 +66,12 @@ func Run(ctx context.Context, cfg *rest.Config, opts Options, log logr.Logger) e
 	}
 	ctrl.SetLogger(log)
 	// client-go's default of 5 requests per second would pace a batch of
-	// claims and the evictions of a drain; the agent writes in bursts.
+	// claims, the nominated node of each pod of a burst (hint.go) and the
+	// evictions of a drain; the agent writes in bursts. Karpenter's
+	// defaults.
 	if cfg.QPS == 0 {
 		cfg = rest.CopyConfig(cfg)
-		cfg.QPS, cfg.Burst = 50, 100
+		cfg.QPS, cfg.Burst = 200, 300
 	}
 	mgr, err := newManager(cfg, scheme, opts, log)
 	if err != nil {
@@ -173,12 +175,13 @@ func newControllers(c client.Client, provider cloud.CloudProvider, rec events.Ev
 	term := &termination{client: c, cloud: provider, evictions: newEvictionBackoff(t.EvictionBackoffMin, t.EvictionBackoffMax),
 		recorder: rec, metrics: m, log: log.WithName("termination"), clock: clk, timings: t}
 	slots := newSlots(t.NominationWindow)
+	hints := &hinter{client: c, log: log.WithName("provisioner")}
 	prov := &provisioner{client: c, views: views, nominated: nominated, recorder: rec, metrics: m, log: log.WithName("provisioner"), clock: clk, timings: t,
-		anticipate: opts.AnticipatePods, slots: slots}
+		anticipate: opts.AnticipatePods, slots: slots, hints: hints}
 	prov.batcher = newBatcher(opts.BatchIdle, opts.BatchMax, prov.provision, clk, prov.log)
 	return &controllers{
 		provisioner: prov,
-		lifecycle:   &lifecycle{client: c, cloud: provider, termination: term, recorder: rec, metrics: m, log: log.WithName("lifecycle"), clock: clk, timings: t},
+		lifecycle:   &lifecycle{client: c, hints: hints, cloud: provider, termination: term, recorder: rec, metrics: m, log: log.WithName("lifecycle"), clock: clk, timings: t},
 		termination: term,
 		gc: &garbageCollector{client: c, cloud: provider, disrupter: disrupter, recorder: rec, metrics: m,
 			log: log.WithName("garbage-collection"), clock: clk, timings: t},

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"testing"
+	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
@@ -239,4 +240,29 @@ func nominatedCount(a *controllers) int {
 	a.provisioner.nominated.mu.Lock()
 	defer a.provisioner.nominated.mu.Unlock()
 	return len(a.provisioner.nominated.pods)
+}
+
+// TestNominationBeforeItsClaimIsKept: the provisioner nominates pods (and
+// writes their nominated node) before it creates their claim; a view read
+// in between, by disruption for instance, must not drop the nomination,
+// until the nomination window has passed without the claim appearing.
+func TestNominationBeforeItsClaimIsKept(t *testing.T) {
+	ctx := context.Background()
+	a, _, _, clk := testAgent(t, emptyNodeClass(), emptyNodePool("30s"), pendingPod("x", "1"))
+	now := clk.Now()
+	a.provisioner.nominated.nominate("p-notyet", "default/x", now)
+	v, err := a.provisioner.views.view(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := a.provisioner.nominated.expected(v, v.pending, now); len(got) != 0 {
+		t.Errorf("expected %v on a view without the claim", got)
+	}
+	if nominatedCount(a) != 1 {
+		t.Fatal("a view read before the claim was created dropped its nomination")
+	}
+	a.provisioner.nominated.expected(v, v.pending, now.Add(a.provisioner.nominated.window+time.Second))
+	if nominatedCount(a) != 0 {
+		t.Error("a nomination whose claim never appeared outlived the nomination window")
+	}
 }

@@ -21,6 +21,7 @@ const (
 	indexClaimProviderID = "status.providerID"
 	indexNodeProviderID  = "spec.providerID"
 	indexPodNodeName     = "spec.nodeName"
+	indexPodNominated    = "status.nominatedNodeName"
 )
 
 // addIndexes registers the field indexes on the manager's cache.
@@ -34,6 +35,7 @@ func addIndexes(ctx context.Context, idx client.FieldIndexer) error {
 		{"nodeclaims", &v1.NodeClaim{}, indexClaimProviderID, func(o client.Object) string { return o.(*v1.NodeClaim).Status.ProviderID }},
 		{"nodes", &corev1.Node{}, indexNodeProviderID, func(o client.Object) string { return o.(*corev1.Node).Spec.ProviderID }},
 		{"pods", &corev1.Pod{}, indexPodNodeName, func(o client.Object) string { return o.(*corev1.Pod).Spec.NodeName }},
+		{"pods", &corev1.Pod{}, indexPodNominated, func(o client.Object) string { return o.(*corev1.Pod).Status.NominatedNodeName }},
 	}
 	for _, ix := range indexes {
 		err := idx.IndexField(ctx, ix.obj, ix.field, func(o client.Object) []string {

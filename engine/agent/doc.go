@@ -7,7 +7,7 @@
 // Each controller is a type holding the dependencies it uses (client,
 // cloud, clock, event recorder, metrics, logger, Timings) with a Register
 // method that adds it to the manager; setup wires them (agent.go):
-//   - provisioner (provisioner.go, batcher.go, nodeclaim.go, reserve.go, anticipate.go, slots.go):
+//   - provisioner (provisioner.go, batcher.go, nodeclaim.go, reserve.go, anticipate.go, slots.go, hint.go):
 //     batches unschedulable pods (--batch-idle, --batch-max), solves,
 //     persists NodeClaims before any cloud call, and nominates the pods to
 //     them. A pod nominated to a claim in flight (or to a node that has
@@ -15,7 +15,8 @@
 //     batch counts it on that claim, while the claim has room, instead of
 //     buying another node for it. With --anticipate-pods the batch is
 //     sized for the pods controllers are still creating (anticipate.go),
-//     and slots (slots.go) keep the room planned for them;
+//     and slots (slots.go) keep the room planned for them; each pod's
+//     nominated node is written to its status.nominatedNodeName (hint.go);
 //   - lifecycle (lifecycle.go): launch with fallback, register the Node by
 //     provider ID, initialize it, time out;
 //   - termination (termination.go, evictions.go): taint, evict in order

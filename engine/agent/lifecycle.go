@@ -28,6 +28,7 @@ import (
 // after the timeouts, and hands deleted claims to termination.
 type lifecycle struct {
 	client      client.Client
+	hints       *hinter
 	cloud       cloud.CloudProvider
 	termination *termination
 	recorder    events.EventRecorder
@@ -226,7 +227,29 @@ func (l *lifecycle) register(ctx context.Context, claim *v1.NodeClaim, node *cor
 	}
 	l.metrics.nodesCreated.WithLabelValues(claim.Labels[v1.LabelNodePool]).Inc()
 	l.recorder.Eventf(claim, nil, corev1.EventTypeNormal, ReasonRegistered, "Register", "Node %s registered", node.Name)
+	if node.Name != claim.Name {
+		// The provisioner pointed the claim's pods at the claim's name
+		// (hint.go); the node registered under another: point them at it
+		// before it is Ready.
+		var pods corev1.PodList
+		if err := l.client.List(ctx, &pods, client.MatchingFields{indexPodNominated: claim.Name}); err != nil {
+			return reconcile.Result{}, fmt.Errorf("listing the pods nominated to nodeclaim %s: %w", claim.Name, err)
+		}
+		targets := map[string]string{}
+		for i := range pods.Items {
+			targets[pods.Items[i].Namespace+"/"+pods.Items[i].Name] = node.Name
+		}
+		l.hints.write(ctx, hintsFor(podPointers(pods.Items), targets))
+	}
 	return reconcile.Result{}, nil
+}
+
+func podPointers(pods []corev1.Pod) []*corev1.Pod {
+	out := make([]*corev1.Pod, len(pods))
+	for i := range pods {
+		out[i] = &pods[i]
+	}
+	return out
 }
 
 // initialize marks the claim and node initialized once the node is Ready

@@ -43,6 +43,7 @@ func testAgentWith(t *testing.T, wrap func(client.WithWatch) client.Client, objs
 		WithIndex(&corev1.Node{}, indexNodeProviderID, func(o client.Object) []string { return []string{o.(*corev1.Node).Spec.ProviderID} }).
 		WithIndex(&v1.NodeClaim{}, indexClaimProviderID, func(o client.Object) []string { return []string{o.(*v1.NodeClaim).Status.ProviderID} }).
 		WithIndex(&corev1.Pod{}, indexPodNodeName, func(o client.Object) []string { return []string{o.(*corev1.Pod).Spec.NodeName} }).
+		WithIndex(&corev1.Pod{}, indexPodNominated, func(o client.Object) []string { return []string{o.(*corev1.Pod).Status.NominatedNodeName} }).
 		Build()
 	var used client.Client = c
 	if wrap != nil {

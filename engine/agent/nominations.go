@@ -68,6 +68,9 @@ func (n *nominations) expected(v *clusterView, pending map[string]bool, now time
 		}
 		node, holds := v.expects(index, nom, n.window, now)
 		if !holds {
+			if !v.stale(index, nom, n.window, now) {
+				continue // its claim is not in this view yet
+			}
 			delete(n.pods, pod)
 			continue
 		}
@@ -100,6 +103,15 @@ func (v *clusterView) expects(index map[string]*state.Node, nom nomination, wind
 		}
 	}
 	return node.Name, now.Sub(from) <= window
+}
+
+// stale reports whether a nomination that does not hold in v can be
+// dropped: its target is in v (and no longer takes the pod), or has not
+// appeared within window. A nomination is made before its claim is created
+// (the pod's nominated node is written first, see hint.go), and another
+// controller's view may be read in between: such a view must not drop it.
+func (v *clusterView) stale(index map[string]*state.Node, nom nomination, window time.Duration, now time.Time) bool {
+	return index[nom.target] != nil || now.Sub(nom.at) > window
 }
 
 // nodeIndex maps every snapshot node's name, and the name of the claim

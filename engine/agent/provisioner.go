@@ -62,6 +62,9 @@ type provisioner struct {
 	// creating (Options.AnticipatePods); slots remember where.
 	anticipate bool
 	slots      *slots
+	// hints write each nominated pod's node into its
+	// status.nominatedNodeName, for kube-scheduler (hint.go).
+	hints *hinter
 }
 
 // Register adds the batcher, the pod controller (an unschedulable pod
@@ -133,6 +136,7 @@ func (p *provisioner) provision(ctx context.Context) error {
 	reserved := reserve(v, p.nominated.expected(v, v.pending, start))
 	filled, held := p.slots.fill(v, start)
 	p.nominateToSlots(v, filled, start)
+	p.hints.write(ctx, hintsFor(v.objects.Pods, filled))
 	pending := v.snap.PendingPods()
 	waiting := 0
 	for _, pod := range pending {
@@ -159,15 +163,21 @@ func (p *provisioner) provision(ctx context.Context) error {
 		}
 	}
 	p.metrics.unschedulablePods.Set(float64(unschedulable))
-	names, err := p.createClaims(ctx, v.snap, res.Claims)
+	claims, names, err := buildClaims(v.snap, res.Claims)
 	if err != nil {
+		return err
+	}
+	// Nominate first, and tell kube-scheduler where each pod goes before
+	// the claims exist: a KWOK node registers within milliseconds of its
+	// claim, and the scheduler binds pods to it as soon as it does.
+	p.hints.write(ctx, hintsFor(v.objects.Pods, p.announce(v, res, names)))
+	if err := p.createClaims(ctx, claims); err != nil {
 		return err
 	}
 	p.slots.record(v, res, names, start)
 	p.log.Info("solved a batch", "pods", waiting, "anticipated", len(pending)-waiting, "awaitingTheirNodes", reserved+len(filled), "heldForPodsToCome", held,
 		"newClaims", len(res.Claims), "unschedulable", unschedulable,
 		"costPerHour", res.CostPerHour, "lowerBoundPerHour", res.LowerBoundPerHour, "duration", p.clock.Since(start).String())
-	p.announce(v, res, names)
 	// The next batch must see these claims as in flight, or it would
 	// launch for the same pods again: wait until the cache has them.
 	return p.waitForCache(ctx, slices.Collect(maps.Values(names)))
@@ -197,38 +207,57 @@ func (p *provisioner) nominateToSlots(v *clusterView, filled map[string]string, 
 	}
 }
 
-// createClaims creates a NodeClaim for every claim and returns their names
-// by the packer's claim names.
-func (p *provisioner) createClaims(ctx context.Context, snap *state.Snapshot, claims []*packing.Claim) (map[string]string, error) {
+// buildClaims builds a NodeClaim for every claim of a solution and returns
+// them with their names by the packer's claim names.
+func buildClaims(snap *state.Snapshot, claims []*packing.Claim) ([]builtClaim, map[string]string, error) {
 	pools := map[string]*state.Pool{}
 	for _, pool := range snap.Pools {
 		pools[pool.Name] = pool
 	}
 	names := map[string]string{}
+	var out []builtClaim
 	for _, c := range claims {
 		pool := pools[c.Pool]
 		if pool == nil {
-			return names, fmt.Errorf("packing chose pool %q, which is not in the snapshot; this is always a bug", c.Pool)
+			return nil, nil, fmt.Errorf("packing chose pool %q, which is not in the snapshot; this is always a bug", c.Pool)
 		}
 		claim, err := nodeClaimFor(c, pool)
 		if err != nil {
-			return names, err
-		}
-		if err := p.client.Create(ctx, claim); err != nil {
-			return names, fmt.Errorf("creating nodeclaim %s for %d pods: %w", claim.Name, len(c.Pods), err)
+			return nil, nil, err
 		}
 		names[c.Name] = claim.Name
-		p.metrics.nodeClaimsCreated.WithLabelValues(pool.Name).Inc()
+		out = append(out, builtClaim{planned: c, claim: claim})
+	}
+	return out, names, nil
+}
+
+// builtClaim is a NodeClaim to create and the packer's claim it is for.
+type builtClaim struct {
+	planned *packing.Claim
+	claim   *v1.NodeClaim
+}
+
+// createClaims creates the NodeClaims.
+func (p *provisioner) createClaims(ctx context.Context, claims []builtClaim) error {
+	for _, b := range claims {
+		c, claim := b.planned, b.claim
+		if err := p.client.Create(ctx, claim); err != nil {
+			return fmt.Errorf("creating nodeclaim %s for %d pods: %w", claim.Name, len(c.Pods), err)
+		}
+		pool := claim.Labels[v1.LabelNodePool]
+		p.metrics.nodeClaimsCreated.WithLabelValues(pool).Inc()
 		o := c.Chosen()
-		p.log.Info("created nodeclaim", "nodeclaim", claim.Name, "nodepool", pool.Name, "pods", len(c.Pods),
+		p.log.Info("created nodeclaim", "nodeclaim", claim.Name, "nodepool", pool, "pods", len(c.Pods),
 			"instanceType", o.InstanceType, "zone", o.Zone, "capacityType", o.CapacityType, "pricePerHour", o.PricePerHour, "options", len(c.Options))
 	}
-	return names, nil
+	return nil
 }
 
 // announce nominates placed pods (with a Nominated event) and emits
-// FailedScheduling events with the packer's reason on the others.
-func (p *provisioner) announce(v *clusterView, res *packing.Result, names map[string]string) {
+// FailedScheduling events with the packer's reason on the others; it
+// returns the node or claim each pod was nominated to, by pod key.
+func (p *provisioner) announce(v *clusterView, res *packing.Result, names map[string]string) map[string]string {
+	targets := map[string]string{}
 	pods := map[string]*corev1.Pod{}
 	for _, pod := range v.objects.Pods {
 		pods[pod.Namespace+"/"+pod.Name] = pod
@@ -244,6 +273,7 @@ func (p *provisioner) announce(v *clusterView, res *packing.Result, names map[st
 			target = n
 		}
 		p.nominated.nominate(target, pl.Pod, now)
+		targets[pl.Pod] = target
 		p.recorder.Eventf(pod, nil, corev1.EventTypeNormal, ReasonNominated, "Provisioning", "Pod should schedule on nodeclaim %s", target)
 	}
 	extra := v.notReadySummary()
@@ -258,6 +288,7 @@ func (p *provisioner) announce(v *clusterView, res *packing.Result, names map[st
 		}
 		p.recorder.Eventf(pod, nil, corev1.EventTypeWarning, ReasonFailedScheduling, "Provisioning", "Tenon cannot launch a node for this pod: %s", msg)
 	}
+	return targets
 }
 
 // waitForCache waits (up to CacheWaitTimeout) until the informer cache

@@ -85,8 +85,14 @@ func (s *slots) fill(v *clusterView, now time.Time) (nominate map[string]string,
 	for _, key := range s.sortedKeys() {
 		plan := s.plans[key]
 		node, holds := v.expects(index, nomination{target: key.target, at: plan.at}, s.window, now)
+		if !holds {
+			if v.stale(index, nomination{target: key.target, at: plan.at}, s.window, now) {
+				delete(s.plans, key)
+			}
+			continue
+		}
 		want := plan.count - on[slotKey{key.owner, node}]
-		if !holds || want <= 0 {
+		if want <= 0 {
 			delete(s.plans, key)
 			continue
 		}

@@ -44,6 +44,8 @@ type Permission struct {
 //	core pods                        delete             termination deletes the pods still on a node once the
 //	                                                    pool's terminationGracePeriod is over
 //	core pods/eviction               create             termination evicts through the Eviction API, so PDBs hold
+//	core pods/status                 patch              provisioning writes the node each pod was nominated to in
+//	                                                    status.nominatedNodeName, for kube-scheduler
 //	core nodes                       get list watch     the Snapshot; registration matches nodes to claims by provider ID
 //	core nodes                       patch              taint tenon.dev/disrupted, finalizer tenon.dev/termination,
 //	                                                    startup-taint and label changes
@@ -84,6 +86,8 @@ var Permissions = []Permission{
 		Why: "provisioning watches unschedulable pods; termination and disruption list a node's pods to drain it"},
 	{Group: "", Resource: "pods", Verbs: []string{"delete"},
 		Why: "termination deletes the pods still on a node once the pool's terminationGracePeriod is over"},
+	{Group: "", Resource: "pods/status", Verbs: []string{"patch"},
+		Why: "provisioning writes the node each pod was nominated to in status.nominatedNodeName, which kube-scheduler tries first"},
 	{Group: "", Resource: "pods/eviction", Verbs: []string{"create"},
 		Why: "termination evicts pods through the Eviction API so that PodDisruptionBudgets hold"},
 	{Group: "", Resource: "nodes", Verbs: []string{"get", "list", "watch", "patch", "delete"},

@@ -129,6 +129,18 @@ func TestBurstEndsWherePackingAtOnceEnds(t *testing.T) {
 	startAgent(t, e, "burst")
 	cleanupPool(t, e, ns, "burst")
 	apply(t, e, ns, apps)
+	t.Cleanup(func() {
+		// Before the Deployments are deleted and cleanupPool runs (cleanups run last first): scale to zero, so
+		// no ReplicaSet recreates pods its draining nodes evict (the pool
+		// never consolidates a node launched for them).
+		for i := range 6 {
+			scale(t, e, ns, fmt.Sprintf("burst%d", i), 0)
+		}
+		waitFor(t, 60*time.Second, "the burst's pods gone", func() (bool, string) {
+			n := len(listPods(t, e, ns, "app in (burst0,burst1,burst2,burst3,burst4,burst5)"))
+			return n == 0, fmt.Sprintf("%d pods left", n)
+		})
+	})
 	up := waitFor(t, 120*time.Second, "120 burst pods Running on agent nodes", func() (bool, string) {
 		running, _, states := runningOn(t, e, ns, "app in (burst0,burst1,burst2,burst3,burst4,burst5)", "burst")
 		return running == 120, states
