@@ -59,7 +59,7 @@ func (d *disruption) consolidate(ctx context.Context, now time.Time) error {
 			d.log.V(1).Info("skipping consolidation command", "nodes", cmd.Nodes, "why", why)
 			continue
 		}
-		return d.execute(ctx, v, cmd)
+		return d.execute(ctx, v, cmd, now)
 	}
 	return nil
 }
@@ -88,26 +88,32 @@ func claimBlocks(name string, claim *v1.NodeClaim) string {
 	return ""
 }
 
-// execute runs one command. Its nodes are in flight (held from every
-// other plan) until their claims are deleted or the command is abandoned.
-func (d *disruption) execute(ctx context.Context, v *clusterView, cmd consolidation.Command) error {
+// execute runs one command at now. Its nodes are in flight (held from
+// every other plan) until their claims are deleted or the command is
+// abandoned; the existing nodes its pods move to are held until its nodes
+// are gone (inFlight.targetHold).
+func (d *disruption) execute(ctx context.Context, v *clusterView, cmd consolidation.Command, now time.Time) error {
 	reason := string(cmd.Reason)
 	log := d.log.WithValues("reason", reason, "nodes", cmd.Nodes, "replacements", len(cmd.Replacements))
 	log.Info("consolidating", "detail", cmd.Detail, "costBeforePerHour", cmd.CostBeforePerHour, "costAfterPerHour", cmd.CostAfterPerHour)
 	d.inflight.add(cmd.Nodes, reason+": "+cmd.Detail)
 	defer d.inflight.done(cmd.Nodes)
+	d.inflight.addTargets(destinations(cmd), cmd.Nodes, reason+": "+cmd.Detail, now)
 	launched, err := d.replace(ctx, v, cmd)
 	if err != nil {
+		d.inflight.dropTargets(cmd.Nodes)
 		return errors.Join(err, d.release(ctx, launched))
 	}
 	// Re-validate on the cluster as it is now.
 	fresh, err := d.views.view(ctx)
 	if err != nil {
+		d.inflight.dropTargets(cmd.Nodes)
 		return errors.Join(err, d.release(ctx, launched))
 	}
 	if why := stillValid(ctx, fresh.snap, cmd.Nodes, d.timings.SolveTimeout); why != "" {
 		d.metrics.disruptionDecisions.WithLabelValues(reason, "invalidated").Inc()
 		log.Info("consolidation command no longer valid; not removing its nodes", "why", why)
+		d.inflight.dropTargets(cmd.Nodes)
 		return d.release(ctx, launched)
 	}
 	for _, name := range cmd.Nodes {
@@ -120,6 +126,23 @@ func (d *disruption) execute(ctx context.Context, v *clusterView, cmd consolidat
 		}
 	}
 	return nil
+}
+
+// destinations are the existing nodes a command's pods move to (not its
+// replacements), sorted.
+func destinations(cmd consolidation.Command) []string {
+	replacement := map[string]bool{}
+	for _, r := range cmd.Replacements {
+		replacement[r.Name] = true
+	}
+	var out []string
+	for _, m := range cmd.Moves {
+		if m.To != "" && !replacement[m.To] && !slices.Contains(out, m.To) {
+			out = append(out, m.To)
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // release takes the replacement mark off the claims an abandoned command

@@ -194,3 +194,59 @@ func TestReplacementClaimCommitsToOpenKeys(t *testing.T) {
 		t.Errorf("the replacement's node would be labelled example.com/team=%q (requirements %+v), want b", got, claim.Spec.Requirements)
 	}
 }
+
+// TestDestinationOfACommandInFlightIsHeld (issue 18, commands abandoned a
+// second after their replacements launched): the existing nodes a
+// command's pods move to are held until the nodes it removes are gone.
+// Before, emptiness (every second) deleted such a node while it was still
+// empty, so the command's re-validation found its pods a node short and
+// abandoned it, or its evicted pods bought a new node.
+func TestDestinationOfACommandInFlightIsHeld(t *testing.T) {
+	// n1 is empty (consolidateAfter 0s); n2's pod b moves to n1.
+	objs := []client.Object{emptyNodeClass(), emptyNodePool("0s"), emptyNode(), initializedClaim(),
+		namedNode("n2", "fake://p-def"), claimOf("p-def", "n2"), boundPod("b", "n2")}
+	a, c, _, clk := testAgent(t, objs...)
+	ctx := context.Background()
+	v, err := a.disruption.observe(ctx, clk.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := consolidation.Command{Reason: consolidation.ReasonUnderutilized, Nodes: []string{"n2"},
+		Moves: []consolidation.Move{{Pod: "default/b", From: "n2", To: "n1"}}, Detail: "delete the node: the pods fit on other nodes"}
+	if err := a.disruption.execute(ctx, v, cmd, clk.Now()); err != nil {
+		t.Fatal(err)
+	}
+	if getClaim(t, c, "p-def").DeletionTimestamp == nil {
+		t.Fatal("the command did not delete n2's claim")
+	}
+	clk.Step(time.Second)
+	if err := a.disruption.removeEmpty(ctx, clk.Now()); err != nil {
+		t.Fatal(err)
+	}
+	if getClaim(t, c, "p-abc").DeletionTimestamp != nil {
+		t.Fatal("emptiness deleted n1, the node n2's pods move to, while n2 drained")
+	}
+	_, kept := planNodes(t, a, clk.Now())
+	if !strings.Contains(kept["n1"], "the pods of n2 move to it") {
+		t.Errorf("n1 kept as %q, want the destination hold named", kept["n1"])
+	}
+
+	// Once n2 is gone, n1 is an ordinary node again.
+	if err := c.Delete(ctx, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n2"}}); err != nil {
+		t.Fatal(err)
+	}
+	claim := getClaim(t, c, "p-def")
+	claim.Finalizers = nil
+	if err := c.Update(ctx, claim); client.IgnoreNotFound(err) != nil {
+		t.Fatal(err)
+	}
+	if err := c.Delete(ctx, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "b"}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.disruption.removeEmpty(ctx, clk.Now()); err != nil {
+		t.Fatal(err)
+	}
+	if getClaim(t, c, "p-abc").DeletionTimestamp == nil {
+		t.Error("n1 still held after the nodes its pods came from were gone")
+	}
+}
