@@ -19,15 +19,16 @@ import (
 	"github.com/tenonhq/terraform-provider-tenon/engine/state"
 )
 
-// consolidate makes the whole plan on a fresh view and runs its first
-// command that is not emptiness (removeEmpty runs those, within a
+// consolidate makes the whole plan on a fresh view and runs its commands
+// that are not emptiness (removeEmpty runs those, within a
 // DisruptionInterval; planning them here too spends the budgets they take
-// and leaves the rest of the plan as `tenon simulate` makes it): launch
-// its replacements and wait until they are initialized, re-validate that
-// the pods of the nodes it removes still fit on what is left, then delete
-// those nodes' claims (termination drains them through the Eviction API,
-// honouring PDBs). One command at a time: while the nodes an earlier one
-// deleted still drain (draining), it plans nothing.
+// and leaves the rest of the plan as `tenon simulate` makes it), in order,
+// each in turn: launch its replacements and wait until they are
+// initialized, re-validate that the pods of the nodes it removes still
+// fit on what is left, then delete those nodes' claims (termination
+// drains them through the Eviction API, honouring PDBs). One plan at a
+// time: while the nodes an earlier plan deleted still drain (draining), it
+// plans nothing.
 func (d *disruption) consolidate(ctx context.Context, now time.Time) error {
 	v, err := d.observe(ctx, now)
 	if err != nil {
@@ -50,6 +51,7 @@ func (d *disruption) consolidate(ctx context.Context, now time.Time) error {
 	if err := d.explainKept(ctx, v, res); err != nil {
 		return err
 	}
+	var runnable []consolidation.Command
 	for _, cmd := range res.Commands {
 		if cmd.Reason == consolidation.ReasonEmpty {
 			continue
@@ -59,7 +61,30 @@ func (d *disruption) consolidate(ctx context.Context, now time.Time) error {
 			d.log.V(1).Info("skipping consolidation command", "nodes", cmd.Nodes, "why", why)
 			continue
 		}
-		return d.execute(ctx, v, cmd, now)
+		runnable = append(runnable, cmd)
+	}
+	return d.executeAll(ctx, v, runnable, now)
+}
+
+// executeAll runs the commands of one plan in its order: the plan placed
+// their pods together, within the budgets, so running them one plan (and
+// one drain) apart would only stretch the walk. All are in flight from
+// the start, so that neither emptiness nor anything else takes a later
+// command's nodes or destinations while an earlier one runs. An error
+// stops the rest.
+func (d *disruption) executeAll(ctx context.Context, v *clusterView, cmds []consolidation.Command, now time.Time) error {
+	for _, cmd := range cmds {
+		d.inflight.add(cmd.Nodes, string(cmd.Reason)+": "+cmd.Detail)
+		d.inflight.addTargets(destinations(cmd), cmd.Nodes, string(cmd.Reason)+": "+cmd.Detail, now)
+	}
+	for i, cmd := range cmds {
+		if err := d.execute(ctx, v, cmd, now); err != nil {
+			for _, rest := range cmds[i+1:] {
+				d.inflight.done(rest.Nodes)
+				d.inflight.dropTargets(rest.Nodes)
+			}
+			return err
+		}
 	}
 	return nil
 }

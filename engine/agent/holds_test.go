@@ -250,3 +250,35 @@ func TestDestinationOfACommandInFlightIsHeld(t *testing.T) {
 		t.Error("n1 still held after the nodes its pods came from were gone")
 	}
 }
+
+// TestConsolidationRunsEveryCommandOfThePlan (issue 18: stable within two
+// minutes): the commands of one plan run in the same tick, in order, not
+// one plan and one drain apart. n2's and n3's pods each fit on n1 (whose
+// pinned pod keeps it): two deletions in one plan, both carried out.
+func TestConsolidationRunsEveryCommandOfThePlan(t *testing.T) {
+	objs := append(twoNodes(claimOf("p-def", "n2")), namedNode("n3", "fake://p-ghi"), claimOf("p-ghi", "n3"), boundPod("c", "n3"))
+	a, c, _, clk := testAgent(t, objs...)
+	ctx := context.Background()
+	v, err := a.disruption.observe(ctx, clk.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := a.disruption.plan(ctx, v, clk.Now(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Commands) != 2 {
+		t.Fatalf("the plan has %d commands, want 2 (a deletion each for n2 and n3): %+v", len(res.Commands), res.Commands)
+	}
+	if err := a.disruption.consolidate(ctx, clk.Now()); err != nil {
+		t.Fatal(err)
+	}
+	for _, claim := range []string{"p-def", "p-ghi"} {
+		if getClaim(t, c, claim).DeletionTimestamp == nil {
+			t.Errorf("claim %s not deleted: the plan's commands did not all run", claim)
+		}
+	}
+	if held := a.disruption.inflight.get("n3"); held != "" {
+		t.Errorf("n3 still in flight after its command ran: %q", held)
+	}
+}
