@@ -34,6 +34,13 @@ func (d *disruption) consolidate(ctx context.Context, now time.Time) error {
 	if err != nil {
 		return err
 	}
+	if stale := staleCordons(v, &d.inflight); len(stale) > 0 {
+		d.log.Info("removing the disruption taint no command needs", "nodes", stale)
+		if err := d.uncordon(ctx, stale); err != nil {
+			return err
+		}
+		return nil // the next tick plans with them
+	}
 	if nodes := draining(v, now, d.timings.ReplacementHold); nodes != "" {
 		d.metrics.disruptionDecisions.WithLabelValues(string(consolidation.ReasonUnderutilized), "waiting-for-drain").Inc()
 		d.log.V(1).Info("waiting for nodes to drain before planning the next command", "nodes", nodes)
@@ -73,20 +80,33 @@ func (d *disruption) consolidate(ctx context.Context, now time.Time) error {
 // command's nodes or destinations while an earlier one runs. An error
 // stops the rest.
 func (d *disruption) executeAll(ctx context.Context, v *clusterView, cmds []consolidation.Command, now time.Time) error {
+	var nodes []string
 	for _, cmd := range cmds {
 		d.inflight.add(cmd.Nodes, string(cmd.Reason)+": "+cmd.Detail)
 		d.inflight.addTargets(destinations(cmd), cmd.Nodes, string(cmd.Reason)+": "+cmd.Detail, now)
+		nodes = append(nodes, cmd.Nodes...)
+	}
+	if err := d.cordon(ctx, nodes); err != nil {
+		return errors.Join(err, d.abandon(ctx, cmds))
 	}
 	for i, cmd := range cmds {
 		if err := d.execute(ctx, v, cmd, now); err != nil {
-			for _, rest := range cmds[i+1:] {
-				d.inflight.done(rest.Nodes)
-				d.inflight.dropTargets(rest.Nodes)
-			}
-			return err
+			return errors.Join(err, d.abandon(ctx, cmds[i+1:]))
 		}
 	}
 	return nil
+}
+
+// abandon releases commands that will not run: their nodes and
+// destinations are no longer held, nor tainted.
+func (d *disruption) abandon(ctx context.Context, cmds []consolidation.Command) error {
+	var nodes []string
+	for _, cmd := range cmds {
+		d.inflight.done(cmd.Nodes)
+		d.inflight.dropTargets(cmd.Nodes)
+		nodes = append(nodes, cmd.Nodes...)
+	}
+	return d.uncordon(ctx, nodes)
 }
 
 // commandBlocked says why a command must not run now, or "": the plan
@@ -126,20 +146,17 @@ func (d *disruption) execute(ctx context.Context, v *clusterView, cmd consolidat
 	d.inflight.addTargets(destinations(cmd), cmd.Nodes, reason+": "+cmd.Detail, now)
 	launched, err := d.replace(ctx, v, cmd)
 	if err != nil {
-		d.inflight.dropTargets(cmd.Nodes)
-		return errors.Join(err, d.release(ctx, launched))
+		return errors.Join(err, d.release(ctx, launched), d.abandon(ctx, []consolidation.Command{cmd}))
 	}
 	// Re-validate on the cluster as it is now.
 	fresh, err := d.views.view(ctx)
 	if err != nil {
-		d.inflight.dropTargets(cmd.Nodes)
-		return errors.Join(err, d.release(ctx, launched))
+		return errors.Join(err, d.release(ctx, launched), d.abandon(ctx, []consolidation.Command{cmd}))
 	}
 	if why := stillValid(ctx, fresh.snap, cmd.Nodes, d.timings.SolveTimeout); why != "" {
 		d.metrics.disruptionDecisions.WithLabelValues(reason, "invalidated").Inc()
 		log.Info("consolidation command no longer valid; not removing its nodes", "why", why)
-		d.inflight.dropTargets(cmd.Nodes)
-		return d.release(ctx, launched)
+		return errors.Join(d.release(ctx, launched), d.abandon(ctx, []consolidation.Command{cmd}))
 	}
 	for _, name := range cmd.Nodes {
 		claim := fresh.claimOfNode(name)
