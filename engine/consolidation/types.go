@@ -167,7 +167,7 @@ type Options struct {
 // otherwise, save at least $0.01/h, 10% and $0.003/h per pod evicted per
 // command, spot-to-spot with 15 cheaper types,
 // one packing strategy per simulation (a core, not two), and a look-ahead
-// of 8 plans to the end state.
+// of 16 plans to the end state.
 func DefaultOptions() Options {
 	return Options{
 		MinSavingsPerHour: v1.DefaultMinSavingsPerHour,
@@ -176,7 +176,7 @@ func DefaultOptions() Options {
 		MinSpotTypes:      15,
 		MaxEvaluations:    40,
 		MaxWork:           300_000,
-		Lookahead:         8,
+		Lookahead:         16,
 		Packing:           []packing.Option{packing.WithStrategy(0)},
 	}
 }
