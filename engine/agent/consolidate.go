@@ -19,19 +19,27 @@ import (
 	"github.com/tenonhq/terraform-provider-tenon/engine/state"
 )
 
-// consolidate makes the whole plan on a fresh view and runs its first
-// command that is not emptiness (removeEmpty runs those, within a
+// consolidate makes the whole plan on a fresh view and runs its commands
+// that are not emptiness (removeEmpty runs those, within a
 // DisruptionInterval; planning them here too spends the budgets they take
-// and leaves the rest of the plan as `tenon simulate` makes it): launch
-// its replacements and wait until they are initialized, re-validate that
-// the pods of the nodes it removes still fit on what is left, then delete
-// those nodes' claims (termination drains them through the Eviction API,
-// honouring PDBs). One command at a time: while the nodes an earlier one
-// deleted still drain (draining), it plans nothing.
+// and leaves the rest of the plan as `tenon simulate` makes it), in order,
+// each in turn: launch its replacements and wait until they are
+// initialized, re-validate that the pods of the nodes it removes still
+// fit on what is left, then delete those nodes' claims (termination
+// drains them through the Eviction API, honouring PDBs). One plan at a
+// time: while the nodes an earlier plan deleted still drain (draining), it
+// plans nothing.
 func (d *disruption) consolidate(ctx context.Context, now time.Time) error {
 	v, err := d.observe(ctx, now)
 	if err != nil {
 		return err
+	}
+	if stale := staleCordons(v, &d.inflight); len(stale) > 0 {
+		d.log.Info("removing the disruption taint no command needs", "nodes", stale)
+		if err := d.uncordon(ctx, stale); err != nil {
+			return err
+		}
+		return nil // the next tick plans with them
 	}
 	if nodes := draining(v, now, d.timings.ReplacementHold); nodes != "" {
 		d.metrics.disruptionDecisions.WithLabelValues(string(consolidation.ReasonUnderutilized), "waiting-for-drain").Inc()
@@ -50,6 +58,7 @@ func (d *disruption) consolidate(ctx context.Context, now time.Time) error {
 	if err := d.explainKept(ctx, v, res); err != nil {
 		return err
 	}
+	var runnable []consolidation.Command
 	for _, cmd := range res.Commands {
 		if cmd.Reason == consolidation.ReasonEmpty {
 			continue
@@ -59,9 +68,45 @@ func (d *disruption) consolidate(ctx context.Context, now time.Time) error {
 			d.log.V(1).Info("skipping consolidation command", "nodes", cmd.Nodes, "why", why)
 			continue
 		}
-		return d.execute(ctx, v, cmd)
+		runnable = append(runnable, cmd)
+	}
+	return d.executeAll(ctx, v, runnable, now)
+}
+
+// executeAll runs the commands of one plan in its order: the plan placed
+// their pods together, within the budgets, so running them one plan (and
+// one drain) apart would only stretch the walk. All are in flight from
+// the start, so that neither emptiness nor anything else takes a later
+// command's nodes or destinations while an earlier one runs. An error
+// stops the rest.
+func (d *disruption) executeAll(ctx context.Context, v *clusterView, cmds []consolidation.Command, now time.Time) error {
+	var nodes []string
+	for _, cmd := range cmds {
+		d.inflight.add(cmd.Nodes, string(cmd.Reason)+": "+cmd.Detail)
+		d.inflight.addTargets(destinations(cmd), cmd.Nodes, string(cmd.Reason)+": "+cmd.Detail, now)
+		nodes = append(nodes, cmd.Nodes...)
+	}
+	if err := d.cordon(ctx, nodes); err != nil {
+		return errors.Join(err, d.abandon(ctx, cmds))
+	}
+	for i, cmd := range cmds {
+		if err := d.execute(ctx, v, cmd, now); err != nil {
+			return errors.Join(err, d.abandon(ctx, cmds[i+1:]))
+		}
 	}
 	return nil
+}
+
+// abandon releases commands that will not run: their nodes and
+// destinations are no longer held, nor tainted.
+func (d *disruption) abandon(ctx context.Context, cmds []consolidation.Command) error {
+	var nodes []string
+	for _, cmd := range cmds {
+		d.inflight.done(cmd.Nodes)
+		d.inflight.dropTargets(cmd.Nodes)
+		nodes = append(nodes, cmd.Nodes...)
+	}
+	return d.uncordon(ctx, nodes)
 }
 
 // commandBlocked says why a command must not run now, or "": the plan
@@ -88,27 +133,30 @@ func claimBlocks(name string, claim *v1.NodeClaim) string {
 	return ""
 }
 
-// execute runs one command. Its nodes are in flight (held from every
-// other plan) until their claims are deleted or the command is abandoned.
-func (d *disruption) execute(ctx context.Context, v *clusterView, cmd consolidation.Command) error {
+// execute runs one command at now. Its nodes are in flight (held from
+// every other plan) until their claims are deleted or the command is
+// abandoned; the existing nodes its pods move to are held until its nodes
+// are gone (inFlight.targetHold).
+func (d *disruption) execute(ctx context.Context, v *clusterView, cmd consolidation.Command, now time.Time) error {
 	reason := string(cmd.Reason)
 	log := d.log.WithValues("reason", reason, "nodes", cmd.Nodes, "replacements", len(cmd.Replacements))
 	log.Info("consolidating", "detail", cmd.Detail, "costBeforePerHour", cmd.CostBeforePerHour, "costAfterPerHour", cmd.CostAfterPerHour)
 	d.inflight.add(cmd.Nodes, reason+": "+cmd.Detail)
 	defer d.inflight.done(cmd.Nodes)
+	d.inflight.addTargets(destinations(cmd), cmd.Nodes, reason+": "+cmd.Detail, now)
 	launched, err := d.replace(ctx, v, cmd)
 	if err != nil {
-		return errors.Join(err, d.release(ctx, launched))
+		return errors.Join(err, d.release(ctx, launched), d.abandon(ctx, []consolidation.Command{cmd}))
 	}
 	// Re-validate on the cluster as it is now.
 	fresh, err := d.views.view(ctx)
 	if err != nil {
-		return errors.Join(err, d.release(ctx, launched))
+		return errors.Join(err, d.release(ctx, launched), d.abandon(ctx, []consolidation.Command{cmd}))
 	}
 	if why := stillValid(ctx, fresh.snap, cmd.Nodes, d.timings.SolveTimeout); why != "" {
 		d.metrics.disruptionDecisions.WithLabelValues(reason, "invalidated").Inc()
 		log.Info("consolidation command no longer valid; not removing its nodes", "why", why)
-		return d.release(ctx, launched)
+		return errors.Join(d.release(ctx, launched), d.abandon(ctx, []consolidation.Command{cmd}))
 	}
 	for _, name := range cmd.Nodes {
 		claim := fresh.claimOfNode(name)
@@ -120,6 +168,23 @@ func (d *disruption) execute(ctx context.Context, v *clusterView, cmd consolidat
 		}
 	}
 	return nil
+}
+
+// destinations are the existing nodes a command's pods move to (not its
+// replacements), sorted.
+func destinations(cmd consolidation.Command) []string {
+	replacement := map[string]bool{}
+	for _, r := range cmd.Replacements {
+		replacement[r.Name] = true
+	}
+	var out []string
+	for _, m := range cmd.Moves {
+		if m.To != "" && !replacement[m.To] && !slices.Contains(out, m.To) {
+			out = append(out, m.To)
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // release takes the replacement mark off the claims an abandoned command

@@ -22,7 +22,7 @@ const DisruptionEmpty = string(consolidation.ReasonEmpty)
 // empty nodes' claims, so a node goes within a tick of its
 // consolidateAfter; every ConsolidationInterval it makes the whole plan
 // (emptiness, expiration, drift, consolidation — the plan `tenon simulate
-// --consolidate` prints) and runs its first command that is not emptiness.
+// --consolidate` prints) and runs its commands that are not emptiness.
 // Budgets, consolidateAfter, do-not-disrupt and every other rule are the
 // plan's; the agent adds what only it knows to the Snapshot first: the
 // claims' pod-event clocks (claimConditions), the nodes pending pods are

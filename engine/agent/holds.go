@@ -26,6 +26,60 @@ const annotationReplacementOf = v1.Group + "/replacement-of"
 type inFlight struct {
 	mu    sync.Mutex
 	nodes map[string]string
+	// targets are the existing nodes a command's pods move to, which
+	// emptiness must not take while they wait for those pods: from the
+	// command's start until the nodes it removes are gone (their pods
+	// evicted and rescheduled), at most Timings.ReplacementHold.
+	targets map[string]target
+}
+
+// target is why a node is held as the destination of a command's pods.
+type target struct {
+	of    []string
+	why   string
+	since time.Time
+}
+
+// addTargets holds the nodes to, where the pods of the command removing
+// of (described by detail) go, from now.
+func (f *inFlight) addTargets(to, of []string, detail string, now time.Time) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.targets == nil {
+		f.targets = map[string]target{}
+	}
+	for _, n := range to {
+		f.targets[n] = target{of: slices.Clone(of), why: detail, since: now}
+	}
+}
+
+// dropTargets releases the destinations of the command removing of (it
+// was abandoned: no pod moves).
+func (f *inFlight) dropTargets(of []string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for n, t := range f.targets {
+		if slices.Equal(t.of, of) {
+			delete(f.targets, n)
+		}
+	}
+}
+
+// targetHold says why node is held as a destination at now, or "": while
+// a node its command removes is still in names, for less than hold. It
+// forgets the holds that ended.
+func (f *inFlight) targetHold(node string, names map[string]bool, now time.Time, hold time.Duration) string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	t, ok := f.targets[node]
+	if !ok {
+		return ""
+	}
+	if now.Sub(t.since) >= hold || !slices.ContainsFunc(t.of, func(o string) bool { return names[o] }) {
+		delete(f.targets, node)
+		return ""
+	}
+	return fmt.Sprintf("the pods of %s move to it (%s)", strings.Join(t.of, ", "), t.why)
 }
 
 // add holds nodes for the command described by detail.
@@ -57,7 +111,10 @@ func (f *inFlight) get(node string) string {
 }
 
 // markHeld sets state.Node.Held on the nodes of v no voluntary disruption
-// may take at now: those of a command in flight, and the replacements
+// may take at now: those of a command in flight, the existing nodes its
+// pods move to until the nodes it removes are gone (else emptiness takes
+// such a node, still empty, from under the command: its pods would then
+// need a new node, and the command is abandoned), and the replacements
 // launched less than hold ago, unless a replacement is empty with the
 // nodes it replaces gone (no pod is on its way to it: emptiness may take
 // it, evicting nothing).
@@ -74,6 +131,10 @@ func markHeld(v *clusterView, inflight *inFlight, now time.Time, hold time.Durat
 	for _, n := range v.snap.Nodes {
 		if cmd := inflight.get(n.Name); cmd != "" {
 			n.Held = "a disruption command is in flight on it (" + cmd + ")"
+			continue
+		}
+		if why := inflight.targetHold(n.Name, names, now, hold); why != "" {
+			n.Held = why
 			continue
 		}
 		claim := v.claimOfNode(n.Name)

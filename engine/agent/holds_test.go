@@ -194,3 +194,91 @@ func TestReplacementClaimCommitsToOpenKeys(t *testing.T) {
 		t.Errorf("the replacement's node would be labelled example.com/team=%q (requirements %+v), want b", got, claim.Spec.Requirements)
 	}
 }
+
+// TestDestinationOfACommandInFlightIsHeld (issue 18, commands abandoned a
+// second after their replacements launched): the existing nodes a
+// command's pods move to are held until the nodes it removes are gone.
+// Before, emptiness (every second) deleted such a node while it was still
+// empty, so the command's re-validation found its pods a node short and
+// abandoned it, or its evicted pods bought a new node.
+func TestDestinationOfACommandInFlightIsHeld(t *testing.T) {
+	// n1 is empty (consolidateAfter 0s); n2's pod b moves to n1.
+	objs := []client.Object{emptyNodeClass(), emptyNodePool("0s"), emptyNode(), initializedClaim(),
+		namedNode("n2", "fake://p-def"), claimOf("p-def", "n2"), boundPod("b", "n2")}
+	a, c, _, clk := testAgent(t, objs...)
+	ctx := context.Background()
+	v, err := a.disruption.observe(ctx, clk.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := consolidation.Command{Reason: consolidation.ReasonUnderutilized, Nodes: []string{"n2"},
+		Moves: []consolidation.Move{{Pod: "default/b", From: "n2", To: "n1"}}, Detail: "delete the node: the pods fit on other nodes"}
+	if err := a.disruption.execute(ctx, v, cmd, clk.Now()); err != nil {
+		t.Fatal(err)
+	}
+	if getClaim(t, c, "p-def").DeletionTimestamp == nil {
+		t.Fatal("the command did not delete n2's claim")
+	}
+	clk.Step(time.Second)
+	if err := a.disruption.removeEmpty(ctx, clk.Now()); err != nil {
+		t.Fatal(err)
+	}
+	if getClaim(t, c, "p-abc").DeletionTimestamp != nil {
+		t.Fatal("emptiness deleted n1, the node n2's pods move to, while n2 drained")
+	}
+	_, kept := planNodes(t, a, clk.Now())
+	if !strings.Contains(kept["n1"], "the pods of n2 move to it") {
+		t.Errorf("n1 kept as %q, want the destination hold named", kept["n1"])
+	}
+
+	// Once n2 is gone, n1 is an ordinary node again.
+	if err := c.Delete(ctx, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n2"}}); err != nil {
+		t.Fatal(err)
+	}
+	claim := getClaim(t, c, "p-def")
+	claim.Finalizers = nil
+	if err := c.Update(ctx, claim); client.IgnoreNotFound(err) != nil {
+		t.Fatal(err)
+	}
+	if err := c.Delete(ctx, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "b"}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.disruption.removeEmpty(ctx, clk.Now()); err != nil {
+		t.Fatal(err)
+	}
+	if getClaim(t, c, "p-abc").DeletionTimestamp == nil {
+		t.Error("n1 still held after the nodes its pods came from were gone")
+	}
+}
+
+// TestConsolidationRunsEveryCommandOfThePlan (issue 18: stable within two
+// minutes): the commands of one plan run in the same tick, in order, not
+// one plan and one drain apart. n2's and n3's pods each fit on n1 (whose
+// pinned pod keeps it): two deletions in one plan, both carried out.
+func TestConsolidationRunsEveryCommandOfThePlan(t *testing.T) {
+	objs := append(twoNodes(claimOf("p-def", "n2")), namedNode("n3", "fake://p-ghi"), claimOf("p-ghi", "n3"), boundPod("c", "n3"))
+	a, c, _, clk := testAgent(t, objs...)
+	ctx := context.Background()
+	v, err := a.disruption.observe(ctx, clk.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := a.disruption.plan(ctx, v, clk.Now(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Commands) != 2 {
+		t.Fatalf("the plan has %d commands, want 2 (a deletion each for n2 and n3): %+v", len(res.Commands), res.Commands)
+	}
+	if err := a.disruption.consolidate(ctx, clk.Now()); err != nil {
+		t.Fatal(err)
+	}
+	for _, claim := range []string{"p-def", "p-ghi"} {
+		if getClaim(t, c, claim).DeletionTimestamp == nil {
+			t.Errorf("claim %s not deleted: the plan's commands did not all run", claim)
+		}
+	}
+	if held := a.disruption.inflight.get("n3"); held != "" {
+		t.Errorf("n3 still in flight after its command ran: %q", held)
+	}
+}

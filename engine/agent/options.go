@@ -112,7 +112,7 @@ type Timings struct {
 	// within a tick of its consolidateAfter.
 	DisruptionInterval time.Duration
 	// ConsolidationInterval is how often disruption makes the whole plan
-	// (expiration, drift, consolidation) and runs its first command.
+	// (expiration, drift, consolidation) and runs its commands.
 	ConsolidationInterval time.Duration
 	// ReplacementTimeout bounds the wait for a command's replacements to
 	// be initialized; ReplacementPollInterval paces it.

@@ -43,6 +43,23 @@
 // shared new claim form one merge command. Every packing run counts
 // against MaxEvaluations and MaxWork.
 //
+// # Walking to the end state
+//
+// Planned one step at a time, consolidation chains: a plan moves the pods
+// of small nodes onto a large, half-empty node, and a later plan replaces
+// that node, evicting the same pods again. So when a plan consolidates,
+// Plan follows it in simulation (up to Options.Lookahead plans, each
+// applied, the clock moving past consolidateAfter between them) to the
+// node set it ends at. If the plan moves pods onto a node that end
+// removes, Plan plans the step again with those nodes receiving no pods,
+// follows that step the same way, and takes it when its end costs less
+// once each pod evicted on the way is priced at minSavingsPerPod (the
+// pools' largest): fewer evictions win at equal cost, and a cheaper end
+// wins only when it saves more than its extra evictions are worth.
+// Budgets pace the walk; they do not choose where it ends. A later
+// command of one plan may move pods onto an earlier command's
+// replacement, which is then launched for those pods too.
+//
 // # Safety rules
 //
 // Replacements must be strictly cheaper (never the same type at the same

@@ -39,7 +39,18 @@ func Plan(ctx context.Context, snap *state.Snapshot, now time.Time, opts Options
 	if snap == nil {
 		return nil, errors.New("planning consolidation: nil snapshot")
 	}
+	res, err := planOnce(ctx, snap, now, opts, nil)
+	if err != nil || opts.Lookahead <= 0 || !consolidates(res) {
+		return res, err
+	}
+	return walk(ctx, snap, now, opts, res)
+}
+
+// planOnce runs the methods once; nodes in avoid receive no pods (see
+// walk).
+func planOnce(ctx context.Context, snap *state.Snapshot, now time.Time, opts Options, avoid map[string]bool) (*Result, error) {
 	p := newPlanner(ctx, snap, now, opts)
+	p.avoid = avoid
 	for _, m := range methods() {
 		if opts.Reasons != nil && !slices.Contains(opts.Reasons, m.reason()) {
 			continue
@@ -73,10 +84,15 @@ type planner struct {
 	// later admission clears and any kept reason overrides.
 	kept, soft map[string]string
 	// held classifies the kept reasons a method's rule gave (Kept.Held).
-	held     map[string]Kept
-	removed  map[string]bool
-	fresh    map[string]bool
+	held    map[string]Kept
+	removed map[string]bool
+	fresh   map[string]bool
+	// avoid are nodes the plan's end state removes (see walk): no pod
+	// moves to them.
+	avoid    map[string]bool
 	commands []*command
+	// launches maps each replacement to the command launching it.
+	launches map[string]*command
 	// flat is every command as one packing result against orig less the
 	// removed nodes.
 	flat        packing.Result
@@ -99,7 +115,7 @@ type command struct {
 func newPlanner(ctx context.Context, snap *state.Snapshot, now time.Time, opts Options) *planner {
 	p := &planner{
 		ctx: ctx, now: now, opts: opts, orig: snap, work: snap,
-		pools: map[string]*state.Pool{}, kept: map[string]string{}, soft: map[string]string{}, held: map[string]Kept{}, removed: map[string]bool{}, fresh: map[string]bool{},
+		pools: map[string]*state.Pool{}, kept: map[string]string{}, soft: map[string]string{}, held: map[string]Kept{}, removed: map[string]bool{}, fresh: map[string]bool{}, launches: map[string]*command{},
 		budgets: newBudgets(snap, now), pdbs: newPDBs(snap),
 	}
 	for _, pool := range snap.Pools {
@@ -174,7 +190,7 @@ func (p *planner) simulate(nodes []*nodeInfo) (*packing.Result, []*state.Pod, er
 	snap := *p.work
 	snap.Nodes = make([]*state.Node, 0, len(p.work.Nodes)+len(p.removed))
 	for _, n := range p.work.Nodes {
-		if gone[n.Name] {
+		if gone[n.Name] || p.avoid[n.Name] {
 			n = markedForDeletion(n)
 		}
 		snap.Nodes = append(snap.Nodes, n)
@@ -376,6 +392,9 @@ func (p *planner) commit(cmds []*command) error {
 		for _, pod := range c.pods {
 			to := c.dest[pod.Key()]
 			moves[pod.Key()] = to
+			if owner := p.launches[to]; owner != nil {
+				owner.receive(to, pod.Key())
+			}
 			if to != "" {
 				p.fresh[to] = true
 				p.flat.Placements = append(p.flat.Placements, packing.Placement{Pod: pod.Key(), Node: to})
@@ -384,6 +403,7 @@ func (p *planner) commit(cmds []*command) error {
 			}
 		}
 		for _, cl := range c.claims {
+			p.launches[cl.Name] = c
 			p.fresh[cl.Name] = true
 			claims = append(claims, cl)
 			p.flat.Claims = append(p.flat.Claims, cl)
@@ -397,6 +417,23 @@ func (p *planner) commit(cmds []*command) error {
 	p.work = next
 	p.index()
 	return nil
+}
+
+// receive adds pod, which a later command of the plan moves, to the pods
+// of c's replacement claim: the replacement is launched for them all.
+func (c *command) receive(claim, pod string) {
+	for _, cl := range c.claims {
+		if cl.Name == claim && !slices.Contains(cl.Pods, pod) {
+			cl.Pods = append(cl.Pods, pod)
+			slices.Sort(cl.Pods)
+		}
+	}
+	for i := range c.Replacements {
+		if r := &c.Replacements[i]; r.Name == claim && !slices.Contains(r.Pods, pod) {
+			r.Pods = append(r.Pods, pod)
+			slices.Sort(r.Pods)
+		}
+	}
 }
 
 // finish orders the commands and lists the kept nodes.

@@ -100,7 +100,7 @@ func (p *planner) newPrefixSearch(list []*nodeInfo) *prefixSearch {
 		inList[c.node.Name] = true
 	}
 	for _, ni := range p.info {
-		if !inList[ni.node.Name] && !p.removed[ni.node.Name] && !ni.node.MarkedForDeletion && !ni.node.Unschedulable {
+		if !inList[ni.node.Name] && !p.removed[ni.node.Name] && !p.avoid[ni.node.Name] && !ni.node.MarkedForDeletion && !ni.node.Unschedulable {
 			ps.roomOthers += max(0, ni.price/rho0-ni.value)
 		}
 	}

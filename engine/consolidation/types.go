@@ -153,6 +153,9 @@ type Options struct {
 	MaxWork        int
 	// Packing are the options every simulation passes to packing.Solve.
 	Packing []packing.Option
+	// Lookahead is how many plans ahead Plan looks for the node set
+	// consolidation ends at (see walk); 0 plans one step at a time.
+	Lookahead int
 	// Reasons limits Plan to the methods of these reasons, still in their
 	// fixed order; nil runs them all. The agent plans ReasonEmpty alone on
 	// its fast tick, so an empty node goes within a second of its
@@ -163,7 +166,8 @@ type Options struct {
 // DefaultOptions are the options to start from: unless a pool says
 // otherwise, save at least $0.01/h, 10% and $0.003/h per pod evicted per
 // command, spot-to-spot with 15 cheaper types,
-// and one packing strategy per simulation (a core, not two).
+// one packing strategy per simulation (a core, not two), and a look-ahead
+// of 16 plans to the end state.
 func DefaultOptions() Options {
 	return Options{
 		MinSavingsPerHour: v1.DefaultMinSavingsPerHour,
@@ -172,6 +176,7 @@ func DefaultOptions() Options {
 		MinSpotTypes:      15,
 		MaxEvaluations:    40,
 		MaxWork:           300_000,
+		Lookahead:         16,
 		Packing:           []packing.Option{packing.WithStrategy(0)},
 	}
 }
