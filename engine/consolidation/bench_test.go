@@ -111,3 +111,33 @@ func BenchmarkUntilStableDefaultBudget(b *testing.B) {
 	b.ReportMetric(float64(run.evicted)/float64(max(run.minEvictions, 1)), "evictions/min")
 	b.ReportMetric(float64(len(run.final.Nodes)), "nodes-after")
 }
+
+// BenchmarkUntilStableDaemonSets is BenchmarkUntilStable on a
+// DaemonSet-heavy cluster (daemonCluster) of about 300 and 2,000 nodes:
+// cost and the lower bound of the pods left in $/h and their ratio
+// (target ≤ 1.08), evictions against the minimum (target ≤ 1.2), and the
+// longest single plan in seconds (target ≤ 2 at 2,000 nodes).
+func BenchmarkUntilStableDaemonSets(b *testing.B) {
+	for _, nodes := range []int{300, 2000} {
+		b.Run(fmt.Sprintf("nodes=%d", nodes), func(b *testing.B) {
+			v, _ := clusterOnce.LoadOrStore(fmt.Sprintf("daemons-%d", nodes), sync.OnceValues(func() (*state.Snapshot, *state.Snapshot) {
+				return daemonCluster(b, nodes, uint64(nodes))
+			}))
+			_, snap := v.(func() (*state.Snapshot, *state.Snapshot))()
+			b.ResetTimer()
+			var run stableRun
+			for b.Loop() {
+				run = untilStable(b, snap, DefaultOptions(), 10)
+			}
+			b.ReportMetric(run.cost, "cost-$/h")
+			b.ReportMetric(run.lowerBound, "bound-$/h")
+			b.ReportMetric(run.cost/run.lowerBound, "cost/LB")
+			b.ReportMetric(float64(run.evicted), "evictions")
+			b.ReportMetric(float64(run.evicted)/float64(max(run.minEvictions, 1)), "evictions/min")
+			b.ReportMetric(run.maxPlan.Seconds(), "s-max-plan")
+			b.ReportMetric(float64(run.rounds), "rounds")
+			b.ReportMetric(float64(len(snap.Nodes)), "nodes-before")
+			b.ReportMetric(float64(len(run.final.Nodes)), "nodes-after")
+		})
+	}
+}

@@ -85,3 +85,52 @@ func scaledDown(snap *state.Snapshot, frac float64, seed uint64) *state.Snapshot
 	}
 	return &out
 }
+
+// daemonPool is the DaemonSet-heavy clusters' pool: Karpenter's
+// getting-started categories (c, m, r) of the 6th and 7th generations from
+// large to 2xlarge, on-demand, three zones, consolidating at once with a
+// 100% budget. On a 2-cpu node the daemonsets take a fifth of the cpu, so
+// the choice of type and of which nodes to keep turns on them.
+func daemonPool() *state.Pool {
+	return testPool("default",
+		withReq(scheduling.In(scheduling.LabelInstanceFamily, "c6a", "c6i", "c7a", "c7i", "m6a", "m6i", "m7a", "m7i", "r6a", "r6i", "r7a", "r7i")),
+		withReq(scheduling.In(scheduling.LabelInstanceSize, "large", "xlarge", "2xlarge")))
+}
+
+// daemonSets are three DaemonSets on every node, as on a small EKS
+// cluster: kube-proxy, aws-node and a log shipper (425m, 456Mi and three
+// pod slots a node).
+func daemonSets() []*state.DaemonSet {
+	mk := func(name, cpu, mem string) *state.DaemonSet {
+		return &state.DaemonSet{Namespace: "kube-system", Name: name, Pod: testPod(name, cpu, mem, "", func(p *state.Pod) {
+			p.Namespace, p.DaemonSet, p.Owner = "kube-system", true, state.Owner{Kind: "DaemonSet", Name: name}
+		})}
+	}
+	return []*state.DaemonSet{mk("aws-node", "25m", "128Mi"), mk("fluent-bit", "300m", "264Mi"), mk("kube-proxy", "100m", "64Mi")}
+}
+
+// daemonCluster packs about 4.4 pods per wanted node of the bench mix
+// with engine/packing on an empty cluster of daemonPool and daemonSets,
+// every claim a node running its daemonset pods, and returns it before
+// and after half its workload pods were deleted.
+func daemonCluster(tb testing.TB, nodes int, seed uint64) (packed, scaled *state.Snapshot) {
+	tb.Helper()
+	pool := daemonPool()
+	empty := &state.Snapshot{Pools: []*state.Pool{pool}, DaemonSets: daemonSets(), Pods: benchPods(nodes*44/10, seed)}
+	r, err := packing.Solve(context.Background(), empty, empty.Pods)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if len(r.Unschedulable) > 0 {
+		tb.Fatalf("%d pods unschedulable: %s", len(r.Unschedulable), r.Unschedulable[0].Reason)
+	}
+	moves := map[string]string{}
+	for _, pl := range r.Placements {
+		moves[pl.Pod] = pl.Node
+	}
+	packed, err = applyChanges(empty, nil, moves, r.Claims, t0.Add(-24*time.Hour))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return packed, scaledDown(packed, 0.5, seed)
+}

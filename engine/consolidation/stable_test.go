@@ -13,6 +13,8 @@ import (
 type stableRun struct {
 	rounds, evicted, minEvictions int
 	firstPlan, total              time.Duration
+	// maxPlan is the longest single Plan.
+	maxPlan time.Duration
 	// firstPlanCPU and totalCPU are the process's CPU time for the same.
 	firstPlanCPU, totalCPU time.Duration
 	cost, lowerBound       float64
@@ -33,6 +35,7 @@ func untilStable(tb testing.TB, snap *state.Snapshot, opts Options, maxRounds in
 		if err != nil {
 			tb.Fatal(err)
 		}
+		out.maxPlan = max(out.maxPlan, time.Since(t))
 		if out.rounds == 0 {
 			out.firstPlan, out.firstPlanCPU = time.Since(t), cpuTime()-tCPU
 		}

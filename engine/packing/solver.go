@@ -209,7 +209,9 @@ func (s *solver) compileNodes(pending map[string]bool) {
 		}
 	}
 	s.initializedFirst(initialized)
-	hasDaemon := map[string]bool{}
+	// daemons[node] are the daemonsets (namespace/name) with a pod bound
+	// to the node.
+	daemons := map[string]map[string]bool{}
 	for _, p := range s.snap.Pods {
 		n := byName[p.NodeName]
 		if n == nil || pending[p.Key()] {
@@ -218,22 +220,33 @@ func (s *solver) compileNodes(pending map[string]bool) {
 		n.room = n.room.Sub(s.dims.podVector(p.Requests))
 		n.ports = append(n.ports, p.HostPorts...)
 		if p.DaemonSet {
-			hasDaemon[n.name] = true
+			if daemons[n.name] == nil {
+				daemons[n.name] = map[string]bool{}
+			}
+			daemons[n.name][p.Namespace+"/"+p.Owner.Name] = true
 		}
 		s.countExisting(n, p)
 	}
-	// In-flight claims have no daemonset pods yet; reserve for them, and
-	// their host ports.
+	s.reserveDaemons(byName, daemons)
+}
+
+// reserveDaemons takes from every existing node and in-flight claim the
+// requests and host ports of each daemonset that runs there but has no pod
+// bound to it yet, as Karpenter does: a node just registered (or a claim
+// not yet launched) gets its daemonset pods soon, and a plan that filled
+// their room would overcommit it.
+func (s *solver) reserveDaemons(byName map[string]*node, present map[string]map[string]bool) {
+	if len(s.daemons) == 0 {
+		return
+	}
 	for _, sn := range s.snap.Nodes {
 		n := byName[sn.Name]
-		if !sn.InFlight || hasDaemon[sn.Name] {
-			continue
-		}
 		for _, dm := range s.daemons {
-			if dm.runsOnLabels(sn.Labels, n.taints) {
-				n.room = n.room.Sub(dm.req)
-				n.ports = append(n.ports, dm.ports...)
+			if present[sn.Name][dm.name] || !dm.runsOnLabels(sn.Labels, n.taints) {
+				continue
 			}
+			n.room = n.room.Sub(dm.req)
+			n.ports = append(n.ports, dm.ports...)
 		}
 	}
 }
