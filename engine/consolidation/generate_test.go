@@ -109,14 +109,17 @@ func daemonSets() []*state.DaemonSet {
 	return []*state.DaemonSet{mk("aws-node", "25m", "128Mi"), mk("fluent-bit", "300m", "264Mi"), mk("kube-proxy", "100m", "64Mi")}
 }
 
-// daemonCluster packs about 4.4 pods per wanted node of the bench mix
+// daemonCluster packs 9.5 pods per wanted node of the bench mix
 // with engine/packing on an empty cluster of daemonPool and daemonSets,
 // every claim a node running its daemonset pods, and returns it before
 // and after half its workload pods were deleted.
 func daemonCluster(tb testing.TB, nodes int, seed uint64) (packed, scaled *state.Snapshot) {
+	return daemonClusterOn(tb, daemonPool(), nodes*19/2, seed)
+}
+
+func daemonClusterOn(tb testing.TB, pool *state.Pool, pods int, seed uint64) (packed, scaled *state.Snapshot) {
 	tb.Helper()
-	pool := daemonPool()
-	empty := &state.Snapshot{Pools: []*state.Pool{pool}, DaemonSets: daemonSets(), Pods: benchPods(nodes*44/10, seed)}
+	empty := &state.Snapshot{Pools: []*state.Pool{pool}, DaemonSets: daemonSets(), Pods: benchPods(pods, seed)}
 	r, err := packing.Solve(context.Background(), empty, empty.Pods)
 	if err != nil {
 		tb.Fatal(err)

@@ -82,6 +82,8 @@ type planner struct {
 	flat        packing.Result
 	evaluations int
 	simulated   int
+	// roomIdx is the free room of work's nodes (see rooms).
+	roomIdx *roomIndex
 }
 
 // command is a Command with what applying and validating it needs.
