@@ -86,17 +86,6 @@ func scaledDown(snap *state.Snapshot, frac float64, seed uint64) *state.Snapshot
 	return &out
 }
 
-// daemonPool is the DaemonSet-heavy clusters' pool: Karpenter's
-// getting-started categories (c, m, r) of the 6th and 7th generations from
-// large to 2xlarge, on-demand, three zones, consolidating at once with a
-// 100% budget. On a 2-cpu node the daemonsets take a fifth of the cpu, so
-// the choice of type and of which nodes to keep turns on them.
-func daemonPool() *state.Pool {
-	return testPool("default",
-		withReq(scheduling.In(scheduling.LabelInstanceFamily, "c6a", "c6i", "c7a", "c7i", "m6a", "m6i", "m7a", "m7i", "r6a", "r6i", "r7a", "r7i")),
-		withReq(scheduling.In(scheduling.LabelInstanceSize, "large", "xlarge", "2xlarge")))
-}
-
 // daemonSets are three DaemonSets on every node, as on a small EKS
 // cluster: kube-proxy, aws-node and a log shipper (425m, 456Mi and three
 // pod slots a node).
@@ -109,12 +98,14 @@ func daemonSets() []*state.DaemonSet {
 	return []*state.DaemonSet{mk("aws-node", "25m", "128Mi"), mk("fluent-bit", "300m", "264Mi"), mk("kube-proxy", "100m", "64Mi")}
 }
 
-// daemonCluster packs 9.5 pods per wanted node of the bench mix
-// with engine/packing on an empty cluster of daemonPool and daemonSets,
-// every claim a node running its daemonset pods, and returns it before
-// and after half its workload pods were deleted.
-func daemonCluster(tb testing.TB, nodes int, seed uint64) (packed, scaled *state.Snapshot) {
-	return daemonClusterOn(tb, daemonPool(), nodes*19/2, seed)
+// daemonCluster packs pods of the bench mix with engine/packing on an
+// empty cluster of one pool allowing every amd64 on-demand type in three
+// zones (cheap small types, where the daemonsets take a fifth of a node,
+// next to large ones) and daemonSets, every claim a node running its
+// daemonset pods, and returns it before and after half its workload pods
+// were deleted.
+func daemonCluster(tb testing.TB, pods int, seed uint64) (packed, scaled *state.Snapshot) {
+	return daemonClusterOn(tb, testPool("default"), pods, seed)
 }
 
 func daemonClusterOn(tb testing.TB, pool *state.Pool, pods int, seed uint64) (packed, scaled *state.Snapshot) {

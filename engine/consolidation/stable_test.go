@@ -2,6 +2,7 @@ package consolidation
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -15,6 +16,9 @@ type stableRun struct {
 	firstPlan, total              time.Duration
 	// maxPlan is the longest single Plan.
 	maxPlan time.Duration
+	// unreached counts the nodes the last plan kept untried because the
+	// search ran out of simulations.
+	unreached int
 	// firstPlanCPU and totalCPU are the process's CPU time for the same.
 	firstPlanCPU, totalCPU time.Duration
 	cost, lowerBound       float64
@@ -40,6 +44,12 @@ func untilStable(tb testing.TB, snap *state.Snapshot, opts Options, maxRounds in
 			out.firstPlan, out.firstPlanCPU = time.Since(t), cpuTime()-tCPU
 		}
 		out.rounds++
+		out.unreached = 0
+		for _, k := range res.Kept {
+			if strings.Contains(k.Reason, "the search stopped") {
+				out.unreached++
+			}
+		}
 		if len(res.Commands) == 0 {
 			break
 		}
