@@ -16,10 +16,12 @@ type daemon struct {
 	// everywhere is set when a term requires nothing of a node's labels:
 	// the daemon runs on every node whose taints it tolerates.
 	everywhere bool
-	// name is the daemonset's namespace/name and ports its pod's host
-	// ports, which no pod sharing its node may use.
-	name  string
-	ports []state.HostPort
+	// name is the daemonset's namespace/name (namespace and dsName apart)
+	// and ports its pod's host ports, which no pod sharing its node may
+	// use.
+	name              string
+	namespace, dsName string
+	ports             []state.HostPort
 }
 
 func compileDaemons(dss []*state.DaemonSet, d *dims) []daemon {
@@ -34,7 +36,7 @@ func compileDaemons(dss []*state.DaemonSet, d *dims) []daemon {
 			// (as state.DaemonSet.RunsOn decides).
 			continue
 		}
-		dm := daemon{req: d.podVector(ds.Pod.Requests), filter: f, name: ds.Namespace + "/" + ds.Name, ports: ds.Pod.HostPorts}
+		dm := daemon{req: d.podVector(ds.Pod.Requests), filter: f, name: ds.Namespace + "/" + ds.Name, namespace: ds.Namespace, dsName: ds.Name, ports: ds.Pod.HostPorts}
 		for _, t := range f.Terms {
 			dm.everywhere = dm.everywhere || len(t) == 0
 			if t.Has(scheduling.LabelTopologyZone) || t.Has(scheduling.LabelCapacityType) {

@@ -209,21 +209,18 @@ func (s *solver) compileNodes(pending map[string]bool) {
 		}
 	}
 	s.initializedFirst(initialized)
-	// daemons[node] are the daemonsets (namespace/name) with a pod bound
-	// to the node.
-	daemons := map[string]map[string]bool{}
+	// daemons are the daemonsets with a pod bound to each node.
+	daemons := map[boundDaemon]bool{}
+	var buf []byte
 	for _, p := range s.snap.Pods {
 		n := byName[p.NodeName]
-		if n == nil || pending[p.Key()] {
+		if n == nil || hasKey(pending, p, &buf) {
 			continue
 		}
 		n.room = n.room.Sub(s.dims.podVector(p.Requests))
 		n.ports = append(n.ports, p.HostPorts...)
 		if p.DaemonSet {
-			if daemons[n.name] == nil {
-				daemons[n.name] = map[string]bool{}
-			}
-			daemons[n.name][p.Namespace+"/"+p.Owner.Name] = true
+			daemons[boundDaemon{node: n.name, namespace: p.Namespace, name: p.Owner.Name}] = true
 		}
 		s.countExisting(n, p)
 	}
@@ -235,20 +232,33 @@ func (s *solver) compileNodes(pending map[string]bool) {
 // bound to it yet, as Karpenter does: a node just registered (or a claim
 // not yet launched) gets its daemonset pods soon, and a plan that filled
 // their room would overcommit it.
-func (s *solver) reserveDaemons(byName map[string]*node, present map[string]map[string]bool) {
+func (s *solver) reserveDaemons(byName map[string]*node, present map[boundDaemon]bool) {
 	if len(s.daemons) == 0 {
 		return
 	}
 	for _, sn := range s.snap.Nodes {
 		n := byName[sn.Name]
 		for _, dm := range s.daemons {
-			if present[sn.Name][dm.name] || !dm.runsOnLabels(sn.Labels, n.taints) {
+			if present[boundDaemon{node: sn.Name, namespace: dm.namespace, name: dm.dsName}] || !dm.runsOnLabels(sn.Labels, n.taints) {
 				continue
 			}
 			n.room = n.room.Sub(dm.req)
 			n.ports = append(n.ports, dm.ports...)
 		}
 	}
+}
+
+// boundDaemon is a daemonset (namespace, name) with a pod on a node.
+type boundDaemon struct{ node, namespace, name string }
+
+// hasKey reports whether set holds the pod's key, building the key in buf
+// rather than allocating it (compiling a cluster looks up every bound pod).
+func hasKey(set map[string]bool, p *state.Pod, buf *[]byte) bool {
+	if len(set) == 0 {
+		return false
+	}
+	*buf = append(append(append((*buf)[:0], p.Namespace...), '/'), p.Name...)
+	return set[string(*buf)]
 }
 
 // initializedFirst orders the usable nodes initialized ones first (each
@@ -280,8 +290,9 @@ func (s *solver) initializedFirst(initialized []bool) {
 // internExistingTerms adds the groups of bound pods' required anti-affinity
 // terms, which pending pods must respect too.
 func (s *solver) internExistingTerms(pending map[string]bool) {
+	var buf []byte
 	for _, p := range s.snap.Pods {
-		if p.NodeName == "" || pending[p.Key()] || p.Affinity == nil || p.Affinity.PodAntiAffinity == nil {
+		if p.NodeName == "" || p.Affinity == nil || p.Affinity.PodAntiAffinity == nil || hasKey(pending, p, &buf) {
 			continue
 		}
 		for _, term := range p.Affinity.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution {
