@@ -14,8 +14,9 @@ import (
 type stableRun struct {
 	rounds, evicted, minEvictions int
 	firstPlan, total              time.Duration
-	// maxPlan is the longest single Plan.
-	maxPlan time.Duration
+	// maxPlan and maxPlanCPU are the longest single Plan, in wall and
+	// CPU time.
+	maxPlan, maxPlanCPU time.Duration
 	// unreached counts the nodes the last plan kept untried because the
 	// search ran out of simulations.
 	unreached int
@@ -39,7 +40,7 @@ func untilStable(tb testing.TB, snap *state.Snapshot, opts Options, maxRounds in
 		if err != nil {
 			tb.Fatal(err)
 		}
-		out.maxPlan = max(out.maxPlan, time.Since(t))
+		out.maxPlan, out.maxPlanCPU = max(out.maxPlan, time.Since(t)), max(out.maxPlanCPU, cpuTime()-tCPU)
 		if out.rounds == 0 {
 			out.firstPlan, out.firstPlanCPU = time.Since(t), cpuTime()-tCPU
 		}
