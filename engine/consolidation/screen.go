@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/tenonhq/terraform-provider-tenon/engine/state"
 )
@@ -18,13 +19,15 @@ import (
 //   - its pods either all fit in the other nodes' free room by first fit
 //     decreasing (ignoring every scheduling rule), so a deletion is
 //     likely: these are simulated first;
-//   - or a replacement could pay: the nodes for its pods cost at least
-//     the per-resource bound of their requests, and what is left of the
-//     node's price may still reach the saving a command must make: these
-//     are simulated next;
-//   - or neither: no replacement can pay (the bound is a proof) and its
-//     pods do not fit elsewhere (first fit is the evidence; the packer,
-//     which honours more rules, rarely finds room first fit does not).
+//   - or a replacement could pay: the new nodes cost at least the
+//     per-resource bound of what must go on them (the pods that fit in no
+//     other node's free room, and whatever exceeds that room in total),
+//     and what is left of the node's price may still reach the saving a
+//     command must make: these are simulated next;
+//   - or neither: no replacement can pay (the bound is a proof, rules and
+//     daemonsets only raising it) and its pods do not all fit elsewhere
+//     (first fit is the evidence; the packer, which honours more rules,
+//     rarely finds room first fit does not).
 //     These are tried last when the budget allows trying every candidate
 //     alone, and kept with that reason otherwise.
 //
@@ -124,14 +127,11 @@ const (
 
 // triage classes n, with the reason it is kept when hopeless.
 func (p *planner) triage(n *nodeInfo) (triage, string) {
-	if p.rooms().firstFits(n.node.Name, n.pods) {
+	idx := p.rooms()
+	if idx.firstFits(n.node.Name, n.pods) {
 		return likelyDeletion, ""
 	}
-	var cpu, mem int64
-	for _, pod := range n.pods {
-		c, m := podRequests(pod)
-		cpu, mem = cpu+c, mem+m
-	}
+	cpu, mem := idx.onNewClaims(n)
 	u := p.values.global
 	bound := max(float64(cpu)*u.cpu, float64(mem)*u.mem)
 	s := p.savingsOf(n.pool)
@@ -139,6 +139,48 @@ func (p *planner) triage(n *nodeInfo) (triage, string) {
 	if n.price-bound >= need-1e-12 {
 		return maybeReplacement, ""
 	}
-	return hopeless, fmt.Sprintf("no cheaper placement: its pods do not fit in the other nodes' free room (first fit), and a node for them costs at least $%s/h against its $%s/h, short of the $%s/h a replacement must save (not simulated)",
-		money(bound), money(n.price), money(need))
+	return hopeless, fmt.Sprintf("no cheaper placement: its pods do not fit in the other nodes' free room (first fit), and new nodes for the %s cpu and %s of memory that room cannot hold cost at least $%s/h against its $%s/h, short of the $%s/h a replacement must save (not simulated)",
+		resource.NewMilliQuantity(cpu, resource.DecimalSI), resource.NewQuantity(mem, resource.BinarySI), money(bound), money(n.price), money(need))
+}
+
+// onNewClaims is, per resource, the least any placement of n's pods puts
+// on new claims: the larger of what the pods that fit in no other node's
+// free room request and what all of them request beyond the free room of
+// the nodes that could take one of them.
+func (idx *roomIndex) onNewClaims(n *nodeInfo) (cpu, mem int64) {
+	type req struct{ cpu, mem int64 }
+	var lost, all, room req
+	var fitting []req
+	for _, pod := range n.pods {
+		c, m := podRequests(pod)
+		all.cpu, all.mem = all.cpu+c, all.mem+m
+		if idx.fitsElsewhere(n.node.Name, c, m) {
+			fitting = append(fitting, req{c, m})
+		} else {
+			lost.cpu, lost.mem = lost.cpu+c, lost.mem+m
+		}
+	}
+	for i, r := range idx.room {
+		if idx.names[i] == n.node.Name || r.pods < 1 {
+			continue
+		}
+		for _, k := range fitting {
+			if r.cpu >= k.cpu && r.mem >= k.mem {
+				room.cpu, room.mem = room.cpu+r.cpu, room.mem+r.mem
+				break
+			}
+		}
+	}
+	return max(lost.cpu, all.cpu-room.cpu, 0), max(lost.mem, all.mem-room.mem, 0)
+}
+
+// fitsElsewhere reports whether some node other than skip has the free
+// room for a pod of these requests.
+func (idx *roomIndex) fitsElsewhere(skip string, cpu, mem int64) bool {
+	for i, r := range idx.room {
+		if r.cpu >= cpu && r.mem >= mem && r.pods >= 1 && idx.names[i] != skip {
+			return true
+		}
+	}
+	return false
 }
