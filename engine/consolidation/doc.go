@@ -44,7 +44,8 @@
 // price bound on any replacement), likely deletions first, each alone
 // while the simulations left allow, else in windows of consecutive
 // candidates sized so every one is reached within the caps (one packing
-// run per window, its commands checked one by one). Nodes whose pods land
+// run per window, its commands checked one by one; the prefix search
+// leaves it an eighth of the caps). Nodes whose pods land
 // on a shared new claim form one merge command. Every packing run counts
 // against MaxEvaluations and MaxWork.
 //

@@ -216,6 +216,14 @@ func (p *planner) budgetLeft(pods int) bool {
 	return p.evaluations < p.opts.MaxEvaluations && p.simulated+p.cost(pods) <= p.opts.MaxWork
 }
 
+// prefixBudgetLeft is budgetLeft for the prefix search, which leaves an
+// eighth of both caps (two simulations at least) to the local search so
+// that it can reach every remaining candidate (see localSearch).
+func (p *planner) prefixBudgetLeft(pods int) bool {
+	evals := p.opts.MaxEvaluations - max(p.opts.MaxEvaluations/8, 2)
+	return p.evaluations < evals && p.simulated+p.cost(pods) <= p.opts.MaxWork-p.opts.MaxWork/8
+}
+
 // split turns one simulation of removing nodes into commands: nodes whose
 // pods share a new claim belong to one command (a merge); the others are
 // commands of their own (a deletion, or a replacement).

@@ -50,3 +50,31 @@ func TestTriage(t *testing.T) {
 		})
 	}
 }
+
+// TestLocalSearchReachesEveryCandidate gives the search far fewer
+// simulations than candidates: the windows must still reach every one,
+// so no node is kept because the search stopped, and what is committed
+// passes Validate.
+func TestLocalSearchReachesEveryCandidate(t *testing.T) {
+	_, snap := daemonCluster(t, 300, 7)
+	opts := DefaultOptions()
+	opts.MaxEvaluations = 8
+	res, err := Plan(t.Context(), snap, t0, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(snap.Nodes) < 40 {
+		t.Fatalf("%d nodes, want a cluster larger than the budget", len(snap.Nodes))
+	}
+	for _, k := range res.Kept {
+		if strings.Contains(k.Reason, "the search stopped") {
+			t.Errorf("%s kept untried: %s", k.Node, k.Reason)
+		}
+	}
+	if res.Evaluations > opts.MaxEvaluations {
+		t.Errorf("%d simulations, cap %d", res.Evaluations, opts.MaxEvaluations)
+	}
+	for _, v := range Validate(snap, res) {
+		t.Errorf("violation: %s", v)
+	}
+}
