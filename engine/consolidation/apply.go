@@ -105,6 +105,7 @@ func applyChanges(snap *state.Snapshot, gone map[string]bool, moves map[string]s
 			}
 			dp := *ds.Pod
 			dp.Namespace, dp.Name, dp.NodeName, dp.DaemonSet, dp.StartTime = ds.Namespace, ds.Name+"-"+node.Name, node.Name, true, now
+			dp.Owner = state.Owner{Kind: "DaemonSet", Name: ds.Name}
 			daemons = append(daemons, &dp)
 		}
 	}

@@ -38,9 +38,15 @@
 // and its minSavingsPerPod per pod evicted), so every node added must pay
 // for its disruption. A cost model (pods' value against the
 // room left on the other nodes) picks the first size, one packing result
-// calibrates it, and a step search refines it; then each remaining
-// candidate is tried alone (local search). Nodes whose pods land on a
-// shared new claim form one merge command. Every packing run counts
+// calibrates it, and a step search refines it; then the remaining
+// candidates are tried (local search, screen.go): triaged without
+// simulating (first fit into the other nodes' free room; a per-resource
+// price bound on any replacement), likely deletions first, each alone
+// while the simulations left allow, else in windows of consecutive
+// candidates sized so every one is reached within the caps (one packing
+// run per window, its commands checked one by one; the prefix search
+// leaves it an eighth of the caps). Nodes whose pods land
+// on a shared new claim form one merge command. Every packing run counts
 // against MaxEvaluations and MaxWork.
 //
 // # Walking to the end state

@@ -85,3 +85,46 @@ func scaledDown(snap *state.Snapshot, frac float64, seed uint64) *state.Snapshot
 	}
 	return &out
 }
+
+// daemonSets are three DaemonSets on every node, as on a small EKS
+// cluster: kube-proxy, aws-node and a log shipper (425m, 456Mi and three
+// pod slots a node).
+func daemonSets() []*state.DaemonSet {
+	mk := func(name, cpu, mem string) *state.DaemonSet {
+		return &state.DaemonSet{Namespace: "kube-system", Name: name, Pod: testPod(name, cpu, mem, "", func(p *state.Pod) {
+			p.Namespace, p.DaemonSet, p.Owner = "kube-system", true, state.Owner{Kind: "DaemonSet", Name: name}
+		})}
+	}
+	return []*state.DaemonSet{mk("aws-node", "25m", "128Mi"), mk("fluent-bit", "300m", "264Mi"), mk("kube-proxy", "100m", "64Mi")}
+}
+
+// daemonCluster packs pods of the bench mix with engine/packing on an
+// empty cluster of one pool allowing every amd64 on-demand type in three
+// zones (cheap small types, where the daemonsets take a fifth of a node,
+// next to large ones) and daemonSets, every claim a node running its
+// daemonset pods, and returns it before and after half its workload pods
+// were deleted.
+func daemonCluster(tb testing.TB, pods int, seed uint64) (packed, scaled *state.Snapshot) {
+	return daemonClusterOn(tb, testPool("default"), pods, seed)
+}
+
+func daemonClusterOn(tb testing.TB, pool *state.Pool, pods int, seed uint64) (packed, scaled *state.Snapshot) {
+	tb.Helper()
+	empty := &state.Snapshot{Pools: []*state.Pool{pool}, DaemonSets: daemonSets(), Pods: benchPods(pods, seed)}
+	r, err := packing.Solve(context.Background(), empty, empty.Pods)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if len(r.Unschedulable) > 0 {
+		tb.Fatalf("%d pods unschedulable: %s", len(r.Unschedulable), r.Unschedulable[0].Reason)
+	}
+	moves := map[string]string{}
+	for _, pl := range r.Placements {
+		moves[pl.Pod] = pl.Node
+	}
+	packed, err = applyChanges(empty, nil, moves, r.Claims, t0.Add(-24*time.Hour))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return packed, scaledDown(packed, 0.5, seed)
+}

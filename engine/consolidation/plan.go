@@ -98,6 +98,8 @@ type planner struct {
 	flat        packing.Result
 	evaluations int
 	simulated   int
+	// roomIdx is the free room of work's nodes (see rooms).
+	roomIdx *roomIndex
 }
 
 // command is a Command with what applying and validating it needs.
@@ -228,6 +230,14 @@ func (p *planner) cost(pods int) int { return len(p.work.Pods) + pods }
 // holding pods.
 func (p *planner) budgetLeft(pods int) bool {
 	return p.evaluations < p.opts.MaxEvaluations && p.simulated+p.cost(pods) <= p.opts.MaxWork
+}
+
+// prefixBudgetLeft is budgetLeft for the prefix search, which leaves an
+// eighth of both caps (two simulations at least) to the local search so
+// that it can reach every remaining candidate (see localSearch).
+func (p *planner) prefixBudgetLeft(pods int) bool {
+	evals := p.opts.MaxEvaluations - max(p.opts.MaxEvaluations/8, 2)
+	return p.evaluations < evals && p.simulated+p.cost(pods) <= p.opts.MaxWork-p.opts.MaxWork/8
 }
 
 // split turns one simulation of removing nodes into commands: nodes whose

@@ -131,7 +131,7 @@ func (ps *prefixSearch) eval(k int) (prefixEval, bool, error) {
 		return e, true, nil
 	}
 	p := ps.p
-	if k <= 0 || k > len(ps.list) || !p.budgetLeft(ps.pods[k]) {
+	if k <= 0 || k > len(ps.list) || !p.prefixBudgetLeft(ps.pods[k]) {
 		return prefixEval{}, false, nil
 	}
 	r, _, err := p.simulate(ps.list[:k])
@@ -204,7 +204,7 @@ func (ps *prefixSearch) calibrate() (int, bool, error) {
 // finer is the local search's job.
 func (ps *prefixSearch) stepSearch(cur prefixEval) error {
 	step, finest, dir := max(cur.k/8, 1), max(cur.k/32, 1), 0
-	for ps.p.budgetLeft(0) {
+	for ps.p.prefixBudgetLeft(0) {
 		moved := false
 		for _, d := range []int{1, -1} {
 			if dir != 0 && d != dir {

@@ -193,6 +193,22 @@ func TestRules(t *testing.T) {
 			},
 		},
 		{
+			// The daemonset (1 cpu) runs on both nodes but has no pod on
+			// either yet (just registered): web-b fits a's 1.92 spare cpu
+			// only if the plan forgets the daemonset's pod coming to a.
+			name: "underutilized: room for a daemonset pod not yet on an existing node is reserved",
+			snap: func() *state.Snapshot {
+				p := testPool("default", withReq(scheduling.In(scheduling.LabelInstanceType, "m5.xlarge")))
+				ds := &state.DaemonSet{Namespace: "default", Name: "agent", Pod: testPod("agent", "1", "256Mi", "")}
+				nodes := []*state.Node{testNode(p, "a", "m5.xlarge", zoneA, od), testNode(p, "b", "m5.xlarge", zoneA, od)}
+				pods := []*state.Pod{testPod("web-a", "2", "2Gi", "a"), testPod("web-b", "1500m", "2Gi", "b")}
+				s := snapshot([]*state.Pool{p}, nodes, pods)
+				s.DaemonSets = []*state.DaemonSet{ds}
+				return s
+			},
+			kept: map[string]string{"a": "no cheaper placement…", "b": "no cheaper placement…"},
+		},
+		{
 			name: "never the same type at the same price",
 			snap: func() *state.Snapshot {
 				p := testPool("default", withReq(scheduling.In(scheduling.LabelInstanceType, "m5.xlarge")))

@@ -181,52 +181,201 @@ func (p *planner) claimValue(nodes []*nodeInfo, r *packing.Result) float64 {
 	return v
 }
 
-// localSearch tries each remaining candidate alone, in rank order,
-// against the cluster as the commands so far leave it.
+// localSearch tries the remaining candidates against the cluster as the
+// commands so far leave it: first those whose pods likely fit on the other
+// nodes, then those a replacement could pay for, each group in rank order;
+// the others last, or kept untried when the simulations left cannot reach
+// every candidate alone (see triage). While the simulations left
+// cover every candidate one at a time, each is tried alone; beyond, the
+// candidates are tried in windows of consecutive ones just large enough
+// that every candidate is reached within the budget (see tryWindow).
 func (p *planner) localSearch(rest []*nodeInfo) error {
+	var first, later, hopeless []*nodeInfo
+	var why []string
 	for _, old := range rest {
-		name := old.node.Name
-		n := p.info[name]
-		if n == nil || p.removed[name] {
+		n := p.info[old.node.Name]
+		if n == nil || p.removed[old.node.Name] || managed(n) != "" {
+			later = append(later, old)
+			continue
+		}
+		switch t, reason := p.triage(n); t {
+		case likelyDeletion:
+			first = append(first, old)
+		case maybeReplacement:
+			later = append(later, old)
+		default:
+			hopeless, why = append(hopeless, old), append(why, reason)
+		}
+	}
+	queue := append(first, later...)
+	if p.simulationsLeft() >= len(queue)+len(hopeless) {
+		// Enough to try every one alone, hopeless ones too: a simulation
+		// words the reason better.
+		queue = append(queue, hopeless...)
+	} else {
+		for i, n := range hopeless {
+			p.keep(n.node.Name, why[i])
+		}
+	}
+	for len(queue) > 0 {
+		w := 1
+		if left := p.simulationsLeft(); left > 0 {
+			// Two simulations a window: one, and one more when a
+			// command is rejected.
+			w = max(1, (len(queue)+left/2-1)/max(left/2, 1))
+		}
+		w = min(w, len(queue))
+		var err error
+		if w == 1 {
+			err = p.tryAlone(queue[0])
+		} else {
+			err = p.tryWindow(queue[:w])
+		}
+		if err != nil {
+			return err
+		}
+		queue = queue[w:]
+	}
+	return nil
+}
+
+// simulationsLeft is how many simulations of removing one node the caps
+// still allow.
+func (p *planner) simulationsLeft() int {
+	byWork := (p.opts.MaxWork - p.simulated) / max(p.cost(0), 1)
+	return max(0, min(p.opts.MaxEvaluations-p.evaluations, byWork))
+}
+
+// tryWindow simulates removing a window of candidates together and
+// commits the commands the result splits into (deletions, replacements,
+// merges of nodes sharing a new claim) that pass the rules; a node whose
+// command fails is kept with the command's reason, and the others are
+// simulated again without it, up to three times.
+func (p *planner) tryWindow(window []*nodeInfo) error {
+	var win []*nodeInfo
+	for _, old := range window {
+		n := p.info[old.node.Name]
+		if n == nil || p.removed[old.node.Name] {
 			continue
 		}
 		if why := managed(n); why != "" {
-			p.keep(name, why)
-			continue
-		}
-		if !p.budgetLeft(len(n.pods)) {
-			p.keep(name, fmt.Sprintf("no cheaper placement expected: its pods are worth about %.0f%% of its price (not simulated: the search stopped at %d simulations)",
-				efficiency(n)*100, p.evaluations))
+			p.keep(n.node.Name, why)
 			continue
 		}
 		ok, err := p.admit(n)
 		if err != nil {
 			return err
 		}
-		if !ok {
-			continue
+		if ok {
+			win = append(win, n)
 		}
-		r, _, err := p.simulate([]*nodeInfo{n})
+	}
+	together := fmt.Sprintf(" (simulated with %d other candidates)", len(win)-1)
+	for range 3 {
+		if len(win) == 0 {
+			return nil
+		}
+		if !p.budgetLeft(0) {
+			break
+		}
+		r, _, err := p.simulate(win)
 		if err != nil {
 			return err
 		}
+		out := map[string]string{}
 		if len(r.Unschedulable) > 0 {
-			p.release(n)
-			u := r.Unschedulable[0]
-			p.keep(name, fmt.Sprintf("no cheaper placement: pod %s fits nowhere else (%s)", u.Pod, u.Reason))
-			continue
+			for _, u := range r.Unschedulable {
+				if n := p.nodeOf(win, u.Pod); n != "" && out[n] == "" {
+					out[n] = fmt.Sprintf("no cheaper placement: pod %s fits nowhere else (%s)", u.Pod, u.Reason)
+				}
+			}
+		} else {
+			cmds := p.split(win, r, ReasonUnderutilized)
+			for _, c := range cmds {
+				if why := p.validate(c); why != "" {
+					for _, n := range c.nodes {
+						out[n.node.Name] = why
+					}
+				}
+			}
+			if len(out) == 0 {
+				return p.commit(cmds)
+			}
 		}
-		cmds := p.split([]*nodeInfo{n}, r, ReasonUnderutilized)
-		if why := p.validate(cmds[0]); why != "" {
-			p.release(n)
-			p.keep(name, why)
-			continue
+		if len(out) == 0 {
+			// An unplaceable pod on no candidate: nothing to single out.
+			break
 		}
-		if err := p.commit(cmds); err != nil {
-			return err
-		}
+		win = slices.DeleteFunc(win, func(n *nodeInfo) bool {
+			why, ok := out[n.node.Name]
+			if ok {
+				p.release(n)
+				p.keep(n.node.Name, why+together)
+			}
+			return ok
+		})
+	}
+	for _, n := range win {
+		p.release(n)
+		p.keep(n.node.Name, fmt.Sprintf("no cheaper placement expected: its pods are worth about %.0f%% of its price (not simulated alone: the search stopped at %d simulations)",
+			efficiency(n)*100, p.evaluations))
 	}
 	return nil
+}
+
+// nodeOf names the node of win holding the pod with this key, or "".
+func (p *planner) nodeOf(win []*nodeInfo, pod string) string {
+	for _, n := range win {
+		for _, q := range n.pods {
+			if q.Key() == pod {
+				return n.node.Name
+			}
+		}
+	}
+	return ""
+}
+
+// tryAlone simulates removing one candidate alone and commits the command
+// when it passes the rules, or records why the node stays.
+func (p *planner) tryAlone(old *nodeInfo) error {
+	name := old.node.Name
+	n := p.info[name]
+	if n == nil || p.removed[name] {
+		return nil
+	}
+	if why := managed(n); why != "" {
+		p.keep(name, why)
+		return nil
+	}
+	if !p.budgetLeft(len(n.pods)) {
+		p.keep(name, fmt.Sprintf("no cheaper placement expected: its pods are worth about %.0f%% of its price (not simulated: the search stopped at %d simulations)",
+			efficiency(n)*100, p.evaluations))
+		return nil
+	}
+	ok, err := p.admit(n)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return nil
+	}
+	r, _, err := p.simulate([]*nodeInfo{n})
+	if err != nil {
+		return err
+	}
+	if len(r.Unschedulable) > 0 {
+		p.release(n)
+		u := r.Unschedulable[0]
+		p.keep(name, fmt.Sprintf("no cheaper placement: pod %s fits nowhere else (%s)", u.Pod, u.Reason))
+		return nil
+	}
+	cmds := p.split([]*nodeInfo{n}, r, ReasonUnderutilized)
+	if why := p.validate(cmds[0]); why != "" {
+		p.release(n)
+		p.keep(name, why)
+		return nil
+	}
+	return p.commit(cmds)
 }
 
 // validate checks a consolidation command against the safety rules and

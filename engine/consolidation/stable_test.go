@@ -2,6 +2,7 @@ package consolidation
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -13,6 +14,12 @@ import (
 type stableRun struct {
 	rounds, evicted, minEvictions int
 	firstPlan, total              time.Duration
+	// maxPlan and maxPlanCPU are the longest single Plan, in wall and
+	// CPU time.
+	maxPlan, maxPlanCPU time.Duration
+	// unreached counts the nodes the last plan kept untried because the
+	// search ran out of simulations.
+	unreached int
 	// firstPlanCPU and totalCPU are the process's CPU time for the same.
 	firstPlanCPU, totalCPU time.Duration
 	cost, lowerBound       float64
@@ -33,10 +40,17 @@ func untilStable(tb testing.TB, snap *state.Snapshot, opts Options, maxRounds in
 		if err != nil {
 			tb.Fatal(err)
 		}
+		out.maxPlan, out.maxPlanCPU = max(out.maxPlan, time.Since(t)), max(out.maxPlanCPU, cpuTime()-tCPU)
 		if out.rounds == 0 {
 			out.firstPlan, out.firstPlanCPU = time.Since(t), cpuTime()-tCPU
 		}
 		out.rounds++
+		out.unreached = 0
+		for _, k := range res.Kept {
+			if strings.Contains(k.Reason, "the search stopped") {
+				out.unreached++
+			}
+		}
 		if len(res.Commands) == 0 {
 			break
 		}

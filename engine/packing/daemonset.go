@@ -13,10 +13,15 @@ type daemon struct {
 	// zonal is set when a term constrains zone or capacity type, so
 	// whether it runs depends on the offering, not only the type.
 	zonal bool
-	// name is the daemonset's namespace/name and ports its pod's host
-	// ports, which no pod sharing its node may use.
-	name  string
-	ports []state.HostPort
+	// everywhere is set when a term requires nothing of a node's labels:
+	// the daemon runs on every node whose taints it tolerates.
+	everywhere bool
+	// name is the daemonset's namespace/name (namespace and dsName apart)
+	// and ports its pod's host ports, which no pod sharing its node may
+	// use.
+	name              string
+	namespace, dsName string
+	ports             []state.HostPort
 }
 
 func compileDaemons(dss []*state.DaemonSet, d *dims) []daemon {
@@ -31,8 +36,9 @@ func compileDaemons(dss []*state.DaemonSet, d *dims) []daemon {
 			// (as state.DaemonSet.RunsOn decides).
 			continue
 		}
-		dm := daemon{req: d.podVector(ds.Pod.Requests), filter: f, name: ds.Namespace + "/" + ds.Name, ports: ds.Pod.HostPorts}
+		dm := daemon{req: d.podVector(ds.Pod.Requests), filter: f, name: ds.Namespace + "/" + ds.Name, namespace: ds.Namespace, dsName: ds.Name, ports: ds.Pod.HostPorts}
 		for _, t := range f.Terms {
+			dm.everywhere = dm.everywhere || len(t) == 0
 			if t.Has(scheduling.LabelTopologyZone) || t.Has(scheduling.LabelCapacityType) {
 				dm.zonal = true
 			}
@@ -49,13 +55,20 @@ func (dm daemon) runsOnLabels(labels map[string]string, taints scheduling.Taints
 }
 
 // runsOnReqs reports whether the daemon may schedule on a node built to
-// reqs (some zone or capacity type reqs allow may be needed).
-func (dm daemon) runsOnReqs(reqs scheduling.Requirements, taints scheduling.Taints) bool {
+// the requirements reqs returns (some zone or capacity type they allow may
+// be needed). reqs is called only for a daemon that selects nodes by
+// label: intersecting a pool's and a type's requirements is most of the
+// cost of compiling a type, and most daemonsets run everywhere.
+func (dm daemon) runsOnReqs(reqs func() scheduling.Requirements, taints scheduling.Taints) bool {
 	if taints.ToleratesPod(dm.filter.Tolerations) != nil {
 		return false
 	}
+	if dm.everywhere {
+		return true
+	}
+	r := reqs()
 	for _, t := range dm.filter.Terms {
-		if len(t) == 0 || reqs.Compatible(t) == nil {
+		if r.Compatible(t) == nil {
 			return true
 		}
 	}

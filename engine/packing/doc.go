@@ -24,7 +24,9 @@
 //   - Existing nodes and in-flight claims are filled first, hardest pods
 //     first, then by size.
 //   - New claims are opened pool by pool (weight order) node by node: the
-//     hardest remaining bucket seeds a claim, whose type is the one whose
+//     hardest remaining bucket seeds a claim in a zone (its pin, the most
+//     pinned demand, else where daemonsets running in some zones only
+//     leave the best value per dollar), whose type is the one whose
 //     simulated fill packs the most value per dollar, value being what the
 //     pods cost at least anywhere (dual prices of the lower-bound LPs: a
 //     quick ascent, or in batches of 2,000 pods or more the assignment LP's

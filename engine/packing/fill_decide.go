@@ -52,9 +52,9 @@ func (f *filler) zoneFor(b *bucket, cp *compat) int {
 			}
 		}
 	}
-	var cheapest []float64
+	var cheapest, ratio []float64
 	if f.p.zonalSplit {
-		cheapest = f.cheapestIn(b, cp, mask)
+		cheapest, ratio = f.cheapestIn(b, cp, mask)
 	}
 	best := -1
 	n := len(s.zones)
@@ -63,22 +63,35 @@ func (f *filler) zoneFor(b *bucket, cp *compat) int {
 		if mask&(1<<z) == 0 {
 			continue
 		}
-		if best < 0 || pinned[z] > pinned[best] || pinned[z] == pinned[best] && cheapest != nil && cheapest[z] < cheapest[best] {
+		if best < 0 || pinned[z] > pinned[best] || pinned[z] == pinned[best] && cheapest != nil && zoneBetter(ratio[z], cheapest[z], ratio[best], cheapest[best]) {
 			best = z
 		}
 	}
 	return best
 }
 
+// zoneBetter reports whether a zone whose best type holds value ratio per
+// dollar, and whose cheapest type holding a pod costs price, beats
+// another: the better ratio first (a zone without a daemonset's overhead
+// offers the same types with more room at the same price), then the
+// lower price.
+func zoneBetter(ratio, price, bestRatio, bestPrice float64) bool {
+	if ratio > bestRatio*(1+1e-9) {
+		return true
+	}
+	return ratio >= bestRatio*(1-1e-9) && price < bestPrice
+}
+
 // cheapestIn is, per zone of mask, the price of the cheapest type that
-// holds one pod of b (+Inf where none does): where daemonsets run only in
-// some zones (see splitZonal), a zone without their overhead may hold the
-// pod on a much smaller node.
-func (f *filler) cheapestIn(b *bucket, cp *compat, mask uint64) []float64 {
-	out := make([]float64, len(f.s.zones))
+// holds one pod of b (+Inf where none does) and the best dual value per
+// dollar among the types that do (0 where none does): where daemonsets run
+// only in some zones (see splitZonal), a zone without their overhead may
+// hold the pod on a much smaller node, and fits more on every node.
+func (f *filler) cheapestIn(b *bucket, cp *compat, mask uint64) (cheapest, ratio []float64) {
+	cheapest, ratio = make([]float64, len(f.s.zones)), make([]float64, len(f.s.zones))
 	capacityTypes := b.capacityTypes & cp.capacityTypeMask
-	for z := range out {
-		out[z] = math.Inf(1)
+	for z := range cheapest {
+		cheapest[z] = math.Inf(1)
 		if mask&(1<<z) == 0 {
 			continue
 		}
@@ -86,12 +99,15 @@ func (f *filler) cheapestIn(b *bucket, cp *compat, mask uint64) []float64 {
 			if !cp.mask.has(t.idx) || !b.class.req.Fits(t.alloc) {
 				continue
 			}
-			if ct, price := cheapestCapacityType(t, z, capacityTypes); ct >= 0 && price < out[z] {
-				out[z] = price
+			ct, price := cheapestCapacityType(t, z, capacityTypes)
+			if ct < 0 {
+				continue
 			}
+			cheapest[z] = min(cheapest[z], price)
+			ratio[z] = max(ratio[z], f.nodeValue(t)/price)
 		}
 	}
-	return out
+	return cheapest, ratio
 }
 
 // cand is a type a claim decision considers, at its price in the zone.

@@ -356,9 +356,15 @@ func (s *solver) compileType(p *poolPlan, t *poolType) {
 	alloc := s.dims.vector(t.instance.Allocatable)
 	var over, sure resources.Vector
 	if len(s.daemons) > 0 {
-		reqs := p.pool.Requirements.Intersection(t.instance.Requirements)
+		var reqs scheduling.Requirements
+		lazy := func() scheduling.Requirements {
+			if reqs == nil {
+				reqs = p.pool.Requirements.Intersection(t.instance.Requirements)
+			}
+			return reqs
+		}
 		for i, dm := range s.daemons {
-			if !dm.runsOnReqs(reqs, p.taints) {
+			if !dm.runsOnReqs(lazy, p.taints) {
 				continue
 			}
 			over = over.Add(dm.req)
@@ -452,7 +458,7 @@ func (s *solver) zonalVariants(p *poolPlan, t *poolType) []*poolType {
 			var ports []state.HostPort
 			var from []int
 			for d, dm := range s.daemons {
-				if dm.runsOnReqs(r, p.taints) {
+				if dm.runsOnReqs(func() scheduling.Requirements { return r }, p.taints) {
 					over = over.Add(dm.req)
 					ports = append(ports, dm.ports...)
 					if len(dm.ports) > 0 {

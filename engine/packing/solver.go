@@ -209,33 +209,56 @@ func (s *solver) compileNodes(pending map[string]bool) {
 		}
 	}
 	s.initializedFirst(initialized)
-	hasDaemon := map[string]bool{}
+	// daemons are the daemonsets with a pod bound to each node.
+	daemons := map[boundDaemon]bool{}
+	var buf []byte
 	for _, p := range s.snap.Pods {
 		n := byName[p.NodeName]
-		if n == nil || pending[p.Key()] {
+		if n == nil || hasKey(pending, p, &buf) {
 			continue
 		}
 		n.room = n.room.Sub(s.dims.podVector(p.Requests))
 		n.ports = append(n.ports, p.HostPorts...)
 		if p.DaemonSet {
-			hasDaemon[n.name] = true
+			daemons[boundDaemon{node: n.name, namespace: p.Namespace, name: p.Owner.Name}] = true
 		}
 		s.countExisting(n, p)
 	}
-	// In-flight claims have no daemonset pods yet; reserve for them, and
-	// their host ports.
+	s.reserveDaemons(byName, daemons)
+}
+
+// reserveDaemons takes from every existing node and in-flight claim the
+// requests and host ports of each daemonset that runs there but has no pod
+// bound to it yet, as Karpenter does: a node just registered (or a claim
+// not yet launched) gets its daemonset pods soon, and a plan that filled
+// their room would overcommit it.
+func (s *solver) reserveDaemons(byName map[string]*node, present map[boundDaemon]bool) {
+	if len(s.daemons) == 0 {
+		return
+	}
 	for _, sn := range s.snap.Nodes {
 		n := byName[sn.Name]
-		if !sn.InFlight || hasDaemon[sn.Name] {
-			continue
-		}
 		for _, dm := range s.daemons {
-			if dm.runsOnLabels(sn.Labels, n.taints) {
-				n.room = n.room.Sub(dm.req)
-				n.ports = append(n.ports, dm.ports...)
+			if present[boundDaemon{node: sn.Name, namespace: dm.namespace, name: dm.dsName}] || !dm.runsOnLabels(sn.Labels, n.taints) {
+				continue
 			}
+			n.room = n.room.Sub(dm.req)
+			n.ports = append(n.ports, dm.ports...)
 		}
 	}
+}
+
+// boundDaemon is a daemonset (namespace, name) with a pod on a node.
+type boundDaemon struct{ node, namespace, name string }
+
+// hasKey reports whether set holds the pod's key, building the key in buf
+// rather than allocating it (compiling a cluster looks up every bound pod).
+func hasKey(set map[string]bool, p *state.Pod, buf *[]byte) bool {
+	if len(set) == 0 {
+		return false
+	}
+	*buf = append(append(append((*buf)[:0], p.Namespace...), '/'), p.Name...)
+	return set[string(*buf)]
 }
 
 // initializedFirst orders the usable nodes initialized ones first (each
@@ -267,8 +290,9 @@ func (s *solver) initializedFirst(initialized []bool) {
 // internExistingTerms adds the groups of bound pods' required anti-affinity
 // terms, which pending pods must respect too.
 func (s *solver) internExistingTerms(pending map[string]bool) {
+	var buf []byte
 	for _, p := range s.snap.Pods {
-		if p.NodeName == "" || pending[p.Key()] || p.Affinity == nil || p.Affinity.PodAntiAffinity == nil {
+		if p.NodeName == "" || p.Affinity == nil || p.Affinity.PodAntiAffinity == nil || hasKey(pending, p, &buf) {
 			continue
 		}
 		for _, term := range p.Affinity.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/tenonhq/terraform-provider-tenon/engine/packing"
 	"github.com/tenonhq/terraform-provider-tenon/engine/scheduling"
+	"github.com/tenonhq/terraform-provider-tenon/engine/state"
 	"github.com/tenonhq/terraform-provider-tenon/engine/state/statetest"
 )
 
@@ -37,5 +38,43 @@ func TestZonalDaemonSetOverhead(t *testing.T) {
 					t.Errorf("%s, want m5.4xlarge", o.InstanceType)
 				}
 			}},
+	})
+}
+
+// An existing node keeps room for each daemonset that selects it but has
+// no pod bound there yet (a node just registered), and only for those:
+// a daemonset whose pod is there already, or that selects other nodes,
+// reserves nothing more.
+func TestExistingNodeDaemonSetRoom(t *testing.T) {
+	def := statetest.Pool("default", statetest.WithRequirement(scheduling.In(scheduling.LabelInstanceType, "m5.xlarge", "m5.2xlarge")))
+	agent := statetest.DaemonSet("agent", "2", "256Mi")
+	gpuOnly := statetest.DaemonSet("gpu", "2", "256Mi", statetest.WithNodeSelector("accelerator", "nvidia"))
+	node := func() *state.Node { return statetest.Node(def, "n1", "m5.xlarge", "us-east-1a") }
+	web := statetest.Pod("web", "1", "1Gi", statetest.BoundTo("n1"))
+	agentPod := statetest.Pod("agent-n1", "2", "256Mi", statetest.BoundTo("n1"), statetest.OwnedBy("DaemonSet", "agent"), func(p *state.Pod) { p.DaemonSet = true })
+	onNode := func(name string) func(t *testing.T, r *packing.Result) {
+		return func(t *testing.T, r *packing.Result) {
+			if got := nodeOf(r, name); got != "n1" {
+				t.Errorf("%s on %q, want n1", name, got)
+			}
+		}
+	}
+	onClaim := func(name string) func(t *testing.T, r *packing.Result) {
+		return func(t *testing.T, r *packing.Result) {
+			if got := nodeOf(r, name); got == "n1" || len(r.Claims) != 1 {
+				t.Errorf("%s on %q with %d claims, want a new claim: n1's spare 2.92 cpu less the 2 the agent's pod will take is too little", name, got, len(r.Claims))
+			}
+		}
+	}
+	runCases(t, []constraintCase{
+		{name: "the daemonset's pod is not on the node yet: its room is reserved",
+			snap: statetest.Snapshot(statetest.Pools(def), []*state.Node{node()}, []*state.Pod{web}, agent),
+			pods: one(statetest.Pod("a", "2", "1Gi")), placed: []string{"a"}, check: onClaim("a")},
+		{name: "the daemonset's pod is there: nothing more is reserved",
+			snap: statetest.Snapshot(statetest.Pools(def), []*state.Node{node()}, []*state.Pod{web, agentPod}, agent),
+			pods: one(statetest.Pod("a", "900m", "1Gi")), placed: []string{"a"}, check: onNode("a")},
+		{name: "a daemonset selecting other nodes reserves nothing",
+			snap: statetest.Snapshot(statetest.Pools(def), []*state.Node{node()}, []*state.Pod{web}, gpuOnly),
+			pods: one(statetest.Pod("a", "2", "1Gi")), placed: []string{"a"}, check: onNode("a")},
 	})
 }

@@ -160,14 +160,17 @@ func nodeAffinityOK(p *state.Pod, labels map[string]string) bool {
 }
 
 // comingDaemons are the daemonsets whose pods will run on n but are not
-// bound yet: on a new claim, or an in-flight claim holding no daemonset
-// pod, each daemonset that runs on its labels and taints.
+// bound yet: on a new claim, each daemonset that runs on its labels and
+// taints; on an existing node or in-flight claim, each such daemonset with
+// no pod bound to the node (a node just registered gets them soon).
 func (ck *checker) comingDaemons(n *checkNode) []*state.DaemonSet {
-	if n.claim == nil && (!n.inFlight || slices.ContainsFunc(n.pods, func(cp *checkPod) bool { return cp.pod.DaemonSet })) {
-		return nil
-	}
 	var out []*state.DaemonSet
 	for _, ds := range ck.snap.DaemonSets {
+		if n.claim == nil && slices.ContainsFunc(n.pods, func(cp *checkPod) bool {
+			return cp.pod.DaemonSet && cp.pod.Namespace == ds.Namespace && cp.pod.Owner.Name == ds.Name
+		}) {
+			continue
+		}
 		if ds.RunsOn(n.labels, n.taints) {
 			out = append(out, ds)
 		}
