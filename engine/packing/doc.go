@@ -69,7 +69,11 @@
 // carries a fractional load of pods, every pod's whole request on a type it
 // fits, and the load obeys rounding rows that whole pods obey and
 // fractions need not. Column generation solves it (internal/bound, whose
-// package comment tells the rest).
+// package comment tells the rest). Topology adds resources of the bound's
+// own (bound_input.go): a hostname anti-affinity clique one slot per node
+// that each member takes, a zonal spread as many slots per node as one
+// zone can hold of its group, and the zones the spread must fill count
+// as nodes.
 //
 // Where things are:
 //
