@@ -142,27 +142,7 @@ func (pass *improver) allZoneFree(n *node) bool {
 // up when the budget runs out or a pod fits no offering.
 func (pass *improver) repack(set []*node, limit float64, budget *int) ([]regroupNode, bool) {
 	s := pass.s
-	n0 := set[0]
-	mask := pass.mask(n0)
-	for _, n := range set[1:] {
-		mask = mask.and(pass.mask(n))
-	}
-	// The offerings worth trying: in price order, below the limit, not
-	// dominated by a cheaper one.
-	offers := pass.offerBuf[:0]
-	for _, o := range n0.pool.offers[n0.zone] {
-		if o.price >= limit || len(offers) == regroupMaxOffers {
-			break
-		}
-		*budget--
-		if n0.capacityTypes&(1<<o.capacityType) == 0 || !mask.has(o.t.idx) {
-			continue
-		}
-		if !slices.ContainsFunc(offers, func(k offer) bool { return o.t.alloc.Fits(k.t.alloc) }) {
-			offers = append(offers, o)
-		}
-	}
-	pass.offerBuf = offers
+	offers, finishers := pass.repackOffers(set, limit, budget)
 	if len(offers) == 0 {
 		return nil, false
 	}
@@ -229,7 +209,7 @@ func (pass *improver) repack(set []*node, limit float64, budget *int) ([]regroup
 		for i := range bs {
 			bs[i].next = 0
 		}
-		plan, cost, ok := pass.greedyPlan(bs, offers, take, fill, pods, bestCost, budget)
+		plan, cost, ok := pass.greedyPlan(bs, offers, finishers, take, fill, pods, bestCost, budget)
 		if *budget < 0 {
 			break
 		}
@@ -238,6 +218,38 @@ func (pass *improver) repack(set []*node, limit float64, budget *int) ([]regroup
 		}
 	}
 	return best, best != nil
+}
+
+// repackOffers are the offerings a re-pack of set tries, in the zone of
+// its first claim: in price order, below the limit, allowed to every
+// claim's classes, not dominated by a cheaper one; the first
+// regroupMaxOffers of them are compared per node, and all of them may
+// finish a plan (see greedyPlan).
+func (pass *improver) repackOffers(set []*node, limit float64, budget *int) (offers, finishers []offer) {
+	n0 := set[0]
+	mask := pass.mask(n0)
+	for _, n := range set[1:] {
+		mask = mask.and(pass.mask(n))
+	}
+	offers = pass.offerBuf[:0]
+	compared := 0
+	for _, o := range n0.pool.offers[n0.zone] {
+		if o.price >= limit {
+			break
+		}
+		*budget--
+		if n0.capacityTypes&(1<<o.capacityType) == 0 || !mask.has(o.t.idx) {
+			continue
+		}
+		if !slices.ContainsFunc(offers, func(k offer) bool { return o.t.alloc.Fits(k.t.alloc) }) {
+			offers = append(offers, o)
+			if len(offers) <= regroupMaxOffers {
+				compared = len(offers)
+			}
+		}
+	}
+	pass.offerBuf = offers
+	return offers[:compared], offers
 }
 
 // regroupBucket is the pods of one class in a re-pack, the first next of
@@ -251,7 +263,16 @@ type regroupBucket struct {
 
 // greedyPlan is one re-pack of the buckets in their order (see repack):
 // the plan, its cost, and whether it placed every pod for less than limit.
-func (pass *improver) greedyPlan(bs []regroupBucket, offers []offer, take []int, fill func(resources.Vector) float64, pods int, limit float64, budget *int) ([]regroupNode, float64, bool) {
+//
+// Before each step it also prices finishing there: every pod left on the
+// cheapest of finishers (offerings in price order, none fitting in a
+// cheaper one) that holds them all. The ratio greedy opens the node
+// that packs the most value per dollar, which at the tail can leave two
+// or three small nodes where one holds everything left for less; a
+// pool with more types offers more such efficient small nodes, so without
+// this a wider pool could re-pack dearer than a sub-pool of it. The
+// cheapest of the plans, greedy or finished early, wins.
+func (pass *improver) greedyPlan(bs []regroupBucket, offers, finishers []offer, take []int, fill func(resources.Vector) float64, pods int, limit float64, budget *int) ([]regroupNode, float64, bool) {
 	// Each offering's fill is kept until a bucket it takes from has fewer
 	// pods left than it takes: with the same buckets in the same order
 	// before that one, a fill is the same again.
@@ -266,8 +287,18 @@ func (pass *improver) greedyPlan(bs []regroupBucket, offers []offer, take []int,
 	// The plan as steps (an offering, its fill, how many nodes), turned
 	// into pods only if it wins.
 	g.steps, g.patterns = g.steps[:0], g.patterns[:0]
+	var left resources.Vector
+	for _, b := range bs {
+		left.AddTimes(&b.class.req, int64(len(b.pods)))
+	}
+	// finishAt is the steps kept before the finishing node finish, at
+	// total cost finishCost; -1 while no finish beats limit.
+	finishAt, finish, finishCost := -1, -1, limit
 	var cost float64
 	for placed := 0; placed < pods; {
+		if k := cheapestHolding(finishers, left, finishCost-cost, budget); k >= 0 {
+			finishAt, finish, finishCost = len(g.steps), k, cost+finishers[k].price
+		}
 		best, bestRatio := -1, -1.0
 		for k, o := range offers {
 			if g.stale[k] {
@@ -280,7 +311,7 @@ func (pass *improver) greedyPlan(bs []regroupBucket, offers []offer, take []int,
 			}
 		}
 		if best < 0 || *budget < 0 {
-			return nil, 0, false
+			break
 		}
 		pattern := g.takes[best*nb : (best+1)*nb]
 		reps, size := -1, 0
@@ -291,15 +322,19 @@ func (pass *improver) greedyPlan(bs []regroupBucket, offers []offer, take []int,
 			size += pattern[i]
 		}
 		reps = max(reps, 1)
-		if cost += float64(reps) * offers[best].price; cost >= limit {
-			return nil, 0, false
+		if cost += float64(reps) * offers[best].price; cost >= finishCost {
+			break
 		}
 		g.steps = append(g.steps, regroupStep{offer: best, reps: reps, pattern: len(g.patterns)})
 		g.patterns = append(g.patterns, pattern...)
 		for i := range bs {
 			bs[i].next += reps * pattern[i]
+			left.SubTimes(&bs[i].class.req, int64(reps*pattern[i]))
 		}
 		placed += reps * size
+		if placed == pods {
+			finishAt, finish, finishCost = len(g.steps), -1, cost
+		}
 		for k := range offers {
 			for i, b := range bs {
 				if g.takes[k*nb+i] > len(b.pods)-b.next {
@@ -309,13 +344,16 @@ func (pass *improver) greedyPlan(bs []regroupBucket, offers []offer, take []int,
 			}
 		}
 	}
-	// It wins: lay the pods out, node by node.
+	if finishAt < 0 {
+		return nil, 0, false
+	}
+	// It wins: lay the pods out, node by node, the finishing node last.
 	for i := range bs {
 		bs[i].next = 0
 	}
 	flat := make([]*state.Pod, 0, pods)
 	var plan []regroupNode
-	for _, st := range g.steps {
+	for _, st := range g.steps[:finishAt] {
 		pattern := g.patterns[st.pattern : st.pattern+nb]
 		for range st.reps {
 			lo := len(flat)
@@ -327,7 +365,29 @@ func (pass *improver) greedyPlan(bs []regroupBucket, offers []offer, take []int,
 			plan = append(plan, regroupNode{o: offers[st.offer], pods: flat[lo:len(flat):len(flat)]})
 		}
 	}
-	return plan, cost, true
+	if finish >= 0 {
+		lo := len(flat)
+		for i := range bs {
+			flat = append(flat, bs[i].pods[bs[i].next:]...)
+		}
+		plan = append(plan, regroupNode{o: finishers[finish], pods: flat[lo:len(flat):len(flat)]})
+	}
+	return plan, finishCost, true
+}
+
+// cheapestHolding is the index of the first of offers (in price order)
+// priced below limit whose node holds need, or -1.
+func cheapestHolding(offers []offer, need resources.Vector, limit float64, budget *int) int {
+	for k, o := range offers {
+		if o.price >= limit {
+			return -1
+		}
+		*budget--
+		if need.Fits(o.t.alloc) {
+			return k
+		}
+	}
+	return -1
 }
 
 // regroupStep is reps nodes of one offering, each filled with the pattern
