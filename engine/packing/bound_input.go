@@ -112,10 +112,15 @@ func (s *solver) boundInput() boundInput {
 		lbs[i] = p.lbColumns()
 		n += len(lbs[i])
 	}
+	// A zonal spread's slot is added only when its cap forces more nodes
+	// on its group than the batch's size forces on the whole batch: on a
+	// large batch it rarely binds, and its dimension can keep column
+	// generation from converging (then both LPs are solved; see bound).
 	cliqueSlots := len(slots)
+	bySize := nodesBySize(items, lbs, ndims)
 	for _, z := range s.zoneSpreads(onClaim) {
 		k = max(k, z.nodes)
-		if ndims+len(slots) < resources.MaxDims && z.perNode < z.pods && s.slotBinds(z, owners, lbs, ndims) {
+		if ndims+len(slots) < resources.MaxDims && ceilDiv(z.pods, z.perNode) > bySize && s.slotBinds(z, owners, lbs, ndims) {
 			slots = append(slots, boundSlot{group: z.group, capacity: z.perNode})
 		}
 	}
@@ -178,6 +183,31 @@ func (sl boundSlot) holds(c *class) bool {
 	}
 	return false
 }
+
+// nodesBySize is the fewest nodes the demand items need by size alone:
+// in some resource, their total over the most any column has.
+func nodesBySize(items []bound.Demand, lbs [][]bound.Column, ndims int) int64 {
+	var total, most resources.Vector
+	for _, it := range items {
+		total.AddTimes(&it.Req, it.Count)
+	}
+	for _, lb := range lbs {
+		for _, c := range lb {
+			for d := range ndims {
+				most[d] = max(most[d], c.Alloc[d])
+			}
+		}
+	}
+	var n int64
+	for d := range ndims {
+		if most[d] > 0 {
+			n = max(n, ceilDiv(total[d], most[d]))
+		}
+	}
+	return n
+}
+
+func ceilDiv(a, b int64) int64 { return (a + b - 1) / b }
 
 // slotBinds reports whether the per-node cap of z can bind in the
 // bound: whether some column holds perNode+1 of the group's pods by its

@@ -165,3 +165,37 @@ func TestLowerBoundBruteForceSpread(t *testing.T) {
 	}
 	t.Logf("%d cases; bound within 1%% of the optimum in %d", cases, tight)
 }
+
+// TestLowerBoundZoneSpreadTight checks that the bound meets the optimum
+// where a zonal spread alone decides the node count: identical small
+// pods spread over the zones, as in the web-spread example (three pods,
+// three zones, maxSkew 1: three nodes, one pod each).
+func TestLowerBoundZoneSpreadTight(t *testing.T) {
+	types := []*catalog.InstanceType{}
+	for _, name := range []string{"t3a.small", "t3a.medium", "m5.large", "m5.xlarge"} {
+		it, ok := statetest.Catalog().Get(name)
+		if !ok {
+			t.Fatalf("no %s in the test catalog", name)
+		}
+		types = append(types, it)
+	}
+	for _, tt := range []struct{ pods, zones, skew int }{
+		{3, 3, 1}, {2, 3, 1}, {4, 3, 1}, {5, 3, 2}, {2, 2, 1}, {6, 3, 1},
+	} {
+		t.Run(fmt.Sprintf("%d pods over %d zones, maxSkew %d", tt.pods, tt.zones, tt.skew), func(t *testing.T) {
+			r := spreadRules{zones: statetest.Zones[:tt.zones], zoneSkew: tt.skew, hsSkew: tt.pods}
+			p := statetest.Pool("default", statetest.WithRequirement(scheduling.In(scheduling.LabelTopologyZone, r.zones...)))
+			p.InstanceTypes = types
+			var ps []*state.Pod
+			for j := range tt.pods {
+				ps = append(ps, statetest.Pod(fmt.Sprintf("z%d", j), "500m", "1Gi", statetest.WithLabel("zs", "x"),
+					statetest.WithSpread(scheduling.LabelTopologyZone, int32(tt.skew), corev1.DoNotSchedule, map[string]string{"zs": "x"})))
+			}
+			res := mustSolve(t, statetest.Snapshot(statetest.Pools(p), nil, nil), ps)
+			opt := bruteForceSpread(types, ps, r)
+			if math.Abs(res.LowerBoundPerHour-opt) > opt*1e-6 {
+				t.Errorf("lower bound %.5f, optimum %.5f (cost %.5f)", res.LowerBoundPerHour, opt, res.CostPerHour)
+			}
+		})
+	}
+}

@@ -47,10 +47,10 @@
 //     zone. Its last move (regroup.go) re-packs the pods of the cheapest
 //     claims together (across zones for pods no rule counts): five
 //     t3a.micro holding a 512Mi pod each become one t3a.medium, which no
-//     move of one claim at a time finds; each re-pack also prices putting
-//     all the pods it has left on the one cheapest node that holds them,
-//     at every step. Work is counted, not timed, so results stay
-//     deterministic.
+//     move of one claim at a time finds; at every step each re-pack also
+//     prices putting all the pods it has left on the one cheapest node
+//     that holds them, or on one more node and that one. Work is counted,
+//     not timed, so results stay deterministic.
 //   - Two fill strategies (two plan efforts with a clique of 50 or more)
 //     run concurrently, a core each, and the cheapest result wins
 //     (WithStrategy picks one for callers short of CPU).

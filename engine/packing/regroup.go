@@ -291,13 +291,21 @@ func (pass *improver) greedyPlan(bs []regroupBucket, offers, finishers []offer, 
 	for _, b := range bs {
 		left.AddTimes(&b.class.req, int64(len(b.pods)))
 	}
-	// finishAt is the steps kept before the finishing node finish, at
-	// total cost finishCost; -1 while no finish beats limit.
-	finishAt, finish, finishCost := -1, -1, limit
+	// finishAt is the steps kept before the finishing node finish (after
+	// one node of offering look filled as in look's fill, when look is
+	// not -1), at total cost finishCost; -1 while no finish beats limit.
+	finishAt, look, finish, finishCost := -1, -1, -1, limit
+	g.look = resize(g.look, nb)
+	var biggest resources.Vector
+	for _, o := range finishers {
+		for d := range biggest {
+			biggest[d] = max(biggest[d], o.t.alloc[d])
+		}
+	}
 	var cost float64
 	for placed := 0; placed < pods; {
 		if k := cheapestHolding(finishers, left, finishCost-cost, budget); k >= 0 {
-			finishAt, finish, finishCost = len(g.steps), k, cost+finishers[k].price
+			finishAt, look, finish, finishCost = len(g.steps), -1, k, cost+finishers[k].price
 		}
 		best, bestRatio := -1, -1.0
 		for k, o := range offers {
@@ -312,6 +320,10 @@ func (pass *improver) greedyPlan(bs []regroupBucket, offers, finishers []offer, 
 		}
 		if best < 0 || *budget < 0 {
 			break
+		}
+		if k, j, c := g.finishTwo(bs, offers, finishers, left, biggest, cost, finishCost, budget); k >= 0 {
+			finishAt, look, finish, finishCost = len(g.steps), k, j, c
+			copy(g.look, g.takes[k*nb:(k+1)*nb])
 		}
 		pattern := g.takes[best*nb : (best+1)*nb]
 		reps, size := -1, 0
@@ -333,7 +345,7 @@ func (pass *improver) greedyPlan(bs []regroupBucket, offers, finishers []offer, 
 		}
 		placed += reps * size
 		if placed == pods {
-			finishAt, finish, finishCost = len(g.steps), -1, cost
+			finishAt, look, finish, finishCost = len(g.steps), -1, -1, cost
 		}
 		for k := range offers {
 			for i, b := range bs {
@@ -347,7 +359,42 @@ func (pass *improver) greedyPlan(bs []regroupBucket, offers, finishers []offer, 
 	if finishAt < 0 {
 		return nil, 0, false
 	}
-	// It wins: lay the pods out, node by node, the finishing node last.
+	return g.layout(bs, offers, finishers, pods, finishAt, look, finish), finishCost, true
+}
+
+// finishTwo prices finishing on two nodes, with pods left (left in all)
+// and cost spent: one node of any offering filled as the greedy would
+// (its current fill), and the cheapest finisher for the rest (which must
+// fit biggest, every finisher's largest allocatable, to be worth a scan).
+// It returns the offering, the finisher and the total when below limit,
+// else -1.
+func (g *regroupScratch) finishTwo(bs []regroupBucket, offers, finishers []offer, left, biggest resources.Vector, cost, limit float64, budget *int) (int, int, float64) {
+	nb := len(bs)
+	look, finish := -1, -1
+	for k, o := range offers {
+		if g.value[k] <= 0 || cost+o.price >= limit {
+			continue
+		}
+		rest := left
+		for i := range bs {
+			rest.SubTimes(&bs[i].class.req, int64(g.takes[k*nb+i]))
+		}
+		if rest == (resources.Vector{}) || !rest.Fits(biggest) {
+			continue
+		}
+		if j := cheapestHolding(finishers, rest, limit-cost-o.price, budget); j >= 0 {
+			look, finish, limit = k, j, cost+o.price+finishers[j].price
+		}
+	}
+	return look, finish, limit
+}
+
+// layout turns a winning plan into pods, node by node: the first
+// finishAt steps, then one node of offers[look] filled as g.look says
+// (when look is not -1), then every pod left on finishers[finish] (when
+// finish is not -1).
+func (g *regroupScratch) layout(bs []regroupBucket, offers, finishers []offer, pods, finishAt, look, finish int) []regroupNode {
+	nb := len(bs)
 	for i := range bs {
 		bs[i].next = 0
 	}
@@ -365,6 +412,15 @@ func (pass *improver) greedyPlan(bs []regroupBucket, offers, finishers []offer, 
 			plan = append(plan, regroupNode{o: offers[st.offer], pods: flat[lo:len(flat):len(flat)]})
 		}
 	}
+	if look >= 0 {
+		lo := len(flat)
+		for i := range bs {
+			b := &bs[i]
+			flat = append(flat, b.pods[b.next:b.next+g.look[i]]...)
+			b.next += g.look[i]
+		}
+		plan = append(plan, regroupNode{o: offers[look], pods: flat[lo:len(flat):len(flat)]})
+	}
 	if finish >= 0 {
 		lo := len(flat)
 		for i := range bs {
@@ -372,7 +428,7 @@ func (pass *improver) greedyPlan(bs []regroupBucket, offers, finishers []offer, 
 		}
 		plan = append(plan, regroupNode{o: finishers[finish], pods: flat[lo:len(flat):len(flat)]})
 	}
-	return plan, finishCost, true
+	return plan
 }
 
 // cheapestHolding is the index of the first of offers (in price order)
@@ -403,6 +459,8 @@ type regroupScratch struct {
 	stale    []bool
 	steps    []regroupStep
 	patterns []int
+	// look is the fill of the node before a two-node finish.
+	look []int
 }
 
 // resize returns s with length n, reusing its array when it is large
