@@ -49,8 +49,10 @@
 //     zone. Its last move (regroup.go) re-packs the pods of the cheapest
 //     claims together (across zones for pods no rule counts): five
 //     t3a.micro holding a 512Mi pod each become one t3a.medium, which no
-//     move of one claim at a time finds. Work is counted, not timed, so
-//     results stay deterministic.
+//     move of one claim at a time finds; at every step each re-pack also
+//     prices putting all the pods it has left on the one cheapest node
+//     that holds them, or on one more node and that one. Work is counted,
+//     not timed, so results stay deterministic.
 //   - Two fill strategies (two plan efforts with a clique of 50 or more)
 //     run concurrently, a core each, and the cheapest result wins
 //     (WithStrategy picks one for callers short of CPU).
@@ -71,7 +73,11 @@
 // carries a fractional load of pods, every pod's whole request on a type it
 // fits, and the load obeys rounding rows that whole pods obey and
 // fractions need not. Column generation solves it (internal/bound, whose
-// package comment tells the rest).
+// package comment tells the rest). Topology adds resources of the bound's
+// own (bound_input.go): a hostname anti-affinity clique one slot per node
+// that each member takes, a zonal spread as many slots per node as one
+// zone can hold of its group, and the zones the spread must fill count
+// as nodes.
 //
 // Where things are:
 //

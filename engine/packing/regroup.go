@@ -142,27 +142,7 @@ func (pass *improver) allZoneFree(n *node) bool {
 // up when the budget runs out or a pod fits no offering.
 func (pass *improver) repack(set []*node, limit float64, budget *int) ([]regroupNode, bool) {
 	s := pass.s
-	n0 := set[0]
-	mask := pass.mask(n0)
-	for _, n := range set[1:] {
-		mask = mask.and(pass.mask(n))
-	}
-	// The offerings worth trying: in price order, below the limit, not
-	// dominated by a cheaper one.
-	offers := pass.offerBuf[:0]
-	for _, o := range n0.pool.offers[n0.zone] {
-		if o.price >= limit || len(offers) == regroupMaxOffers {
-			break
-		}
-		*budget--
-		if n0.capacityTypes&(1<<o.capacityType) == 0 || !mask.has(o.t.idx) {
-			continue
-		}
-		if !slices.ContainsFunc(offers, func(k offer) bool { return o.t.alloc.Fits(k.t.alloc) }) {
-			offers = append(offers, o)
-		}
-	}
-	pass.offerBuf = offers
+	offers, finishers := pass.repackOffers(set, limit, budget)
 	if len(offers) == 0 {
 		return nil, false
 	}
@@ -229,7 +209,7 @@ func (pass *improver) repack(set []*node, limit float64, budget *int) ([]regroup
 		for i := range bs {
 			bs[i].next = 0
 		}
-		plan, cost, ok := pass.greedyPlan(bs, offers, take, fill, pods, bestCost, budget)
+		plan, cost, ok := pass.greedyPlan(bs, offers, finishers, take, fill, pods, bestCost, budget)
 		if *budget < 0 {
 			break
 		}
@@ -238,6 +218,38 @@ func (pass *improver) repack(set []*node, limit float64, budget *int) ([]regroup
 		}
 	}
 	return best, best != nil
+}
+
+// repackOffers are the offerings a re-pack of set tries, in the zone of
+// its first claim: in price order, below the limit, allowed to every
+// claim's classes, not dominated by a cheaper one; the first
+// regroupMaxOffers of them are compared per node, and all of them may
+// finish a plan (see greedyPlan).
+func (pass *improver) repackOffers(set []*node, limit float64, budget *int) (offers, finishers []offer) {
+	n0 := set[0]
+	mask := pass.mask(n0)
+	for _, n := range set[1:] {
+		mask = mask.and(pass.mask(n))
+	}
+	offers = pass.offerBuf[:0]
+	compared := 0
+	for _, o := range n0.pool.offers[n0.zone] {
+		if o.price >= limit {
+			break
+		}
+		*budget--
+		if n0.capacityTypes&(1<<o.capacityType) == 0 || !mask.has(o.t.idx) {
+			continue
+		}
+		if !slices.ContainsFunc(offers, func(k offer) bool { return o.t.alloc.Fits(k.t.alloc) }) {
+			offers = append(offers, o)
+			if len(offers) <= regroupMaxOffers {
+				compared = len(offers)
+			}
+		}
+	}
+	pass.offerBuf = offers
+	return offers[:compared], offers
 }
 
 // regroupBucket is the pods of one class in a re-pack, the first next of
@@ -251,7 +263,16 @@ type regroupBucket struct {
 
 // greedyPlan is one re-pack of the buckets in their order (see repack):
 // the plan, its cost, and whether it placed every pod for less than limit.
-func (pass *improver) greedyPlan(bs []regroupBucket, offers []offer, take []int, fill func(resources.Vector) float64, pods int, limit float64, budget *int) ([]regroupNode, float64, bool) {
+//
+// Before each step it also prices finishing there: every pod left on the
+// cheapest of finishers (offerings in price order, none fitting in a
+// cheaper one) that holds them all. The ratio greedy opens the node
+// that packs the most value per dollar, which at the tail can leave two
+// or three small nodes where one holds everything left for less; a
+// pool with more types offers more such efficient small nodes, so without
+// this a wider pool could re-pack dearer than a sub-pool of it. The
+// cheapest of the plans, greedy or finished early, wins.
+func (pass *improver) greedyPlan(bs []regroupBucket, offers, finishers []offer, take []int, fill func(resources.Vector) float64, pods int, limit float64, budget *int) ([]regroupNode, float64, bool) {
 	// Each offering's fill is kept until a bucket it takes from has fewer
 	// pods left than it takes: with the same buckets in the same order
 	// before that one, a fill is the same again.
@@ -266,8 +287,26 @@ func (pass *improver) greedyPlan(bs []regroupBucket, offers []offer, take []int,
 	// The plan as steps (an offering, its fill, how many nodes), turned
 	// into pods only if it wins.
 	g.steps, g.patterns = g.steps[:0], g.patterns[:0]
+	var left resources.Vector
+	for _, b := range bs {
+		left.AddTimes(&b.class.req, int64(len(b.pods)))
+	}
+	// finishAt is the steps kept before the finishing node finish (after
+	// one node of offering look filled as in look's fill, when look is
+	// not -1), at total cost finishCost; -1 while no finish beats limit.
+	finishAt, look, finish, finishCost := -1, -1, -1, limit
+	g.look = resize(g.look, nb)
+	var biggest resources.Vector
+	for _, o := range finishers {
+		for d := range biggest {
+			biggest[d] = max(biggest[d], o.t.alloc[d])
+		}
+	}
 	var cost float64
 	for placed := 0; placed < pods; {
+		if k := cheapestHolding(finishers, left, finishCost-cost, budget); k >= 0 {
+			finishAt, look, finish, finishCost = len(g.steps), -1, k, cost+finishers[k].price
+		}
 		best, bestRatio := -1, -1.0
 		for k, o := range offers {
 			if g.stale[k] {
@@ -280,7 +319,11 @@ func (pass *improver) greedyPlan(bs []regroupBucket, offers []offer, take []int,
 			}
 		}
 		if best < 0 || *budget < 0 {
-			return nil, 0, false
+			break
+		}
+		if k, j, c := g.finishTwo(bs, offers, finishers, left, biggest, cost, finishCost, budget); k >= 0 {
+			finishAt, look, finish, finishCost = len(g.steps), k, j, c
+			copy(g.look, g.takes[k*nb:(k+1)*nb])
 		}
 		pattern := g.takes[best*nb : (best+1)*nb]
 		reps, size := -1, 0
@@ -291,15 +334,19 @@ func (pass *improver) greedyPlan(bs []regroupBucket, offers []offer, take []int,
 			size += pattern[i]
 		}
 		reps = max(reps, 1)
-		if cost += float64(reps) * offers[best].price; cost >= limit {
-			return nil, 0, false
+		if cost += float64(reps) * offers[best].price; cost >= finishCost {
+			break
 		}
 		g.steps = append(g.steps, regroupStep{offer: best, reps: reps, pattern: len(g.patterns)})
 		g.patterns = append(g.patterns, pattern...)
 		for i := range bs {
 			bs[i].next += reps * pattern[i]
+			left.SubTimes(&bs[i].class.req, int64(reps*pattern[i]))
 		}
 		placed += reps * size
+		if placed == pods {
+			finishAt, look, finish, finishCost = len(g.steps), -1, -1, cost
+		}
 		for k := range offers {
 			for i, b := range bs {
 				if g.takes[k*nb+i] > len(b.pods)-b.next {
@@ -309,13 +356,51 @@ func (pass *improver) greedyPlan(bs []regroupBucket, offers []offer, take []int,
 			}
 		}
 	}
-	// It wins: lay the pods out, node by node.
+	if finishAt < 0 {
+		return nil, 0, false
+	}
+	return g.layout(bs, offers, finishers, pods, finishAt, look, finish), finishCost, true
+}
+
+// finishTwo prices finishing on two nodes, with pods left (left in all)
+// and cost spent: one node of any offering filled as the greedy would
+// (its current fill), and the cheapest finisher for the rest (which must
+// fit biggest, every finisher's largest allocatable, to be worth a scan).
+// It returns the offering, the finisher and the total when below limit,
+// else -1.
+func (g *regroupScratch) finishTwo(bs []regroupBucket, offers, finishers []offer, left, biggest resources.Vector, cost, limit float64, budget *int) (int, int, float64) {
+	nb := len(bs)
+	look, finish := -1, -1
+	for k, o := range offers {
+		if g.value[k] <= 0 || cost+o.price >= limit {
+			continue
+		}
+		rest := left
+		for i := range bs {
+			rest.SubTimes(&bs[i].class.req, int64(g.takes[k*nb+i]))
+		}
+		if rest == (resources.Vector{}) || !rest.Fits(biggest) {
+			continue
+		}
+		if j := cheapestHolding(finishers, rest, limit-cost-o.price, budget); j >= 0 {
+			look, finish, limit = k, j, cost+o.price+finishers[j].price
+		}
+	}
+	return look, finish, limit
+}
+
+// layout turns a winning plan into pods, node by node: the first
+// finishAt steps, then one node of offers[look] filled as g.look says
+// (when look is not -1), then every pod left on finishers[finish] (when
+// finish is not -1).
+func (g *regroupScratch) layout(bs []regroupBucket, offers, finishers []offer, pods, finishAt, look, finish int) []regroupNode {
+	nb := len(bs)
 	for i := range bs {
 		bs[i].next = 0
 	}
 	flat := make([]*state.Pod, 0, pods)
 	var plan []regroupNode
-	for _, st := range g.steps {
+	for _, st := range g.steps[:finishAt] {
 		pattern := g.patterns[st.pattern : st.pattern+nb]
 		for range st.reps {
 			lo := len(flat)
@@ -327,7 +412,38 @@ func (pass *improver) greedyPlan(bs []regroupBucket, offers []offer, take []int,
 			plan = append(plan, regroupNode{o: offers[st.offer], pods: flat[lo:len(flat):len(flat)]})
 		}
 	}
-	return plan, cost, true
+	if look >= 0 {
+		lo := len(flat)
+		for i := range bs {
+			b := &bs[i]
+			flat = append(flat, b.pods[b.next:b.next+g.look[i]]...)
+			b.next += g.look[i]
+		}
+		plan = append(plan, regroupNode{o: offers[look], pods: flat[lo:len(flat):len(flat)]})
+	}
+	if finish >= 0 {
+		lo := len(flat)
+		for i := range bs {
+			flat = append(flat, bs[i].pods[bs[i].next:]...)
+		}
+		plan = append(plan, regroupNode{o: finishers[finish], pods: flat[lo:len(flat):len(flat)]})
+	}
+	return plan
+}
+
+// cheapestHolding is the index of the first of offers (in price order)
+// priced below limit whose node holds need, or -1.
+func cheapestHolding(offers []offer, need resources.Vector, limit float64, budget *int) int {
+	for k, o := range offers {
+		if o.price >= limit {
+			return -1
+		}
+		*budget--
+		if need.Fits(o.t.alloc) {
+			return k
+		}
+	}
+	return -1
 }
 
 // regroupStep is reps nodes of one offering, each filled with the pattern
@@ -343,6 +459,8 @@ type regroupScratch struct {
 	stale    []bool
 	steps    []regroupStep
 	patterns []int
+	// look is the fill of the node before a two-node finish.
+	look []int
 }
 
 // resize returns s with length n, reusing its array when it is large

@@ -34,3 +34,51 @@ func TestRegroupJoinsSmallClaims(t *testing.T) {
 	}
 	t.Logf("6 micros ($%.4f/h) -> %d nodes ($%.4f/h)", before, nodes, after)
 }
+
+// TestRegroupFinishesOnOneNode re-packs two claims whose pods one node
+// holds for less than both: the ratio greedy alone opens the node that
+// packs the most value per dollar first and leaves a second for the
+// rest, so each re-pack also prices finishing on the one cheapest node
+// that holds every pod left. (A random pool/sub-pool pair of
+// TestMonotoneCost: the wider pool kept the two claims, the sub-pool's
+// fill found the one node.)
+func TestRegroupFinishesOnOneNode(t *testing.T) {
+	p := statetest.Pool("default")
+	p.InstanceTypes = nil
+	for _, name := range []string{"c3.xlarge", "c6a.xlarge", "c6id.4xlarge", "c7a.48xlarge", "c7i.4xlarge", "c8a.8xlarge",
+		"d3.2xlarge", "d3en.2xlarge", "d3en.6xlarge", "g5.16xlarge", "inf1.24xlarge", "inf2.8xlarge", "m5.24xlarge", "m5.xlarge",
+		"m6idn.2xlarge", "m6in.large", "m7i-flex.2xlarge", "m8azn.large", "m8azn.xlarge", "r5b.16xlarge", "r5b.2xlarge",
+		"r6a.large", "r8i.large", "r8ib.48xlarge", "x1e.16xlarge"} {
+		it, ok := statetest.Catalog().Get(name)
+		if !ok {
+			t.Fatalf("no %s in the test catalog", name)
+		}
+		p.InstanceTypes = append(p.InstanceTypes, it)
+	}
+	snap := statetest.Snapshot(statetest.Pools(p), nil, nil)
+	var ps []*state.Pod
+	for i, req := range [][2]string{{"500m", "4Gi"}, {"100m", "128Mi"}, {"100m", "512Mi"}, {"1", "1Gi"}, {"2", "128Mi"}, {"100m", "1Gi"}} {
+		ps = append(ps, statetest.Pod("p"+strconv.Itoa(i), req[0], req[1]))
+	}
+	s := classifiedSolver(t, snap, ps)
+	pool := s.pools[0]
+	big, small, one := typeNamed(t, pool, "c6a.xlarge"), typeNamed(t, pool, "r6a.large"), typeNamed(t, pool, "m5.xlarge")
+	a, b := s.newClaim(pool, big, 0, capacityOnDemand), s.newClaim(pool, small, 1, capacityOnDemand)
+	for _, c := range s.classes {
+		n := a
+		if c.pods[0].Name == "p5" {
+			n = b
+		}
+		s.place(&bucket{class: c, zones: s.allZones(), capacityTypes: pool.capacityTypeMask, pods: c.pods}, n, int64(len(c.pods)))
+	}
+	before := price(a) + price(b)
+	oneNode := one.price[0*numCapacityTypes+capacityOnDemand]
+	if oneNode <= 0 || oneNode >= before {
+		t.Fatalf("m5.xlarge costs %.4f/h, the two claims %.4f/h: the test needs one node to be cheaper", oneNode, before)
+	}
+	newImprover(s).regroup()
+	left, after := claimsLeft(t, s, ps)
+	if after > oneNode+1e-9 {
+		t.Errorf("regroup left %d nodes costing %.4f/h, want one costing at most %.4f/h (from %.4f/h)", len(left), after, oneNode, before)
+	}
+}

@@ -10,10 +10,18 @@ import "github.com/tenonhq/terraform-provider-tenon/engine/packing/internal/reso
 // and the fractional bound. The converged value is at least each of the
 // others: they bound the same LP, or a weaker one.
 func LowerBound(items []Demand, cols []Column, minNodes int64, ndims int) float64 {
+	v, _ := LowerBoundConverged(items, cols, minNodes, ndims)
+	return v
+}
+
+// LowerBoundConverged is LowerBound and whether column generation on the
+// assignment LP converged, so the bound is that LP's optimum: then no
+// bound of a looser LP (one with fewer rows or resources) can beat it.
+func LowerBoundConverged(items []Demand, cols []Column, minNodes int64, ndims int) (float64, bool) {
 	pareto := ParetoColumns(cols, ndims)
 	alp, converged := assignmentLP(items, pareto, minNodes, ndims, defaultAssignEffort)
 	if converged {
-		return alp
+		return alp, true
 	}
 	l := newAggregateLP(items, cols, pareto, minNodes, ndims)
 	y := l.solve()
@@ -31,7 +39,7 @@ func LowerBound(items []Demand, cols []Column, minNodes int64, ndims int) float6
 	}
 	own, ownMu := lpStart(l, l.feasible(y), pareto, ndims)
 	ab := assignmentProblem{items: items, cols: pareto, minNodes: minNodes, ndims: ndims, seed: seed}.bound(own, ownMu)
-	return max(l.bound(y), FractionalBound(total(items), cols, ndims), ab, alp)
+	return max(l.bound(y), FractionalBound(total(items), cols, ndims), ab, alp), false
 }
 
 // lpStart turns a dual-feasible point fy of the aggregate LP l into a
