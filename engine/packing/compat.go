@@ -105,7 +105,7 @@ func (s *solver) termCompat(c *class, p *poolPlan, term scheduling.Requirements)
 	if cp.capacityTypeMask == 0 {
 		return nil, fmt.Sprintf("pod requires capacity type %s; nodepool %q allows only %s", describeValues(ctReq), p.pool.Name, strings.Join(capacityTypeList(p.capacityTypeMask), ", "))
 	}
-	cp.mask = p.typeMask(term)
+	cp.mask = withoutExotic(c, p, term, p.typeMask(term))
 	cp.open = openPart(p, term)
 	if len(c.ports) > 0 {
 		var reason string
