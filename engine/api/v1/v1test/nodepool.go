@@ -275,6 +275,12 @@ spec:
 	{Name: "minSavingsPercent over 100", Patch: `{spec: {disruption: {consolidateAfter: 0s, minSavingsPercent: 101}}}`,
 		Path: "spec.disruption.minSavingsPercent", Fix: "minSavingsPercent must be a percentage from 0 to 100"},
 
+	// Karpenter's annotations.
+	{Name: "karpenterAnnotations Honor", Patch: `{spec: {disruption: {consolidateAfter: 0s, karpenterAnnotations: Honor}}}`},
+	{Name: "karpenterAnnotations Ignore", Patch: `{spec: {disruption: {consolidateAfter: 0s, karpenterAnnotations: Ignore}}}`},
+	{Name: "karpenterAnnotations lower case", Patch: `{spec: {disruption: {consolidateAfter: 0s, karpenterAnnotations: ignore}}}`,
+		Path: "spec.disruption.karpenterAnnotations", Fix: `supported values: "Honor", "Ignore"`},
+
 	// Weight and name.
 	{Name: "weight 0", Patch: `{spec: {weight: 0}}`, Path: "spec.weight", Fix: "weight must be between 1 and 100"},
 	{Name: "weight 101", Patch: `{spec: {weight: 101}}`, Path: "spec.weight", Fix: "weight must be between 1 and 100"},
