@@ -75,7 +75,7 @@ func TestNodePoolValidationAtPlan(t *testing.T) {
 		{"object name", nodePoolHCL("  name = \"Bad_Name\"\n  template = { node_class = \"default\" }"), "name"},
 		{"node class name", nodePoolHCL("  name = \"pool\"\n  template = {\n    node_class = \"No_Class\"\n  }"), "template.node_class"},
 		{"restricted requirement key", tmpl(`    requirements = [
-      { key = "karpenter.sh/capacity-type", operator = "In", values = ["spot"] },
+      { key = "karpenter.sh/nodepool", operator = "In", values = ["pool"] },
     ]`), "template.requirements[0].key"},
 		{"operator", tmpl(`    requirements = [
       { key = "example.com/a", operator = "Has", values = ["x"] },

@@ -167,3 +167,28 @@ func TestKarpenterAliases(t *testing.T) {
 		t.Errorf("KarpenterAliases = %v, want %v", got, want)
 	}
 }
+
+func TestIsRestrictedRequirement(t *testing.T) {
+	for _, tt := range []struct {
+		key        string
+		requirable bool // as a pool requirement
+		settable   bool // as a pool label
+	}{
+		{"karpenter.sh/capacity-type", true, false},
+		{"karpenter.k8s.aws/instance-family", true, false},
+		{"karpenter.k8s.aws/instance-encryption-in-transit-supported", true, false},
+		{"karpenter.sh/nodepool", false, false},         // the pool's name, as tenon.dev/nodepool
+		{"karpenter.sh/provisioner-name", false, false}, // no alias
+		{"karpenter.sh/initialized", false, false},
+		{"tenon.dev/capacity-type", true, true},
+		{"tenon.dev/nodepool", false, false},
+		{"example.com/team", true, true},
+	} {
+		if got := scheduling.IsRestrictedRequirement(tt.key) == nil; got != tt.requirable {
+			t.Errorf("IsRestrictedRequirement(%q) allows: %v, want %v", tt.key, got, tt.requirable)
+		}
+		if got := scheduling.IsRestrictedLabel(tt.key) == nil; got != tt.settable {
+			t.Errorf("IsRestrictedLabel(%q) allows: %v, want %v", tt.key, got, tt.settable)
+		}
+	}
+}
