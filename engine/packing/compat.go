@@ -105,7 +105,7 @@ func (s *solver) termCompat(c *class, p *poolPlan, term scheduling.Requirements)
 	if cp.capacityTypeMask == 0 {
 		return nil, fmt.Sprintf("pod requires capacity type %s; nodepool %q allows only %s", describeValues(ctReq), p.pool.Name, strings.Join(capacityTypeList(p.capacityTypeMask), ", "))
 	}
-	cp.mask = withoutExotic(c, p, term, p.typeMask(term))
+	cp.mask = p.typeMask(term)
 	cp.open = openPart(p, term)
 	if len(c.ports) > 0 {
 		var reason string
@@ -119,6 +119,9 @@ func (s *solver) termCompat(c *class, p *poolPlan, term scheduling.Requirements)
 			return nil, reason
 		}
 	}
+	// Last, so exotic types stay when the filters above left no ordinary
+	// one for the class.
+	cp.mask = withoutExotic(c, p, term, cp.mask)
 	if reason := s.fitReason(c, p, cp); reason != "" {
 		return nil, reason
 	}
