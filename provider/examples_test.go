@@ -57,10 +57,41 @@ func TestExamples(t *testing.T) {
 				t.Fatalf("tofu validate: valid=%v (%v)\n%s", result.Valid, err, out)
 			}
 			if ex.plan {
-				run(work, "plan", "-input=false", "-no-color", "-lock=false")
+				plan := run(work, "plan", "-input=false", "-no-color", "-lock=false")
+				for _, want := range planExpectations(t, filepath.Join(root, ex.dir)) {
+					if !strings.Contains(plan, want) {
+						t.Errorf("the plan does not show %q, which the example's comment promises; the plan:\n%s", want, plan)
+					}
+				}
+				t.Logf("plan:\n%s", plan)
 			}
 		})
 	}
+}
+
+// planExpectations are the lines of an example's "# The plan shows:" comment block (each line
+// after it that starts with "#   "), which its plan must print: the example's promise to readers
+// is tested, not just its syntax.
+func planExpectations(t *testing.T, dir string) []string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(dir, "data-source.tf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	in := false
+	for line := range strings.Lines(string(data)) {
+		line = strings.TrimRight(line, "\n")
+		switch {
+		case strings.HasPrefix(line, "# The plan shows:"):
+			in = true
+		case in && strings.HasPrefix(line, "#   "):
+			out = append(out, strings.TrimSpace(strings.TrimPrefix(line, "#")))
+		default:
+			in = false
+		}
+	}
+	return out
 }
 
 type example struct {

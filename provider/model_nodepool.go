@@ -58,6 +58,8 @@ type disruptionModel struct {
 	MinSavingsPerHour   types.String  `tfsdk:"min_savings_per_hour"`
 	MinSavingsPercent   types.Int64   `tfsdk:"min_savings_percent"`
 	MinSavingsPerPod    types.String  `tfsdk:"min_savings_per_pod"`
+	// KarpenterAnnotations is null for the API's default, Honor.
+	KarpenterAnnotations types.String `tfsdk:"karpenter_annotations"`
 }
 
 type budgetModel struct {
@@ -98,12 +100,13 @@ func defaultBudgets() types.List {
 // defaultDisruption is the disruption block of a pool without one, as the CRD defaults it.
 func defaultDisruption() types.Object {
 	return types.ObjectValueMust(disruptionType.AttrTypes, map[string]attr.Value{
-		"consolidation_policy": types.StringValue(string(v1.ConsolidationPolicyWhenEmptyOrUnderutilized)),
-		"consolidate_after":    types.StringValue(string(v1.DefaultConsolidateAfter)),
-		"budgets":              defaultBudgets(),
-		"min_savings_per_hour": types.StringNull(),
-		"min_savings_percent":  types.Int64Null(),
-		"min_savings_per_pod":  types.StringNull(),
+		"consolidation_policy":  types.StringValue(string(v1.ConsolidationPolicyWhenEmptyOrUnderutilized)),
+		"consolidate_after":     types.StringValue(string(v1.DefaultConsolidateAfter)),
+		"budgets":               defaultBudgets(),
+		"min_savings_per_hour":  types.StringNull(),
+		"min_savings_percent":   types.Int64Null(),
+		"min_savings_per_pod":   types.StringNull(),
+		"karpenter_annotations": types.StringNull(),
 	})
 }
 
@@ -158,11 +161,12 @@ func (m *nodePoolModel) toAPI() (*v1.NodePool, field.ErrorList) {
 	}
 	if d := m.Disruption; d != nil {
 		spec.Disruption = &v1.Disruption{
-			ConsolidationPolicy: v1.ConsolidationPolicy(str(d.ConsolidationPolicy)),
-			ConsolidateAfter:    v1.NillableDuration(str(d.ConsolidateAfter)),
-			MinSavingsPerHour:   strPtr(d.MinSavingsPerHour),
-			MinSavingsPercent:   percentPtr(d.MinSavingsPercent),
-			MinSavingsPerPod:    strPtr(d.MinSavingsPerPod),
+			ConsolidationPolicy:  v1.ConsolidationPolicy(str(d.ConsolidationPolicy)),
+			ConsolidateAfter:     v1.NillableDuration(str(d.ConsolidateAfter)),
+			MinSavingsPerHour:    strPtr(d.MinSavingsPerHour),
+			MinSavingsPercent:    percentPtr(d.MinSavingsPercent),
+			MinSavingsPerPod:     strPtr(d.MinSavingsPerPod),
+			KarpenterAnnotations: v1.KarpenterAnnotations(str(d.KarpenterAnnotations)),
 		}
 		for _, b := range d.Budgets {
 			budget := v1.Budget{Nodes: str(b.Nodes), Schedule: strPtr(b.Schedule)}
@@ -236,11 +240,12 @@ func nodePoolFromAPI(np *v1.NodePool, prior *nodePoolModel) nodePoolModel {
 	m.Template = t
 	if d := np.Spec.Disruption; d != nil {
 		dm := &disruptionModel{
-			ConsolidationPolicy: tfStr(string(d.ConsolidationPolicy)),
-			ConsolidateAfter:    tfStr(string(d.ConsolidateAfter)),
-			MinSavingsPerHour:   tfStrPtr(d.MinSavingsPerHour),
-			MinSavingsPercent:   tfInt32Ptr(d.MinSavingsPercent),
-			MinSavingsPerPod:    tfStrPtr(d.MinSavingsPerPod),
+			ConsolidationPolicy:  tfStr(string(d.ConsolidationPolicy)),
+			ConsolidateAfter:     tfStr(string(d.ConsolidateAfter)),
+			MinSavingsPerHour:    tfStrPtr(d.MinSavingsPerHour),
+			MinSavingsPercent:    tfInt32Ptr(d.MinSavingsPercent),
+			MinSavingsPerPod:     tfStrPtr(d.MinSavingsPerPod),
+			KarpenterAnnotations: tfStr(string(d.KarpenterAnnotations)),
 		}
 		for _, b := range d.Budgets {
 			bm := budgetModel{Nodes: tfStr(b.Nodes), Schedule: tfStrPtr(b.Schedule), Duration: types.StringNull(), Reasons: tfStrList(b.Reasons)}

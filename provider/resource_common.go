@@ -120,8 +120,10 @@ var conditionType = attributesType(conditionAttributes())
 func requirementsAttribute(withMinValues bool, operators string) schema.ListNestedAttribute {
 	attrs := map[string]schema.Attribute{
 		"key": schema.StringAttribute{Required: true, MarkdownDescription: "Node label the requirement applies to, such as " +
-			"`node.kubernetes.io/instance-type` or `tenon.dev/capacity-type`. Keys in the karpenter.sh and tenon.dev domains " +
-			"are restricted to the well-known labels, and `kubernetes.io/hostname` to pods; kubernetes.io and k8s.io keys are open, as in Karpenter v1."},
+			"`node.kubernetes.io/instance-type` or `tenon.dev/capacity-type`. Keys in the tenon.dev domain " +
+			"are restricted to the well-known labels, and `kubernetes.io/hostname` to pods; Karpenter's aliases of them " +
+			"(`karpenter.sh/capacity-type`, `karpenter.k8s.aws/instance-family`, ...) are read as Tenon's, other karpenter.sh keys are restricted; " +
+			"kubernetes.io and k8s.io keys are open, as in Karpenter v1."},
 		"operator": schema.StringAttribute{Required: true, MarkdownDescription: "Relates the key to the values: " + operators + "."},
 		"values": schema.ListAttribute{Optional: true, ElementType: types.StringType, Validators: nonEmptyList(),
 			MarkdownDescription: "Label values: at least one for `In` and `NotIn`, none for `Exists` and `DoesNotExist`, " +

@@ -87,6 +87,12 @@ func disruptionAttributes() map[string]schema.Attribute {
 		},
 	}
 	maps.Copy(attrs, minSavingsAttributes())
+	attrs["karpenter_annotations"] = schema.StringAttribute{Optional: true,
+		MarkdownDescription: "Whether Karpenter's disruption annotations protect the pool's nodes as `tenon.dev/do-not-disrupt` does, so workloads written for Karpenter keep their protection: " +
+			codeList(v1.KarpenterAnnotationsValues(), map[v1.KarpenterAnnotations]string{
+				v1.KarpenterAnnotationsHonor:  "the default when absent: `karpenter.sh/do-not-disrupt` on pods and nodes and `karpenter.sh/do-not-evict` on pods count as Tenon's annotation, `karpenter.sh/do-not-consolidate` on nodes keeps them from consolidation (not from drift or expiry)",
+				v1.KarpenterAnnotationsIgnore: "only `tenon.dev/do-not-disrupt` counts",
+			}) + "."}
 	return attrs
 }
 

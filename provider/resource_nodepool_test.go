@@ -75,7 +75,7 @@ func TestNodePoolValidationAtPlan(t *testing.T) {
 		{"object name", nodePoolHCL("  name = \"Bad_Name\"\n  template = { node_class = \"default\" }"), "name"},
 		{"node class name", nodePoolHCL("  name = \"pool\"\n  template = {\n    node_class = \"No_Class\"\n  }"), "template.node_class"},
 		{"restricted requirement key", tmpl(`    requirements = [
-      { key = "karpenter.sh/capacity-type", operator = "In", values = ["spot"] },
+      { key = "karpenter.sh/nodepool", operator = "In", values = ["pool"] },
     ]`), "template.requirements[0].key"},
 		{"operator", tmpl(`    requirements = [
       { key = "example.com/a", operator = "Has", values = ["x"] },
@@ -187,6 +187,10 @@ func TestNodePoolValidationAtPlan(t *testing.T) {
     consolidate_after   = "30s"
     min_savings_per_pod = "1e-3"
   }`), "disruption.min_savings_per_pod"},
+		{"karpenter_annotations lower case", top(`  disruption = {
+    consolidate_after     = "30s"
+    karpenter_annotations = "ignore"
+  }`), "disruption.karpenter_annotations"},
 	}
 	runValidationCases(t, "Invalid NodePool", cases)
 }
@@ -364,6 +368,56 @@ func TestNodePoolSavingsThresholdsInMemory(t *testing.T) {
 				}
 				if d := np.Spec.Disruption; d.MinSavingsPerHour != nil || d.MinSavingsPercent != nil || d.MinSavingsPerPod != nil {
 					return fmt.Errorf("thresholds left out still reach the NodePool: %+v", d)
+				}
+				return nil
+			}},
+		},
+	})
+}
+
+// TestNodePoolKarpenterAnnotationsInMemory: disruption.karpenter_annotations reaches the NodePool
+// and reads back; left out, none is sent (Honor, the API's default, applies).
+func TestNodePoolKarpenterAnnotationsInMemory(t *testing.T) {
+	testenv.RequireTofu(t, testenv.CLITest)
+	target := newMemoryTarget()
+	cfg := func(setting string) string {
+		return nodePoolHCL(`  name = "migrated"
+  template = { node_class = "default" }
+  disruption = {
+    consolidate_after = "30s"
+` + setting + `
+  }`)
+	}
+	get := func() (*v1.NodePool, error) {
+		np := &v1.NodePool{TypeMeta: metav1.TypeMeta{Kind: v1.NodePoolKind}, ObjectMeta: metav1.ObjectMeta{Name: "migrated"}}
+		return np, target.Get(context.Background(), np)
+	}
+	path := tfjsonpath.New("disruption").AtMapKey("karpenter_annotations")
+	tfresource.UnitTest(t, tfresource.TestCase{
+		ProtoV6ProviderFactories: factories(target),
+		Steps: []tfresource.TestStep{
+			{Config: cfg(`    karpenter_annotations = "Ignore"`), ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue("tenon_nodepool.test", path, knownvalue.StringExact("Ignore")),
+			}, Check: func(*terraform.State) error {
+				np, err := get()
+				if err != nil {
+					return err
+				}
+				if d := np.Spec.Disruption; d == nil || d.KarpenterAnnotations != v1.KarpenterAnnotationsIgnore || d.HonorsKarpenterAnnotations() {
+					return fmt.Errorf("the NodePool's disruption is %+v, want karpenterAnnotations Ignore", d)
+				}
+				return nil
+			}},
+			{ResourceName: "tenon_nodepool.test", ImportState: true, ImportStateId: "migrated", ImportStateVerify: true},
+			{Config: cfg(""), ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue("tenon_nodepool.test", path, knownvalue.Null()),
+			}, Check: func(*terraform.State) error {
+				np, err := get()
+				if err != nil {
+					return err
+				}
+				if d := np.Spec.Disruption; d.KarpenterAnnotations != "" || !d.HonorsKarpenterAnnotations() {
+					return fmt.Errorf("karpenterAnnotations left out still reaches the NodePool: %+v", d)
 				}
 				return nil
 			}},

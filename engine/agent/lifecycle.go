@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 
 	"github.com/go-logr/logr"
@@ -21,6 +22,7 @@ import (
 
 	v1 "github.com/tenonhq/terraform-provider-tenon/engine/api/v1"
 	"github.com/tenonhq/terraform-provider-tenon/engine/cloud"
+	"github.com/tenonhq/terraform-provider-tenon/engine/scheduling"
 )
 
 // lifecycle is the NodeClaim controller: it launches claims through the
@@ -195,7 +197,8 @@ func (l *lifecycle) giveUp(ctx context.Context, claim *v1.NodeClaim, reason, why
 
 // register links the Node that appeared for claim: labels it (the claim's
 // labels and single-valued requirements it lacks, such as kubernetes.io/team,
-// which a kubelet may not set on itself, and registered), puts the
+// which a kubelet may not set on itself, the Karpenter aliases of its
+// well-known labels, and registered), puts the
 // termination finalizer on it and records its name.
 func (l *lifecycle) register(ctx context.Context, claim *v1.NodeClaim, node *corev1.Node) (reconcile.Result, error) {
 	if node == nil {
@@ -215,6 +218,10 @@ func (l *lifecycle) register(ctx context.Context, claim *v1.NodeClaim, node *cor
 			node.Labels[k] = val
 		}
 	}
+	// Karpenter's spellings of the well-known labels, so workloads written
+	// for Karpenter (nodeSelector karpenter.sh/capacity-type: spot) schedule
+	// here unchanged, as packing, which reads them as Tenon's, planned.
+	maps.Copy(node.Labels, scheduling.KarpenterAliases(node.Labels))
 	node.Labels[v1.LabelNodeRegistered] = "true"
 	controllerutil.AddFinalizer(node, v1.TerminationFinalizer)
 	if err := l.client.Patch(ctx, node, patch); err != nil {

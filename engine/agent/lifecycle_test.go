@@ -143,7 +143,8 @@ func TestLaunchFallsBackAndRegisters(t *testing.T) {
 // TestRegistrationLabelsWhatAKubeletMayNot: labels in the kubernetes.io and
 // k8s.io domains (a kubelet may not set them on itself) come from the claim's
 // labels and single-valued requirements when the node registers; labels the
-// node already carries, such as its zone, are left as they are.
+// node already carries, such as its zone, are left as they are. The
+// well-known labels get their Karpenter aliases.
 func TestRegistrationLabelsWhatAKubeletMayNot(t *testing.T) {
 	claim := testClaim("p-lbl", "m5.large")
 	claim.Labels["storage.k8s.io/tier"] = "fast"
@@ -169,6 +170,8 @@ func TestRegistrationLabelsWhatAKubeletMayNot(t *testing.T) {
 	want := map[string]string{
 		"kubernetes.io/test": "test-value", "subdomain.kubernetes.io/test": "a", "storage.k8s.io/tier": "fast",
 		v1.LabelNodePool: "p", scheduling.LabelTopologyZone: "us-east-1a", scheduling.LabelCapacityType: "on-demand",
+		// Karpenter's spellings, for workloads written for Karpenter.
+		"karpenter.sh/nodepool": "p", "karpenter.sh/capacity-type": "on-demand",
 	}
 	for k, v := range want {
 		if node.Labels[k] != v {

@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-
-	v1 "github.com/tenonhq/terraform-provider-tenon/engine/api/v1"
 )
 
 // emptiness removes nodes with no workload pods (daemonset pods do not
@@ -34,8 +32,8 @@ func (emptiness) run(p *planner) error {
 			p.keep(n.node.Name, "empty, but "+why)
 			continue
 		}
-		// With no workload pods, only the node's annotation blocks.
-		if why := voluntaryBlocker(n, p.now); why != "" {
+		// With no workload pods, only the node's annotations block.
+		if why := cmp.Or(voluntaryBlocker(n, p.now), nodeDoNotConsolidate(n)); why != "" {
 			p.hold(n.node.Name, "empty, but "+why, ReasonEmpty, HeldByDoNotDisrupt)
 			continue
 		}
@@ -95,8 +93,8 @@ func (expiration) run(p *planner) error {
 		if !ok {
 			continue
 		}
-		if v, has := n.node.Annotations[v1.AnnotationDoNotDisrupt]; has && v == "true" {
-			p.keep(n.node.Name, detail+", but node annotated "+v1.AnnotationDoNotDisrupt)
+		if key := nodeDoNotDisrupt(n); key != "" {
+			p.keep(n.node.Name, detail+", but node annotated "+key)
 			continue
 		}
 		if b := firstPin(n, p); b != "" {
@@ -130,7 +128,7 @@ func (expiration) run(p *planner) error {
 // firstPin returns the first do-not-disrupt pod on the node, worded.
 func firstPin(n *nodeInfo, p *planner) string {
 	for _, pod := range n.pods {
-		if why := podPins(pod, p.now); why != "" {
+		if why := podPins(n.pool, pod, p.now); why != "" {
 			return why
 		}
 	}

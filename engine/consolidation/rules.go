@@ -61,11 +61,11 @@ func managed(n *nodeInfo) string {
 // drifted or underutilized), or "": the node's own annotation, pods that
 // must not be disrupted, and bare pods.
 func voluntaryBlocker(n *nodeInfo, now time.Time) string {
-	if v, ok := n.node.Annotations[v1.AnnotationDoNotDisrupt]; ok && v == "true" {
-		return "node annotated " + v1.AnnotationDoNotDisrupt
+	if key := nodeDoNotDisrupt(n); key != "" {
+		return "node annotated " + key
 	}
 	for _, p := range n.pods {
-		if why := podPins(p, now); why != "" {
+		if why := podPins(n.pool, p, now); why != "" {
 			return why
 		}
 	}
@@ -80,26 +80,31 @@ func voluntaryBlocker(n *nodeInfo, now time.Time) string {
 	return ""
 }
 
-// podPins says why a pod pins its node, or "": the pod annotation
-// tenon.dev/do-not-disrupt is "true", or a duration (such as "30m") that
-// has not elapsed since the pod started.
-func podPins(p *state.Pod, now time.Time) string {
-	v, ok := p.Annotations[v1.AnnotationDoNotDisrupt]
+// podPins says why a pod pins its node in pool, or "": the pod annotation
+// tenon.dev/do-not-disrupt (or, where the pool honours them, Karpenter's:
+// see karpenter.go) is "true", or a duration (such as "30m") that has not
+// elapsed since the pod started.
+func podPins(pool *state.Pool, p *state.Pod, now time.Time) string {
+	key, v, ok := podDoNotDisrupt(pool, p)
 	if !ok {
 		return ""
 	}
+	pod := p.Key()
+	if key != v1.AnnotationDoNotDisrupt {
+		pod += " (" + key + ")"
+	}
 	if v == "true" {
-		return "do-not-disrupt pod " + p.Key()
+		return "do-not-disrupt pod " + pod
 	}
 	d, err := time.ParseDuration(v)
 	if err != nil || d < 0 {
-		return fmt.Sprintf("do-not-disrupt pod %s (%q is neither \"true\" nor a duration, so it counts as \"true\")", p.Key(), v)
+		return fmt.Sprintf("do-not-disrupt pod %s (%q is neither \"true\" nor a duration, so it counts as \"true\")", pod, v)
 	}
 	if p.StartTime.IsZero() {
-		return fmt.Sprintf("do-not-disrupt pod %s for %s (not started yet)", p.Key(), formatDuration(d))
+		return fmt.Sprintf("do-not-disrupt pod %s for %s (not started yet)", pod, formatDuration(d))
 	}
 	if ran := now.Sub(p.StartTime); ran < d {
-		return fmt.Sprintf("do-not-disrupt pod %s for %s (running for %s)", p.Key(), formatDuration(d), formatDuration(ran))
+		return fmt.Sprintf("do-not-disrupt pod %s for %s (running for %s)", pod, formatDuration(d), formatDuration(ran))
 	}
 	return ""
 }

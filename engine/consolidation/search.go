@@ -54,7 +54,7 @@ func (consolidation) run(p *planner) error {
 			p.keep(n.node.Name, why)
 			continue
 		}
-		if why := voluntaryBlocker(n, p.now); why != "" {
+		if why := cmp.Or(voluntaryBlocker(n, p.now), nodeDoNotConsolidate(n)); why != "" {
 			p.keep(n.node.Name, why)
 			continue
 		}

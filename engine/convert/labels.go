@@ -80,8 +80,11 @@ func (n *node) labels(key string) map[string]string {
 }
 
 // nodeAnnotations maps the node annotations at key: karpenter.sh/do-not-disrupt
-// becomes tenon.dev/do-not-disrupt; other Karpenter annotations have no
-// equivalent.
+// becomes tenon.dev/do-not-disrupt; v1alpha5's karpenter.sh/do-not-consolidate
+// is kept, as Tenon honours it on nodes (disruption.karpenterAnnotations,
+// Honor by default); other Karpenter annotations have no equivalent
+// (karpenter.sh/do-not-evict is a pod annotation, which Tenon honours on
+// pods, but on a node it does nothing).
 func (n *node) nodeAnnotations(key string) map[string]string {
 	in := n.strMap(key)
 	if in == nil {
@@ -94,8 +97,10 @@ func (n *node) nodeAnnotations(key string) map[string]string {
 		case k == karpenterDoNotDisrupt:
 			out[v1.AnnotationDoNotDisrupt] = v
 			n.c.from(n.at(key).Key(v1.AnnotationDoNotDisrupt), n.at(key).Key(k))
-		case k == karpenterDoNotConsolid || k == karpenterDoNotEvict:
-			n.c.unmap(n.at(key).Key(k), fmt.Sprintf("Karpenter v1alpha5 annotation; Tenon's nearest is %s, which also blocks expiry and drift: set it if that is what you want", v1.AnnotationDoNotDisrupt))
+		case k == karpenterDoNotConsolid:
+			out[k] = v
+		case k == karpenterDoNotEvict:
+			n.c.unmap(n.at(key).Key(k), fmt.Sprintf("a pod annotation (Tenon honours it on pods); on a node it does nothing in Karpenter either; to keep the pool's nodes from disruption set %s", v1.AnnotationDoNotDisrupt))
 		case inKarpenterDomain(k):
 			n.c.unmap(n.at(key).Key(k), "Karpenter-specific annotation with no Tenon equivalent")
 		default:

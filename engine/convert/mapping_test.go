@@ -41,7 +41,7 @@ metadata: {name: default}
 spec:
   providerRef: {name: default}
   labels: {karpenter.k8s.aws/instance-category: c, team: web, karpenter.sh/provisioner-name: x}
-  annotations: {karpenter.sh/do-not-disrupt: "true", karpenter.sh/do-not-consolidate: "true", example.com/a: b}
+  annotations: {karpenter.sh/do-not-disrupt: "true", karpenter.sh/do-not-consolidate: "true", karpenter.sh/do-not-evict: "true", example.com/a: b}
   requirements:
     - {key: karpenter.sh/capacity-type, operator: In, values: [spot, on-demand]}
     - {key: karpenter.sh/provisioner-name, operator: In, values: [x]}
@@ -52,7 +52,7 @@ spec:
 			want: map[string]string{
 				"apiVersion": `"tenon.dev/v1alpha5"`, "kind": `"Provisioner"`,
 				"spec.labels":              `{"team":"web","tenon.dev/instance-category":"c"}`,
-				"spec.annotations":         `{"example.com/a":"b","tenon.dev/do-not-disrupt":"true"}`,
+				"spec.annotations":         `{"example.com/a":"b","karpenter.sh/do-not-consolidate":"true","tenon.dev/do-not-disrupt":"true"}`,
 				"spec.requirements[0]":     `{"key":"tenon.dev/capacity-type","operator":"In","values":["spot","on-demand"]}`,
 				"spec.requirements[1].key": `"tenon.dev/instance-family"`,
 				"spec.requirements[2]":     `{"key":"tenon.dev/instance-cpu","operator":"Lt","values":["33"]}`,
@@ -60,7 +60,7 @@ spec:
 				"spec.requirements[4]":     "absent",
 				"spec.providerRef":         `{"name":"default"}`,
 			},
-			wantUnmapped: []string{"spec.labels[karpenter.sh/provisioner-name]", "spec.annotations[karpenter.sh/do-not-consolidate]", "spec.requirements[1]"},
+			wantUnmapped: []string{"spec.labels[karpenter.sh/provisioner-name]", "spec.annotations[karpenter.sh/do-not-evict]", "spec.requirements[1]"},
 		},
 		{
 			name: "provisioner lifetimes, limits, weight, consolidation and kubelet",

@@ -148,8 +148,9 @@ func (s *solver) claimOffers(n *node, first bool) []offer {
 		size = 1
 	}
 	out := make([]offer, 0, size)
+	var spot spotFilter
 	for _, o := range p.offers[n.zone] {
-		if !claimTakes(n, capacityTypes, o) {
+		if !claimTakes(n, capacityTypes, o) || (len(p.minValues) == 0 && spot.unwanted(o)) {
 			continue
 		}
 		if len(out) >= s.opts.maxOptions && s.minValuesMet(n, out) {
@@ -161,6 +162,32 @@ func (s *solver) claimOffers(n *node, first bool) []offer {
 		}
 	}
 	return out
+}
+
+// spotFilter drops, from a claim's options taken cheapest first, the spot
+// offerings dearer than the cheapest on-demand one before them (Karpenter's
+// filterUnwantedSpot): in a launch that may be either, a cloud that
+// weighs capacity as well as price (EC2 Fleet's price-capacity-optimized)
+// could otherwise start a larger spot node that costs more than the
+// on-demand node that holds the same pods, and be interrupted besides. The
+// claim's own (first) offering is the cheapest, never dropped. Pools with
+// minValues keep every option, as their flexibility is the point.
+type spotFilter struct {
+	onDemand float64
+	seen     bool
+}
+
+// unwanted reports whether o, taken after every offering before it in
+// price order, is such a spot offering, and remembers the first
+// on-demand price.
+func (f *spotFilter) unwanted(o offer) bool {
+	if o.capacityType == capacityOnDemand {
+		if !f.seen {
+			f.onDemand, f.seen = o.price, true
+		}
+		return false
+	}
+	return f.seen && o.price > f.onDemand
 }
 
 // claimTakes reports whether offering o of n's pool can be n's: an
@@ -224,11 +251,12 @@ func (s *solver) claimOut(n *node) *Claim {
 	} else {
 		// claimOffers' list without minValues: the first maxOptions.
 		opts = make([]InstanceOption, 0, min(s.opts.maxOptions, len(p.offers[n.zone])))
+		var spot spotFilter
 		for _, o := range p.offers[n.zone] {
 			if len(opts) == s.opts.maxOptions {
 				break
 			}
-			if claimTakes(n, capacityTypes, o) {
+			if claimTakes(n, capacityTypes, o) && !spot.unwanted(o) {
 				opts = append(opts, option(o))
 			}
 		}

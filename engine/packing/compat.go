@@ -119,6 +119,9 @@ func (s *solver) termCompat(c *class, p *poolPlan, term scheduling.Requirements)
 			return nil, reason
 		}
 	}
+	// Last, so exotic types stay when the filters above left no ordinary
+	// one for the class.
+	cp.mask = withoutExotic(c, p, term, cp.mask)
 	if reason := s.fitReason(c, p, cp); reason != "" {
 		return nil, reason
 	}

@@ -57,6 +57,8 @@ type poolPlan struct {
 	// masks caches the type set per node requirement signature.
 	masks map[string]bitset
 	next  int
+	// exotic is set when some type is exotic and not named by the pool.
+	exotic bool
 	// columns are the pool's types as LP columns, computed once per Solve
 	// beside the variants and shared by them; nil outside Solve.
 	columns *poolColumns
@@ -204,6 +206,9 @@ type poolType struct {
 	// the node; portDaemons index those daemonsets in solver.daemons.
 	daemonPorts []state.HostPort
 	portDaemons []int
+	// exotic is the type's catalog.Exotic kind unless the pool's
+	// requirements name it (exotic.go); "" for a type any pod may get.
+	exotic string
 }
 
 type offer struct {
@@ -259,6 +264,7 @@ func (s *solver) compilePool(i int, sp *state.Pool) *poolPlan {
 		}
 		t.idx = len(p.types)
 		p.types = append(p.types, t)
+		p.exotic = p.exotic || t.exotic != ""
 		for z := range s.zones {
 			for ct := range numCapacityTypes {
 				if price := t.price[z*numCapacityTypes+ct]; price > 0 {
@@ -339,6 +345,9 @@ func (s *solver) compileTypes(p *poolPlan, its []*catalog.InstanceType, out []*p
 				continue
 			}
 			s.compileType(p, t)
+			if kind := it.Exotic(); kind != "" && !it.NamesExotic(sp.Requirements) {
+				t.exotic = kind
+			}
 			out[i] = t
 		}
 	}

@@ -89,8 +89,16 @@ func IsWellKnownLabel(key string) bool {
 // NormalizeLabelKey maps deprecated Kubernetes aliases to the key Tenon uses
 // (failure-domain.beta.kubernetes.io/zone to topology.kubernetes.io/zone,
 // beta.kubernetes.io/arch to kubernetes.io/arch, ...), so a pod written
-// against the old labels still matches. Other keys are returned unchanged.
+// against the old labels still matches, and Karpenter's well-known labels
+// to Tenon's (karpenter.sh/capacity-type to tenon.dev/capacity-type,
+// karpenter.k8s.aws/instance-family to tenon.dev/instance-family, see
+// KarpenterAlias), which Tenon's nodes carry as aliases, so a workload
+// written for Karpenter schedules unchanged. Other keys are returned
+// unchanged.
 func NormalizeLabelKey(key string) string {
+	if tenon, ok := karpenterAlias(key); ok {
+		return tenon
+	}
 	switch key {
 	case corev1.LabelFailureDomainBetaZone:
 		return LabelTopologyZone

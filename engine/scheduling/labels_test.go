@@ -1,6 +1,7 @@
 package scheduling_test
 
 import (
+	"maps"
 	"strings"
 	"testing"
 
@@ -112,5 +113,82 @@ func TestFromKarpenterLabel(t *testing.T) {
 				t.Errorf("FromKarpenterLabel(%q) = %q, %v, want %q, %v", tt.in, got, ok, tt.want, tt.ok)
 			}
 		})
+	}
+}
+
+func TestKarpenterAliases(t *testing.T) {
+	for _, tt := range []struct{ tenon, alias string }{
+		{scheduling.LabelCapacityType, "karpenter.sh/capacity-type"},
+		{scheduling.LabelNodePool, "karpenter.sh/nodepool"},
+		{scheduling.LabelInstanceFamily, "karpenter.k8s.aws/instance-family"},
+		{scheduling.LabelInstanceCategory, "karpenter.k8s.aws/instance-category"},
+		{scheduling.LabelInstanceGeneration, "karpenter.k8s.aws/instance-generation"},
+		{scheduling.LabelInstanceSize, "karpenter.k8s.aws/instance-size"},
+		{scheduling.LabelInstanceCPU, "karpenter.k8s.aws/instance-cpu"},
+		{scheduling.LabelInstanceMemory, "karpenter.k8s.aws/instance-memory"},
+		{scheduling.LabelInstanceGPUName, "karpenter.k8s.aws/instance-gpu-name"},
+		{scheduling.LabelInstanceEncryptionInTransit, "karpenter.k8s.aws/instance-encryption-in-transit-supported"},
+		{scheduling.LabelArch, ""},
+		{scheduling.LabelInstanceType, ""},
+		{"tenon.dev/instance-custom", ""},
+		{"example.com/team", ""},
+	} {
+		if got := scheduling.KarpenterAlias(tt.tenon); got != tt.alias {
+			t.Errorf("KarpenterAlias(%q) = %q, want %q", tt.tenon, got, tt.alias)
+		}
+		if tt.alias == "" {
+			continue
+		}
+		// Every alias reads back as the Tenon label, in pods' and pools'
+		// requirements alike.
+		if got := scheduling.NormalizeLabelKey(tt.alias); got != tt.tenon {
+			t.Errorf("NormalizeLabelKey(%q) = %q, want %q", tt.alias, got, tt.tenon)
+		}
+		if !scheduling.IsKarpenterAlias(tt.alias) {
+			t.Errorf("IsKarpenterAlias(%q) = false", tt.alias)
+		}
+	}
+	// Every well-known instance label has an alias that reads back.
+	for key := range scheduling.WellKnownLabels() {
+		if alias := scheduling.KarpenterAlias(key); alias != "" && scheduling.NormalizeLabelKey(alias) != key {
+			t.Errorf("alias %s of %s reads as %s", alias, key, scheduling.NormalizeLabelKey(alias))
+		}
+	}
+	// v1alpha5's pool label is no alias: old Karpenter owns nodes carrying it.
+	if scheduling.IsKarpenterAlias("karpenter.sh/provisioner-name") || scheduling.NormalizeLabelKey("karpenter.sh/provisioner-name") != "karpenter.sh/provisioner-name" {
+		t.Error("karpenter.sh/provisioner-name is treated as an alias")
+	}
+	got := scheduling.KarpenterAliases(map[string]string{
+		scheduling.LabelCapacityType: "spot", scheduling.LabelInstanceFamily: "m5", scheduling.LabelArch: "amd64",
+		scheduling.LabelNodePool: "general", "karpenter.sh/nodepool": "kept",
+	})
+	want := map[string]string{"karpenter.sh/capacity-type": "spot", "karpenter.k8s.aws/instance-family": "m5"}
+	if !maps.Equal(got, want) {
+		t.Errorf("KarpenterAliases = %v, want %v", got, want)
+	}
+}
+
+func TestIsRestrictedRequirement(t *testing.T) {
+	for _, tt := range []struct {
+		key        string
+		requirable bool // as a pool requirement
+		settable   bool // as a pool label
+	}{
+		{"karpenter.sh/capacity-type", true, false},
+		{"karpenter.k8s.aws/instance-family", true, false},
+		{"karpenter.k8s.aws/instance-encryption-in-transit-supported", true, false},
+		{"karpenter.sh/nodepool", false, false},         // the pool's name, as tenon.dev/nodepool
+		{"karpenter.sh/provisioner-name", false, false}, // no alias
+		{"karpenter.sh/initialized", false, false},
+		{"tenon.dev/capacity-type", true, true},
+		{"tenon.dev/nodepool", false, false},
+		{"example.com/team", true, true},
+	} {
+		if got := scheduling.IsRestrictedRequirement(tt.key) == nil; got != tt.requirable {
+			t.Errorf("IsRestrictedRequirement(%q) allows: %v, want %v", tt.key, got, tt.requirable)
+		}
+		if got := scheduling.IsRestrictedLabel(tt.key) == nil; got != tt.settable {
+			t.Errorf("IsRestrictedLabel(%q) allows: %v, want %v", tt.key, got, tt.settable)
+		}
 	}
 }

@@ -75,3 +75,18 @@ func labelName(key string) string {
 func inDomain(domain, parent string) bool {
 	return domain == parent || strings.HasSuffix(domain, "."+parent)
 }
+
+// IsRestrictedRequirement returns an error when a user may not write a
+// requirement on key in a pool template, and nil when they may: what
+// IsRestrictedLabel allows, and the Karpenter aliases of the well-known
+// labels (karpenter.sh/capacity-type, karpenter.k8s.aws/instance-*), which
+// a pool reads as the Tenon label (NormalizeLabelKey) and which a pool
+// converted by hand from Karpenter's may keep. A pool may still not set
+// them as labels (its nodes get them from the Tenon labels), nor require
+// karpenter.sh/nodepool, which like tenon.dev/nodepool is the pool's name.
+func IsRestrictedRequirement(key string) error {
+	if tenon, ok := karpenterAlias(key); ok && tenon != LabelNodePool {
+		return nil
+	}
+	return IsRestrictedLabel(key)
+}

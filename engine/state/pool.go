@@ -149,7 +149,8 @@ func (b *builder) pool(src poolSource, classes map[string]*v1.NodeClass) (*Pool,
 		StartupTaints: coreTaints(tmpl.Spec.StartupTaints),
 		Limits:        scheduling.ClampLimits(np.Spec.Limits.DeepCopy()),
 		// Provisioners have no such switch: their pools keep bare pods.
-		DisruptBarePods: src.kind == PoolKindNodePool && np.Annotations[AnnotationDisruptBarePods] == "true",
+		DisruptBarePods:            src.kind == PoolKindNodePool && np.Annotations[AnnotationDisruptBarePods] == "true",
+		IgnoreKarpenterAnnotations: !np.Spec.Disruption.HonorsKarpenterAnnotations(),
 	}
 	if pool.Disruption, err = disruption(np.Spec.Disruption); err != nil {
 		return nil, fail("spec.disruption", "%v", err)

@@ -76,6 +76,11 @@ type Pool struct {
 	// do not block voluntary disruption of its nodes (they are evicted and
 	// not recreated).
 	DisruptBarePods bool
+	// IgnoreKarpenterAnnotations is set when the pool's NodePool has
+	// disruption.karpenterAnnotations Ignore: only tenon.dev/do-not-disrupt
+	// then protects its nodes, not Karpenter's annotations
+	// (v1.AnnotationKarpenterDoNotDisrupt and the v1alpha5 ones).
+	IgnoreKarpenterAnnotations bool
 }
 
 // AnnotationDisruptBarePods on a NodePool ("true") lets consolidation and

@@ -199,6 +199,15 @@ type Disruption struct {
 	// +kubebuilder:validation:XValidation:rule="self.matches('^[0-9]{1,6}([.][0-9]{1,6})?$')",message="minSavingsPerPod must be a decimal amount in USD per hour, 0 or more, such as 0.003 (up to 6 decimals)"
 	// +optional
 	MinSavingsPerPod *string `json:"minSavingsPerPod,omitempty"`
+	// KarpenterAnnotations says whether Karpenter's disruption annotations protect the pool's
+	// nodes as Tenon's does, so workloads written for Karpenter keep their protection: Honor (the
+	// default when absent) reads karpenter.sh/do-not-disrupt on pods and nodes and (v1alpha5)
+	// karpenter.sh/do-not-evict on pods as tenon.dev/do-not-disrupt, and (v1alpha5)
+	// karpenter.sh/do-not-consolidate on nodes as keeping them from consolidation (drift and
+	// expiry still replace them); Ignore reads only tenon.dev/do-not-disrupt.
+	// +kubebuilder:validation:Enum=Honor;Ignore
+	// +optional
+	KarpenterAnnotations KarpenterAnnotations `json:"karpenterAnnotations,omitempty"`
 }
 
 // Budget caps how many of a pool's nodes may be disrupted at once, optionally only during a

@@ -98,6 +98,7 @@ func (in *Disruption) validate(path *field.Path) field.ErrorList {
 	for i := range in.Budgets {
 		errs = append(errs, in.Budgets[i].validate(budgets.Index(i))...)
 	}
+	errs = append(errs, in.validateKarpenterAnnotations(path)...)
 	return append(errs, in.validateSavings(path)...)
 }
 

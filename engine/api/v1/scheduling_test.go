@@ -10,8 +10,9 @@ import (
 )
 
 // TestRestrictedLabelsAgreeWithScheduling keeps the API's label rules (Go and, through the twin
-// runner, CEL) in step with the scheduling package: every key scheduling lets a pool use is
-// accepted as a requirement and a label, every key it refuses is rejected.
+// runner, CEL) in step with the scheduling package: every key scheduling lets a pool require
+// (IsRestrictedRequirement) or set (IsRestrictedLabel) is accepted there, every key it refuses is
+// rejected.
 func TestRestrictedLabelsAgreeWithScheduling(t *testing.T) {
 	keys := v1test.SampleLabelKeys()
 
@@ -21,12 +22,13 @@ func TestRestrictedLabelsAgreeWithScheduling(t *testing.T) {
 			Name:  k,
 			Patch: fmt.Sprintf("{spec: {template: {spec: {requirements: [{key: %q, operator: Exists}]}}}}", k),
 		}
-		if err := scheduling.IsRestrictedLabel(k); err != nil {
+		// Karpenter's aliases may be required (they read as Tenon's labels), not set.
+		if err := scheduling.IsRestrictedRequirement(k); err != nil {
 			c.Path, c.Fix = "spec.template.spec.requirements[0].key", "restricted"
 		}
 		cases = append(cases, c)
 		l := twin{Name: fmt.Sprintf("label %d %s", i, k), Patch: fmt.Sprintf("{spec: {template: {metadata: {labels: {%q: x}}}}}", k)}
-		if c.Path != "" {
+		if scheduling.IsRestrictedLabel(k) != nil {
 			l.Path, l.Fix = fmt.Sprintf("spec.template.metadata.labels[%s]", k), "restricted"
 		}
 		cases = append(cases, l)

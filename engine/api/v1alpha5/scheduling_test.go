@@ -30,11 +30,12 @@ func TestRestrictedLabelsAgreeWithScheduling(t *testing.T) {
 	keys := v1test.SampleLabelKeys()
 	for _, k := range keys {
 		restricted := scheduling.IsRestrictedLabel(k) != nil
+		restrictedReq := scheduling.IsRestrictedRequirement(k) != nil
 		t.Run(k, func(t *testing.T) {
 			req := provisionerWith(func(s *v1alpha5.ProvisionerSpec) {
 				s.Requirements = []v1alpha5.NodeSelectorRequirement{{Key: k, Operator: corev1.NodeSelectorOpExists}}
 			})
-			checkRestricted(t, crd, req, restricted, "spec.requirements[0].key", "spec.requirements[0].key")
+			checkRestricted(t, crd, req, restrictedReq, "spec.requirements[0].key", "spec.requirements[0].key")
 			label := provisionerWith(func(s *v1alpha5.ProvisionerSpec) { s.Labels = map[string]v1alpha5.LabelValue{k: "x"} })
 			checkRestricted(t, crd, label, restricted, "spec.labels["+k+"]", "spec.labels")
 		})

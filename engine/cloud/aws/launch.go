@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -353,7 +354,7 @@ func poolName(claim *v1.NodeClaim, reqs scheduling.Requirements) string {
 
 // nodeLabels are the labels the kubelet registers the node with: the pool's
 // own labels (pinned by the claim's requirements or set on the claim), the
-// pool name and the capacity type. Labels that depend on the instance type
+// pool name and the capacity type, and the Karpenter aliases of the last two. Labels that depend on the instance type
 // are set by the agent at registration; labels in the kubernetes.io and
 // k8s.io domains, which the kubelet may not set, are left out.
 func nodeLabels(claim *v1.NodeClaim, reqs scheduling.Requirements, ct string) map[string]string {
@@ -370,6 +371,9 @@ func nodeLabels(claim *v1.NodeClaim, reqs scheduling.Requirements, ct string) ma
 		add(k, v)
 	}
 	labels[scheduling.LabelCapacityType] = ct
+	// Karpenter's spellings of the pool and capacity type, which the
+	// kubelet may set (the agent adds the instance ones at registration).
+	maps.Copy(labels, scheduling.KarpenterAliases(labels))
 	return labels
 }
 

@@ -124,7 +124,7 @@ func TestCreateSpotFleet(t *testing.T) {
 			t.Errorf("launch template %s = %+v", name, data)
 		}
 		ud, _ := base64.StdEncoding.DecodeString(aws.ToString(data.UserData))
-		for _, want := range []string{"--node-labels=example.com/team=web,tenon.dev/capacity-type=spot,tenon.dev/nodepool=general", "--register-with-taints=dedicated=web:NoSchedule", "apiServerEndpoint: https://ABC"} {
+		for _, want := range []string{"--node-labels=example.com/team=web,karpenter.sh/capacity-type=spot,karpenter.sh/nodepool=general,tenon.dev/capacity-type=spot,tenon.dev/nodepool=general", "--register-with-taints=dedicated=web:NoSchedule", "apiServerEndpoint: https://ABC"} {
 			if !strings.Contains(string(ud), want) {
 				t.Errorf("user data lacks %q:\n%s", want, ud)
 			}

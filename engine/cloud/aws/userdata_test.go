@@ -168,7 +168,8 @@ func TestNodeLabelsLeaveOutWhatTheKubeletMayNotSet(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := nodeLabels(c, reqs, "spot")
-	want := map[string]string{"tenon.dev/nodepool": "general", "example.com/team": "web", "tenon.dev/capacity-type": "spot", "node.kubernetes.io/exclude-from-external-load-balancers": "true"}
+	want := map[string]string{"tenon.dev/nodepool": "general", "example.com/team": "web", "tenon.dev/capacity-type": "spot", "node.kubernetes.io/exclude-from-external-load-balancers": "true",
+		"karpenter.sh/nodepool": "general", "karpenter.sh/capacity-type": "spot"}
 	if len(got) != len(want) {
 		t.Errorf("labels = %v, want %v", got, want)
 	}

@@ -158,7 +158,8 @@ func mergeStatus(claim, found *v1.NodeClaim) *v1.NodeClaim {
 }
 
 // node builds the Node for claim launched as candidate c: the type's
-// capacity and allocatable, every well-known label, the claim's labels and
+// capacity and allocatable, every well-known label and its Karpenter alias
+// (scheduling.KarpenterAliases), the claim's labels and
 // single-valued requirements, its taints and startup taints.
 func (p *Provider) node(claim *v1.NodeClaim, c cloud.Candidate) *corev1.Node {
 	labels := c.Type.Requirements.Labels()
@@ -176,6 +177,8 @@ func (p *Provider) node(claim *v1.NodeClaim, c cloud.Candidate) *corev1.Node {
 	if _, ok := labels[scheduling.LabelArch]; !ok {
 		labels[scheduling.LabelArch] = "amd64"
 	}
+	// Karpenter's spellings, as the agent adds them on AWS at registration.
+	maps.Copy(labels, scheduling.KarpenterAliases(labels))
 	var taints []corev1.Taint
 	for _, t := range claim.Spec.Taints {
 		taints = append(taints, t.ToCore())

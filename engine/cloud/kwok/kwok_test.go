@@ -88,6 +88,11 @@ func TestCreateMakesALabelledKWOKNodeOnce(t *testing.T) {
 		scheduling.LabelInstanceSize:   "large",
 		scheduling.LabelInstanceCPU:    "2",
 		"team":                         "a",
+		// Karpenter's aliases of the well-known labels.
+		"karpenter.sh/capacity-type":        got.Status.CapacityType,
+		"karpenter.sh/nodepool":             "default",
+		"karpenter.k8s.aws/instance-family": "m5",
+		"karpenter.k8s.aws/instance-cpu":    "2",
 	} {
 		if node.Labels[key] != value {
 			t.Errorf("label %s = %q, want %q", key, node.Labels[key], value)

@@ -1,5 +1,13 @@
 # What would a web app and a batch job cost on the general pool? The plan shows
-# it before anything is applied.
+# it before anything is applied. Ordinary pods get ordinary nodes: GPU,
+# accelerator (Inferentia, Trainium, FPGA) and bare-metal types, often the
+# cheapest per CPU on spot, are kept for pods that request their devices and
+# for pools that name them (e.g. instance-category In [g]).
+#
+# The plan shows:
+#   "t3a.medium (spot, us-east-1b): 2 pods",
+#   "t3a.medium (spot, us-east-1c): 2 pods",
+#   "r7i.8xlarge (spot, us-east-1a): 12 pods",
 data "tenon_simulation" "preview" {
   workloads = [
     {

@@ -199,7 +199,7 @@ func TestNodeClassNotReadyWaitsWhileOthersWork(t *testing.T) {
 		ObjectMeta: metav1.ObjectMeta{Name: "rejected"},
 		Spec: v1.NodePoolSpec{Template: v1.NodeClaimTemplate{Spec: v1.NodeClaimTemplateSpec{
 			NodeClassRef: &v1.NodeClassReference{Name: "working"},
-			Requirements: []v1.NodeSelectorRequirementWithMinValues{{Key: "karpenter.sh/capacity-type", Operator: corev1.NodeSelectorOpIn, Values: []string{"spot"}}},
+			Requirements: []v1.NodeSelectorRequirementWithMinValues{{Key: "karpenter.sh/nodepool", Operator: corev1.NodeSelectorOpIn, Values: []string{"rejected"}}},
 		}}},
 	}
 	if err := e.client.Create(ctx, bad); err == nil {

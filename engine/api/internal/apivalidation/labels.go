@@ -44,6 +44,27 @@ func labelKeyErrors(key string) []string {
 	return msgs
 }
 
+// requirementKeyErrors returns the problems of a requirement's key, in the order of the CEL
+// rules: those of labelKeyErrors, less Karpenter's aliases of the well-known labels
+// (karpenter.sh/capacity-type, karpenter.k8s.aws/instance-*), which a requirement may use and
+// the scheduler reads as Tenon's (scheduling.IsRestrictedRequirement).
+func requirementKeyErrors(key string) []string {
+	var msgs []string
+	if !isQualifiedName(key) {
+		msgs = append(msgs, msgKeySyntax)
+	}
+	if key == scheduling.LabelHostname {
+		msgs = append(msgs, msgHostname)
+	}
+	if karpenterDomainRE.MatchString(key) && key != scheduling.KarpenterAlias(scheduling.LabelCapacityType) {
+		msgs = append(msgs, msgDomainKarpenterReq)
+	}
+	if !scheduling.IsWellKnownLabel(key) && tenonDomainRE.MatchString(key) {
+		msgs = append(msgs, msgDomainTenon)
+	}
+	return msgs
+}
+
 // isQualifiedName reports whether k is a label key (an optional DNS subdomain and '/', then a
 // name of up to 63 characters).
 func isQualifiedName(k string) bool {

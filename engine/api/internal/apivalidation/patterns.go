@@ -27,7 +27,9 @@ const (
 	msgHostname        = "label kubernetes.io/hostname is restricted: the kubelet sets it to the node's name; remove it"
 	msgKarpenterAWS    = "Karpenter's instance labels are restricted; use the tenon.dev equivalent, such as tenon.dev/instance-family for karpenter.k8s.aws/instance-family"
 	msgDomainKarpenter = "label domain karpenter.sh is restricted; use the tenon.dev equivalent, such as tenon.dev/capacity-type for karpenter.sh/capacity-type"
-	msgDomainTenon     = "label domain tenon.dev is restricted; use a well-known label such as tenon.dev/capacity-type or tenon.dev/instance-family, or a key in your own domain"
+	// msgDomainKarpenterReq is a requirement's: karpenter.sh/capacity-type is allowed there.
+	msgDomainKarpenterReq = "label domain karpenter.sh is restricted in requirements but for karpenter.sh/capacity-type, an alias of tenon.dev/capacity-type; the pool's name needs no requirement, and other keys need a tenon.dev well-known label or your own domain"
+	msgDomainTenon        = "label domain tenon.dev is restricted; use a well-known label such as tenon.dev/capacity-type or tenon.dev/instance-family, or a key in your own domain"
 
 	msgInValues     = "operator In requires at least one value; add values or use Exists"
 	msgNotInValues  = "operator NotIn requires at least one value; add values or use DoesNotExist"

@@ -68,7 +68,7 @@ func requirement(path *field.Path, r corev1.NodeSelectorRequirement, ops Operato
 	case len(r.Key) > maxLabelKey:
 		errs = append(errs, field.TooLong(keyPath, r.Key, maxLabelKey))
 	default:
-		for _, msg := range labelKeyErrors(r.Key) {
+		for _, msg := range requirementKeyErrors(r.Key) {
 			errs = append(errs, field.Invalid(keyPath, r.Key, msg))
 		}
 	}

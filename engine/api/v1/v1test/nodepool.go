@@ -146,10 +146,11 @@ spec:
 		Path: req + ".key", Fix: "set key to a node label"},
 	{Name: "kubernetes.io/hostname", Patch: `{spec: {template: {spec: {requirements: [{key: kubernetes.io/hostname, operator: Exists}]}}}}`,
 		Path: req + ".key", Fix: "label kubernetes.io/hostname is restricted: the kubelet sets it to the node's name; remove it", CEL: true},
-	{Name: "karpenter.sh", Patch: `{spec: {template: {spec: {requirements: [{key: karpenter.sh/capacity-type, operator: In, values: [spot]}]}}}}`,
-		Path: req + ".key", Fix: "use the tenon.dev equivalent, such as tenon.dev/capacity-type", CEL: true},
-	{Name: "Karpenter's AWS instance labels", Patch: `{spec: {template: {spec: {requirements: [{key: karpenter.k8s.aws/instance-family, operator: In, values: [m5]}]}}}}`,
-		Path: req + ".key", Fix: "use the tenon.dev equivalent, such as tenon.dev/instance-family for karpenter.k8s.aws/instance-family", CEL: true},
+	// Karpenter's aliases of the well-known labels may be required (read as Tenon's), not set.
+	{Name: "karpenter.sh/capacity-type", Patch: `{spec: {template: {spec: {requirements: [{key: karpenter.sh/capacity-type, operator: In, values: [spot]}]}}}}`},
+	{Name: "Karpenter's AWS instance labels", Patch: `{spec: {template: {spec: {requirements: [{key: karpenter.k8s.aws/instance-family, operator: In, values: [m5]}]}}}}`},
+	{Name: "karpenter.sh", Patch: `{spec: {template: {spec: {requirements: [{key: karpenter.sh/nodepool, operator: In, values: [general]}]}}}}`,
+		Path: req + ".key", Fix: "label domain karpenter.sh is restricted in requirements but for karpenter.sh/capacity-type", CEL: true},
 	{Name: "tenon.dev beyond the well-known labels", Patch: `{spec: {template: {spec: {requirements: [{key: tenon.dev/team, operator: Exists}]}}}}`,
 		Path: req + ".key", Fix: "label domain tenon.dev is restricted; use a well-known label", CEL: true},
 	{Name: "a tenon.dev subdomain", Patch: `{spec: {template: {spec: {requirements: [{key: x.tenon.dev/team, operator: Exists}]}}}}`,
@@ -274,6 +275,12 @@ spec:
 		Path: "spec.disruption.minSavingsPercent", Fix: "minSavingsPercent must be a percentage from 0 to 100"},
 	{Name: "minSavingsPercent over 100", Patch: `{spec: {disruption: {consolidateAfter: 0s, minSavingsPercent: 101}}}`,
 		Path: "spec.disruption.minSavingsPercent", Fix: "minSavingsPercent must be a percentage from 0 to 100"},
+
+	// Karpenter's annotations.
+	{Name: "karpenterAnnotations Honor", Patch: `{spec: {disruption: {consolidateAfter: 0s, karpenterAnnotations: Honor}}}`},
+	{Name: "karpenterAnnotations Ignore", Patch: `{spec: {disruption: {consolidateAfter: 0s, karpenterAnnotations: Ignore}}}`},
+	{Name: "karpenterAnnotations lower case", Patch: `{spec: {disruption: {consolidateAfter: 0s, karpenterAnnotations: ignore}}}`,
+		Path: "spec.disruption.karpenterAnnotations", Fix: `supported values: "Honor", "Ignore"`},
 
 	// Weight and name.
 	{Name: "weight 0", Patch: `{spec: {weight: 0}}`, Path: "spec.weight", Fix: "weight must be between 1 and 100"},

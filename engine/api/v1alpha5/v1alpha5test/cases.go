@@ -44,6 +44,7 @@ const (
 	mHostname      = "label kubernetes.io/hostname is restricted: the kubelet sets it to the node's name; remove it"
 	mKarpenterAWS  = "Karpenter's instance labels are restricted; use the tenon.dev equivalent, such as tenon.dev/instance-family for karpenter.k8s.aws/instance-family"
 	mKarpenter     = "label domain karpenter.sh is restricted; use the tenon.dev equivalent, such as tenon.dev/capacity-type for karpenter.sh/capacity-type"
+	mKarpenterReq  = "label domain karpenter.sh is restricted in requirements but for karpenter.sh/capacity-type, an alias of tenon.dev/capacity-type; the pool's name needs no requirement, and other keys need a tenon.dev well-known label or your own domain"
 	mTenon         = "label domain tenon.dev is restricted; use a well-known label such as tenon.dev/capacity-type or tenon.dev/instance-family, or a key in your own domain"
 	mNodePoolLabel = "label tenon.dev/nodepool is set by the agent to the provisioner's name; remove it"
 	mNodePoolReq   = "label tenon.dev/nodepool is set by the agent to the provisioner's name; remove the requirement"
@@ -205,10 +206,11 @@ var Cases = []Case{
 	{Name: "requirement key kubernetes.io/hostname", Patch: `{spec: {requirements: [{key: kubernetes.io/hostname, operator: Exists}]}}`,
 		Want: []Error{cel("spec.requirements[0].key", "", mHostname)}},
 	{Name: "requirement keys in the kubernetes.io and k8s.io domains", Patch: `{spec: {requirements: [{key: sub.k8s.io/x, operator: Exists}, {key: kubernetes.io/test, operator: In, values: [a]}]}}`},
-	{Name: "requirement key karpenter.sh", Patch: `{spec: {requirements: [{key: karpenter.sh/capacity-type, operator: In, values: [spot]}]}}`,
-		Want: []Error{cel("spec.requirements[0].key", "", mKarpenter)}},
-	{Name: "requirement key Karpenter AWS instance label", Patch: `{spec: {requirements: [{key: karpenter.k8s.aws/instance-size, operator: Exists}]}}`,
-		Want: []Error{cel("spec.requirements[0].key", "", mKarpenterAWS)}},
+	// Karpenter's aliases of the well-known labels may be required (read as Tenon's).
+	{Name: "requirement key karpenter.sh/capacity-type", Patch: `{spec: {requirements: [{key: karpenter.sh/capacity-type, operator: In, values: [spot]}]}}`},
+	{Name: "requirement key karpenter.sh", Patch: `{spec: {requirements: [{key: karpenter.sh/nodepool, operator: In, values: [default]}]}}`,
+		Want: []Error{cel("spec.requirements[0].key", "", mKarpenterReq)}},
+	{Name: "requirement key Karpenter AWS instance label", Patch: `{spec: {requirements: [{key: karpenter.k8s.aws/instance-size, operator: Exists}]}}`},
 	{Name: "requirement key tenon.dev", Patch: `{spec: {requirements: [{key: tenon.dev/provisioner-name, operator: Exists}]}}`,
 		Want: []Error{cel("spec.requirements[0].key", "", mTenon)}},
 	{Name: "requirement key tenon.dev/nodepool", Patch: `{spec: {requirements: [{key: tenon.dev/nodepool, operator: Exists}]}}`,
