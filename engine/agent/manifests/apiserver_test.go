@@ -175,7 +175,7 @@ func TestRBACAllowsTheAgentsVerbsAndNothingElse(t *testing.T) {
 				{resource: "nodes", verb: "update"},
 				{group: "tenon.dev", resource: "nodeclaims", subresource: "status", verb: "patch"},
 				{resource: "pods", verb: "create", namespace: "default"},
-				{resource: "pods", subresource: "status", verb: "patch", namespace: "default"},
+				{resource: "pods", subresource: "status", verb: "update", namespace: "default"},
 				{resource: "nodes", subresource: "status", verb: "patch"},
 				{resource: "namespaces", verb: "delete"},
 				{group: "apps", resource: "deployments", verb: "list", namespace: "default"},
