@@ -14,6 +14,7 @@ import (
 
 	v1 "github.com/tenonhq/terraform-provider-tenon/engine/api/v1"
 	"github.com/tenonhq/terraform-provider-tenon/engine/api/v1alpha5"
+	"github.com/tenonhq/terraform-provider-tenon/engine/consolidation"
 	"github.com/tenonhq/terraform-provider-tenon/engine/packing"
 	"github.com/tenonhq/terraform-provider-tenon/engine/scheduling"
 	"github.com/tenonhq/terraform-provider-tenon/engine/simulate"
@@ -241,9 +242,11 @@ spec:
 
 // TestStillValid: a consolidation command's nodes may go only when their
 // pods fit on what is left without launching anything.
-func TestStillValid(t *testing.T) {
-	node := func(name, cpu string) string {
-		return `
+// validityNode is a Ready m5.large-labelled node of pool p with cpu
+// allocatable; validityPod a pod of cpu bound to nodeName; validityBase
+// the pool and class they belong to.
+func validityNode(name, cpu string) string {
+	return `
 apiVersion: v1
 kind: Node
 metadata:
@@ -252,9 +255,10 @@ metadata:
 status:
   allocatable: {cpu: "` + cpu + `", memory: 8Gi, pods: "30"}
 `
-	}
-	pod := func(name, nodeName, cpu string) string {
-		return `
+}
+
+func validityPod(name, nodeName, cpu string) string {
+	return `
 apiVersion: v1
 kind: Pod
 metadata: {name: ` + name + `, namespace: default}
@@ -262,8 +266,9 @@ spec:
   nodeName: ` + nodeName + `
   containers: [{name: c, image: x, resources: {requests: {cpu: "` + cpu + `"}}}]
 `
-	}
-	base := `
+}
+
+const validityBase = `
 apiVersion: tenon.dev/v1
 kind: NodeClass
 metadata: {name: default}
@@ -277,6 +282,23 @@ spec:
     spec:
       nodeClassRef: {name: default}
 `
+
+// validitySnapshot parses docs after validityBase.
+func validitySnapshot(t *testing.T, docs []string) *state.Snapshot {
+	t.Helper()
+	s, err := simulate.Parse(simulate.File{Name: "s.yaml", Data: []byte(validityBase + "---" + strings.Join(docs, "---"))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap, err := s.Snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return snap
+}
+
+func TestStillValid(t *testing.T) {
+	node, pod := validityNode, validityPod
 	cases := []struct {
 		name  string
 		docs  []string
@@ -288,17 +310,65 @@ spec:
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			s, err := simulate.Parse(simulate.File{Name: "s.yaml", Data: []byte(base + "---" + strings.Join(tc.docs, "---"))})
-			if err != nil {
-				t.Fatal(err)
-			}
-			snap, err := s.Snapshot()
-			if err != nil {
-				t.Fatal(err)
-			}
+			snap := validitySnapshot(t, tc.docs)
 			why := stillValid(context.Background(), snap, []string{"a"}, 30*time.Second)
 			if (why == "") != tc.valid {
 				t.Errorf("stillValid = %q, want valid %v", why, tc.valid)
+			}
+		})
+	}
+}
+
+// TestPlannedMovesFit: a command whose replacements run stays valid when
+// each pod still fits where the plan moves it, whatever packing would do.
+func TestPlannedMovesFit(t *testing.T) {
+	node, pod := validityNode, validityPod
+	daemonSet := `
+apiVersion: apps/v1
+kind: DaemonSet
+metadata: {name: agent, namespace: kube-system}
+spec:
+  selector: {matchLabels: {app: agent}}
+  template:
+    metadata: {labels: {app: agent}}
+    spec:
+      containers: [{name: c, image: x, resources: {requests: {cpu: "1"}}}]
+`
+	dsPod := func(name, nodeName string) string {
+		return `
+apiVersion: v1
+kind: Pod
+metadata:
+  name: ` + name + `
+  namespace: kube-system
+  ownerReferences: [{apiVersion: apps/v1, kind: DaemonSet, name: agent, uid: ds, controller: true}]
+spec:
+  nodeName: ` + nodeName + `
+  containers: [{name: c, image: x, resources: {requests: {cpu: "1"}}}]
+`
+	}
+	cmd := consolidation.Command{Nodes: []string{"a"}, Replacements: []consolidation.Replacement{{Name: "r-0"}},
+		Moves: []consolidation.Move{{Pod: "default/pod-x", From: "a", To: "b"}, {Pod: "default/pod-y", From: "a", To: "r-0"}}}
+	cases := []struct {
+		name string
+		docs []string
+		fits bool
+	}{
+		{"both fit", []string{node("a", "4"), node("b", "2"), node("claim-r0", "2"), pod("pod-x", "a", "1"), pod("pod-y", "a", "2")}, true},
+		{"b filled meanwhile", []string{node("a", "4"), node("b", "2"), node("claim-r0", "2"), pod("pod-x", "a", "1"), pod("pod-y", "a", "2"), pod("pod-z", "b", "1500m")}, false},
+		{"a pod came to a since the plan", []string{node("a", "4"), node("b", "2"), node("claim-r0", "2"), pod("pod-x", "a", "1"), pod("pod-y", "a", "2"), pod("pod-w", "a", "100m")}, false},
+		{"the daemonset's pod is still to come on b", []string{daemonSet, node("a", "4"), node("b", "1500m"), node("claim-r0", "4"), pod("pod-x", "a", "1"), pod("pod-y", "a", "2"),
+			dsPod("agent-r0", "claim-r0")}, false},
+		{"the daemonset's pods are there", []string{daemonSet, node("a", "4"), node("b", "1500m"), node("claim-r0", "4"), pod("pod-x", "a", "1"), pod("pod-y", "a", "2"),
+			dsPod("agent-b", "b"), dsPod("agent-r0", "claim-r0")}, false},
+		{"the daemonset's pods are there, room for the moves", []string{daemonSet, node("a", "4"), node("b", "2"), node("claim-r0", "3"), pod("pod-x", "a", "1"), pod("pod-y", "a", "2"),
+			dsPod("agent-b", "b"), dsPod("agent-r0", "claim-r0")}, true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			snap := validitySnapshot(t, tc.docs)
+			if got := plannedMovesFit(snap, cmd, []string{"claim-r0"}); got != tc.fits {
+				t.Errorf("plannedMovesFit = %v, want %v", got, tc.fits)
 			}
 		})
 	}

@@ -153,7 +153,7 @@ func (d *disruption) execute(ctx context.Context, v *clusterView, cmd consolidat
 	if err != nil {
 		return errors.Join(err, d.release(ctx, launched), d.abandon(ctx, []consolidation.Command{cmd}))
 	}
-	if why := stillValid(ctx, fresh.snap, cmd.Nodes, d.timings.SolveTimeout); why != "" {
+	if why := revalidate(ctx, fresh.snap, cmd, launched, d.timings.SolveTimeout); why != "" {
 		d.metrics.disruptionDecisions.WithLabelValues(reason, "invalidated").Inc()
 		log.Info("consolidation command no longer valid; not removing its nodes", "why", why)
 		return errors.Join(d.release(ctx, launched), d.abandon(ctx, []consolidation.Command{cmd}))
@@ -285,6 +285,101 @@ func replacementClaim(v *clusterView, cmd consolidation.Command, r consolidation
 	}
 	claim.Annotations[annotationReplacementOf] = strings.Join(cmd.Nodes, ",")
 	return claim, nil
+}
+
+// revalidate checks a command on the cluster as it is once its
+// replacements run: valid ("") when every pod still fits where the plan
+// moves it (plannedMovesFit), else when packing finds room for them
+// without a new node (stillValid), else why not. Packing alone is a
+// heuristic that need not find the plan's own placement again: on the
+// live burst benchmark it invalidated commands whose replacements had just
+// launched, whose nodes the next plans then filled and replaced again.
+func revalidate(ctx context.Context, snap *state.Snapshot, cmd consolidation.Command, launched []string, timeout time.Duration) string {
+	if plannedMovesFit(snap, cmd, launched) {
+		return ""
+	}
+	return stillValid(ctx, snap, cmd.Nodes, timeout)
+}
+
+// plannedMovesFit reports whether every pod on the command's nodes is one
+// of its moves and still fits on the move's target (a replacement by the
+// claim launched for it, else the existing node), no target being deleted
+// or disrupted, with room kept on each target for the daemonset pods that
+// run there but are not bound yet.
+func plannedMovesFit(snap *state.Snapshot, cmd consolidation.Command, launched []string) bool {
+	if len(launched) != len(cmd.Replacements) {
+		return false
+	}
+	renamed := map[string]string{}
+	for i, r := range cmd.Replacements {
+		renamed[r.Name] = launched[i]
+	}
+	gone := map[string]bool{}
+	for _, n := range cmd.Nodes {
+		gone[n] = true
+	}
+	byName := map[string]*state.Node{}
+	for _, n := range snap.Nodes {
+		if !gone[n.Name] {
+			byName[n.Name] = n
+			if n.Claim != "" {
+				byName[n.Claim] = n
+			}
+		}
+	}
+	bound := map[string][]*state.Pod{}
+	for _, p := range snap.Pods {
+		if p.NodeName != "" && !gone[p.NodeName] {
+			bound[p.NodeName] = append(bound[p.NodeName], p)
+		}
+	}
+	free := map[string]corev1.ResourceList{}
+	moves := map[string]string{}
+	for _, m := range cmd.Moves {
+		moves[m.Pod] = m.To
+	}
+	for _, p := range snap.Pods {
+		if !gone[p.NodeName] || p.DaemonSet {
+			continue
+		}
+		to, ok := moves[p.Key()]
+		if r, isReplacement := renamed[to]; isReplacement {
+			to = r
+		}
+		n := byName[to]
+		if !ok || n == nil || n.MarkedForDeletion || slices.ContainsFunc(n.Taints, func(t corev1.Taint) bool { return t.Key == v1.TaintKeyDisrupted }) {
+			return false
+		}
+		room := free[n.Name]
+		if room == nil {
+			room = roomOn(n, bound[n.Name], snap.DaemonSets)
+			free[n.Name] = room
+		}
+		if !fits(room, p.Requests) {
+			return false
+		}
+		take(room, p.Requests)
+	}
+	return true
+}
+
+// roomOn is n's allocatable less its bound pods' requests and those of
+// each daemonset that runs there without a pod bound yet.
+func roomOn(n *state.Node, pods []*state.Pod, dss []*state.DaemonSet) corev1.ResourceList {
+	room := n.Allocatable.DeepCopy()
+	present := map[string]bool{}
+	for _, p := range pods {
+		take(room, p.Requests)
+		if p.DaemonSet {
+			present[p.Namespace+"/"+p.Owner.Name] = true
+		}
+	}
+	for _, ds := range dss {
+		if !present[ds.Namespace+"/"+ds.Name] && ds.RunsOn(n.Labels, n.Taints) {
+			take(room, ds.Pod.Requests)
+		}
+	}
+	return room
 }
 
 // stillValid checks that the pods of nodes fit on the rest of snap (the
