@@ -140,6 +140,34 @@ func TestLaunchFallsBackAndRegisters(t *testing.T) {
 	}
 }
 
+// TestRegistrationRepointsNominatedPods: the provisioner writes a claim's
+// name into its pods' status.nominatedNodeName before the node exists
+// (hint.go); a node that registers under another name (AWS) takes them
+// over, so kube-scheduler tries it first. Other pods are left alone.
+func TestRegistrationRepointsNominatedPods(t *testing.T) {
+	mine, other := pendingPod("mine", "1"), pendingPod("other", "1")
+	mine.Status.NominatedNodeName, other.Status.NominatedNodeName = "p-abc", "p-other"
+	a, c, _, _ := testAgent(t, testClaim("p-abc", "m5.large"), mine, other)
+	reconcileOnce(t, a, "p-abc")
+	node := &corev1.Node{
+		ObjectMeta: metav1.ObjectMeta{Name: "ip-10-0-0-1", Labels: map[string]string{}},
+		Spec:       corev1.NodeSpec{ProviderID: "fake://p-abc"},
+	}
+	if err := c.Create(context.Background(), node); err != nil {
+		t.Fatal(err)
+	}
+	reconcileOnce(t, a, "p-abc")
+	for name, want := range map[string]string{"mine": "ip-10-0-0-1", "other": "p-other"} {
+		pod := &corev1.Pod{}
+		if err := c.Get(context.Background(), client.ObjectKey{Namespace: "default", Name: name}, pod); err != nil {
+			t.Fatal(err)
+		}
+		if pod.Status.NominatedNodeName != want {
+			t.Errorf("pod %s nominated to %q after registration; want %q", name, pod.Status.NominatedNodeName, want)
+		}
+	}
+}
+
 // TestRegistrationLabelsWhatAKubeletMayNot: labels in the kubernetes.io and
 // k8s.io domains (a kubelet may not set them on itself) come from the claim's
 // labels and single-valued requirements when the node registers; labels the
