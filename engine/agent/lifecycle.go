@@ -265,6 +265,20 @@ func (l *lifecycle) initialize(ctx context.Context, claim *v1.NodeClaim, node *c
 	if !nodeReady(node) {
 		return reconcile.Result{}, nil
 	}
+	if hasAwaitingTaint(node) {
+		// The provisioner lifts it once the pods planned there came
+		// (awaiting.go); pods that never come hold it a window at most.
+		expired, left := awaitingExpired(claim, l.clock.Now(), l.timings.NominationWindow)
+		if !expired {
+			return reconcile.Result{RequeueAfter: left}, nil
+		}
+		if err := liftAwaitingTaint(ctx, l.client, node); err != nil {
+			return reconcile.Result{}, err
+		}
+		l.log.Info("lifted the awaiting-pods taint: the nomination window ended", "node", node.Name, "nodeclaim", claim.Name)
+		// The node's update brings the claim back here (claimsOfNode).
+		return reconcile.Result{}, nil
+	}
 	for _, st := range claim.Spec.StartupTaints {
 		if slices.ContainsFunc(node.Spec.Taints, func(t corev1.Taint) bool { return t.Key == st.Key && t.Effect == st.Effect }) {
 			return reconcile.Result{}, nil

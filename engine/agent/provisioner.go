@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -65,6 +66,9 @@ type provisioner struct {
 	// hints write each nominated pod's node into its
 	// status.nominatedNodeName, for kube-scheduler (hint.go).
 	hints *hinter
+	// mu keeps a batch and the awaiting-pods pass (awaiting.go) apart:
+	// both nominate pods from a view of their own.
+	mu sync.Mutex
 }
 
 // Register adds the batcher, the pod controller (an unschedulable pod
@@ -89,6 +93,9 @@ func (p *provisioner) Register(mgr manager.Manager) error {
 		Complete(reconcile.Func(p.reconcilePod))
 	if err != nil {
 		return fmt.Errorf("setting up the provisioning controller: %w", err)
+	}
+	if err := addEvery(mgr, "awaiting-pods", p.clock, awaitingInterval, p.log, p.fillAwaiting); err != nil {
+		return err
 	}
 	return addEvery(mgr, "unschedulable-retry", p.clock, p.timings.UnschedulableRetry, p.log, p.retryUnschedulable)
 }
@@ -128,15 +135,14 @@ func (p *provisioner) retryUnschedulable(ctx context.Context, _ time.Time) error
 // the solution needs. The claims are persisted before anything calls the
 // cloud (the lifecycle controller launches them), so a crash leaks nothing.
 func (p *provisioner) provision(ctx context.Context) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
 	start := p.clock.Now()
 	v, err := p.view(ctx, start)
 	if err != nil {
 		return err
 	}
-	reserved := reserve(v, p.nominated.expected(v, v.pending, start))
-	filled, held := p.slots.fill(v, start)
-	p.nominateToSlots(v, filled, start)
-	p.hints.write(ctx, hintsFor(v.objects.Pods, filled))
+	reserved, filled, held := p.fillSlots(ctx, v, start)
 	pending := v.snap.PendingPods()
 	waiting := 0
 	for _, pod := range pending {
@@ -163,7 +169,7 @@ func (p *provisioner) provision(ctx context.Context) error {
 		}
 	}
 	p.metrics.unschedulablePods.Set(float64(unschedulable))
-	claims, names, err := buildClaims(v.snap, res.Claims)
+	claims, names, err := buildClaims(v.snap, res.Claims, awaitingClaims(v, res))
 	if err != nil {
 		return err
 	}
@@ -181,6 +187,24 @@ func (p *provisioner) provision(ctx context.Context) error {
 	// The next batch must see these claims as in flight, or it would
 	// launch for the same pods again: wait until the cache has them.
 	return p.waitForCache(ctx, slices.Collect(maps.Values(names)))
+}
+
+// fillSlots reserves the room of the pods nominated before, nominates the
+// pods that came to the room slots hold for them (writing their nominated
+// node) and lifts the awaiting-pods taint once nothing more is to come. It
+// returns how many pods were reserved, those nominated to slots, and how
+// many pods still to come slots hold room for.
+func (p *provisioner) fillSlots(ctx context.Context, v *clusterView, now time.Time) (reserved int, filled map[string]string, held int) {
+	reserved = reserve(v, p.nominated.expected(v, v.pending, now))
+	filled, heldOn := p.slots.fill(v, now)
+	p.nominateToSlots(v, filled, now)
+	fillHints := hintsFor(v.objects.Pods, filled)
+	p.hints.write(ctx, fillHints)
+	p.liftAwaiting(ctx, v, heldOn, len(fillHints), now)
+	for _, n := range heldOn {
+		held += n
+	}
+	return reserved, filled, held
 }
 
 // view is the batch's view: with the pods still to come when the agent
@@ -208,8 +232,9 @@ func (p *provisioner) nominateToSlots(v *clusterView, filled map[string]string, 
 }
 
 // buildClaims builds a NodeClaim for every claim of a solution and returns
-// them with their names by the packer's claim names.
-func buildClaims(snap *state.Snapshot, claims []*packing.Claim) ([]builtClaim, map[string]string, error) {
+// them with their names by the packer's claim names. The claims named in
+// awaiting (packer names) start with the awaiting-pods taint (awaiting.go).
+func buildClaims(snap *state.Snapshot, claims []*packing.Claim, awaiting map[string]bool) ([]builtClaim, map[string]string, error) {
 	pools := map[string]*state.Pool{}
 	for _, pool := range snap.Pools {
 		pools[pool.Name] = pool
@@ -224,6 +249,9 @@ func buildClaims(snap *state.Snapshot, claims []*packing.Claim) ([]builtClaim, m
 		claim, err := nodeClaimFor(c, pool)
 		if err != nil {
 			return nil, nil, err
+		}
+		if awaiting[c.Name] {
+			claim.Spec.StartupTaints = append(claim.Spec.StartupTaints, awaitingPodsTaint)
 		}
 		names[c.Name] = claim.Name
 		out = append(out, builtClaim{planned: c, claim: claim})

@@ -55,12 +55,14 @@ func ownerKey(p *state.Pod) string {
 // the node has room: arrived pods first (returned by key → node, to be
 // nominated), then anticipated ones (held: not planned again). Slots that
 // no longer hold, or are full, are dropped.
-func (s *slots) fill(v *clusterView, now time.Time) (nominate map[string]string, held int) {
+// heldOn counts the anticipated pods held on each node (by snapshot name).
+func (s *slots) fill(v *clusterView, now time.Time) (nominate map[string]string, heldOn map[string]int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	nominate = map[string]string{}
+	heldOn = map[string]int{}
 	if len(s.plans) == 0 {
-		return nominate, 0
+		return nominate, heldOn
 	}
 	index := v.nodeIndex()
 	on := map[slotKey]int{} // owner's pods on each node now
@@ -109,13 +111,13 @@ func (s *slots) fill(v *clusterView, now time.Time) (nominate map[string]string,
 			v.snap.Pods[i] = &bound
 			want--
 			if v.anticipated[p.Key()] {
-				held++
+				heldOn[node]++
 			} else {
 				nominate[p.Key()] = key.target
 			}
 		}
 	}
-	return nominate, held
+	return nominate, heldOn
 }
 
 // record adds the slots of a solution: for every node or launched claim

@@ -6,6 +6,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	v1 "github.com/tenonhq/terraform-provider-tenon/engine/api/v1"
 	"github.com/tenonhq/terraform-provider-tenon/engine/catalog"
 	"github.com/tenonhq/terraform-provider-tenon/engine/scheduling"
 )
@@ -95,8 +96,10 @@ func (p *Pool) NewNodeTaints() scheduling.Taints {
 // and its pool's startup taints (pool may be nil for a node no pool
 // manages); on an initialised node that is not Ready, all but the
 // ephemeral taints, which lift when it is Ready again.
+// The agent's awaiting-pods taint (v1.TaintKeyAwaitingPods) never counts:
+// it only keeps the room it holds for the pods planned there.
 func (n *Node) SchedulingTaints(pool *Pool) scheduling.Taints {
-	taints := scheduling.Taints(n.Taints)
+	taints := withoutAwaitingPods(n.Taints)
 	if !n.Initialized || n.NotReady {
 		taints = taints.WithoutEphemeralTaints()
 	}
@@ -121,8 +124,20 @@ func (ds *DaemonSet) RunsOn(labels map[string]string, taints []corev1.Taint) boo
 		return false
 	}
 	f, err := ds.Pod.NodeFilter()
-	return err == nil && f.Admits(labels, taints)
+	return err == nil && f.Admits(labels, withoutAwaitingPods(taints))
 }
+
+// withoutAwaitingPods drops the agent's awaiting-pods taint, which lifts
+// once the pods planned onto the node are nominated there: planning and
+// the daemonsets' room treat the node as the one it becomes.
+func withoutAwaitingPods(taints []corev1.Taint) scheduling.Taints {
+	if !slices.ContainsFunc(taints, isAwaitingPods) {
+		return taints
+	}
+	return slices.DeleteFunc(slices.Clone(taints), isAwaitingPods)
+}
+
+func isAwaitingPods(t corev1.Taint) bool { return t.Key == v1.TaintKeyAwaitingPods }
 
 // EffectiveProtocol is the port's protocol, TCP when unset.
 func (hp HostPort) EffectiveProtocol() string {

@@ -34,6 +34,13 @@ const (
 
 	// TaintKeyDisrupted is the taint the agent puts on a node it is about to terminate.
 	TaintKeyDisrupted = Group + "/disrupted"
+	// TaintKeyAwaitingPods (NoSchedule) is a startup taint on a node the agent launched with room
+	// for pods controllers are still creating: kube-scheduler binds each pod where it fits best by
+	// its own score, so a pod arriving after the node is Ready could take room the plan holds for
+	// another; while the taint is on, arriving pods wait until the agent nominates them to the room
+	// planned for them. The agent lifts it once every such pod is nominated, and at the latest a
+	// nomination window after the node registered.
+	TaintKeyAwaitingPods = Group + "/awaiting-pods"
 
 	// TerminationFinalizer holds a NodeClaim (and its node) until the agent has drained the node
 	// and deleted the instance.

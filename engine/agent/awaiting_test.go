@@ -1,0 +1,178 @@
+package agent
+
+import (
+	"context"
+	"slices"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/tools/events"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	v1 "github.com/tenonhq/terraform-provider-tenon/engine/api/v1"
+	"github.com/tenonhq/terraform-provider-tenon/engine/scheduling"
+)
+
+// TestAwaitingPodsTaint: a claim the plan sized for pods still to come
+// starts with the awaiting-pods taint, so kube-scheduler cannot bind the
+// pods that arrive after its node is Ready anywhere but where the agent
+// nominates them; the provisioner lifts it once every pod planned there has
+// come and been nominated, from all nodes at once, and the lifecycle lifts it when the
+// nomination window ends for pods that never come.
+func TestAwaitingPodsTaint(t *testing.T) {
+	ctx := context.Background()
+	app := burstApp{name: "web", cpu: "2", memory: "1Gi", replicas: 60}
+	a, c, _, _ := testAgent(t, emptyNodeClass(), emptyNodePool("30s"), app.replicaSet(), app.pod(0))
+	a.provisioner.recorder = &events.FakeRecorder{}
+	if err := a.provisioner.provision(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var claims v1.NodeClaimList
+	if err := c.List(ctx, &claims); err != nil {
+		t.Fatal(err)
+	}
+	if len(claims.Items) == 0 {
+		t.Fatal("no claim for the burst")
+	}
+	for i := range claims.Items {
+		claim := &claims.Items[i]
+		if !slices.ContainsFunc(claim.Spec.StartupTaints, func(t v1.Taint) bool { return t.Key == v1.TaintKeyAwaitingPods }) {
+			t.Errorf("claim %s, sized for pods still to come, has no awaiting-pods startup taint: %v", claim.Name, claim.Spec.StartupTaints)
+		}
+		registerNode(t, a, c, claim)
+		if res := reconcileOnce(t, a, claim.Name); res.RequeueAfter <= 0 || res.RequeueAfter > a.lifecycle.timings.NominationWindow {
+			t.Errorf("claim %s: initialization requeued after %s; want within the nomination window", claim.Name, res.RequeueAfter)
+		}
+		if isTrue(getClaim(t, c, claim.Name), v1.ConditionInitialized) {
+			t.Errorf("claim %s initialized with its awaiting-pods taint on", claim.Name)
+		}
+	}
+	// A third of the pods come: their room is held, the rest still awaited.
+	for i := 1; i <= 20; i++ {
+		if err := c.Create(ctx, app.pod(i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := a.provisioner.provision(ctx); err != nil {
+		t.Fatal(err)
+	}
+	// No node is lifted before the others: kube-scheduler would bind the
+	// pods nominated to a node still tainted to one that is not.
+	if tainted := awaitingNodes(t, c); len(tainted) != len(claims.Items) {
+		t.Errorf("the taint is left on %v of %d nodes while 39 pods planned were still to come", tainted, len(claims.Items))
+	}
+	for i := 21; i < app.replicas; i++ {
+		if err := c.Create(ctx, app.pod(i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := a.provisioner.provision(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n := nominatedCount(a); n != app.replicas {
+		t.Errorf("%d pods nominated; want all %d", n, app.replicas)
+	}
+	if tainted := awaitingNodes(t, c); len(tainted) != 0 {
+		t.Errorf("every pod planned came and was nominated, and %v still carry the awaiting-pods taint", tainted)
+	}
+	for i := range claims.Items {
+		reconcileOnce(t, a, claims.Items[i].Name)
+		if !isTrue(getClaim(t, c, claims.Items[i].Name), v1.ConditionInitialized) {
+			t.Errorf("claim %s not initialized once its taint was lifted", claims.Items[i].Name)
+		}
+	}
+}
+
+// TestAwaitingPodsTaintEndsWithTheWindow: pods that never come (a
+// ReplicaSet scaled back, a quota) keep the taint a nomination window at
+// most; the lifecycle lifts it and initializes the node.
+func TestAwaitingPodsTaintEndsWithTheWindow(t *testing.T) {
+	ctx := context.Background()
+	app := burstApp{name: "web", cpu: "2", memory: "1Gi", replicas: 20}
+	a, c, _, clk := testAgent(t, emptyNodeClass(), emptyNodePool("30s"), app.replicaSet(), app.pod(0))
+	a.provisioner.recorder = &events.FakeRecorder{}
+	if err := a.provisioner.provision(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var claims v1.NodeClaimList
+	if err := c.List(ctx, &claims); err != nil {
+		t.Fatal(err)
+	}
+	for i := range claims.Items {
+		registerNode(t, a, c, &claims.Items[i])
+	}
+	clk.Step(a.lifecycle.timings.NominationWindow - time.Second)
+	for i := range claims.Items {
+		reconcileOnce(t, a, claims.Items[i].Name)
+	}
+	if len(awaitingNodes(t, c)) != len(claims.Items) {
+		t.Fatal("the taint was lifted before the nomination window ended")
+	}
+	clk.Step(2 * time.Second)
+	for i := range claims.Items {
+		reconcileOnce(t, a, claims.Items[i].Name) // lifts
+		reconcileOnce(t, a, claims.Items[i].Name) // initializes
+		if !isTrue(getClaim(t, c, claims.Items[i].Name), v1.ConditionInitialized) {
+			t.Errorf("claim %s not initialized after its window", claims.Items[i].Name)
+		}
+	}
+	if tainted := awaitingNodes(t, c); len(tainted) != 0 {
+		t.Errorf("%v keep the awaiting-pods taint after the nomination window", tainted)
+	}
+}
+
+// registerNode launches claim on the fake cloud and creates its Ready
+// node with the claim's taints and startup taints, as a kubelet registers
+// (--register-with-taints); the lifecycle registers the claim.
+func registerNode(t *testing.T, a *controllers, c client.Client, claim *v1.NodeClaim) {
+	t.Helper()
+	created := getClaim(t, c, claim.Name)
+	if created.CreationTimestamp.IsZero() { // the fake API server does not set it
+		created.CreationTimestamp = metav1.NewTime(a.lifecycle.clock.Now())
+		if err := c.Update(context.Background(), created); err != nil {
+			t.Fatal(err)
+		}
+	}
+	reconcileOnce(t, a, claim.Name)
+	launched := getClaim(t, c, claim.Name)
+	labels := launched.NodeLabels()
+	labels[scheduling.LabelInstanceType] = launched.Status.InstanceType
+	labels[scheduling.LabelTopologyZone] = launched.Status.Zone
+	labels[scheduling.LabelCapacityType] = launched.Status.CapacityType
+	node := &corev1.Node{
+		ObjectMeta: metav1.ObjectMeta{Name: claim.Name, Labels: labels},
+		Spec:       corev1.NodeSpec{ProviderID: launched.Status.ProviderID},
+		Status: corev1.NodeStatus{
+			Capacity: launched.Status.Capacity, Allocatable: launched.Status.Allocatable,
+			Conditions: []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionTrue}},
+		},
+	}
+	for _, tt := range append(slices.Clone(launched.Spec.Taints), launched.Spec.StartupTaints...) {
+		node.Spec.Taints = append(node.Spec.Taints, tt.ToCore())
+	}
+	if err := c.Create(context.Background(), node); err != nil {
+		t.Fatal(err)
+	}
+	reconcileOnce(t, a, claim.Name)
+	if !isTrue(getClaim(t, c, claim.Name), v1.ConditionRegistered) {
+		t.Fatalf("claim %s did not register", claim.Name)
+	}
+}
+
+// awaitingNodes are the nodes that carry the awaiting-pods taint.
+func awaitingNodes(t *testing.T, c client.Client) []string {
+	t.Helper()
+	var nodes corev1.NodeList
+	if err := c.List(context.Background(), &nodes); err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for i := range nodes.Items {
+		if hasAwaitingTaint(&nodes.Items[i]) {
+			out = append(out, nodes.Items[i].Name)
+		}
+	}
+	return out
+}
