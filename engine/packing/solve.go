@@ -313,6 +313,7 @@ func solveOnce(ctx context.Context, snap *state.Snapshot, pods []*state.Pod, key
 		res.Unschedulable = append(res.Unschedulable, Unschedulable{Pod: p.Key(), Reason: dropReasons[p]})
 	}
 	slices.SortFunc(res.Unschedulable, func(a, b Unschedulable) int { return cmp.Compare(a.Pod, b.Pod) })
+	s.setExoticMay()
 	return s, res, nil
 }
 
