@@ -129,9 +129,6 @@ func (f *filler) refreshDuals() {
 	ndims := len(f.s.dims.names)
 	if f.cols == nil {
 		f.cols, f.undominated = f.p.lpColumns(ndims)
-		if f.p.exotic && !f.mayGetExotic() {
-			f.cols, f.undominated = f.p.ordinaryColumns(ndims)
-		}
 	}
 	cols := f.cols
 	f.pricer = bound.NewPricer(items, cols, f.undominated, ndims)
@@ -175,28 +172,6 @@ func (f *filler) refreshDuals() {
 	}
 	f.valuedAt = f.remValue()
 	clear(f.cache)
-}
-
-// mayGetExotic reports whether some active bucket may get an exotic type
-// of the pool (exotic.go). When none may, the pods are valued on the
-// ordinary types alone: a spot GPU node that no pod here may get would
-// value them below what they cost anywhere they may go, and the claims'
-// types would be chosen by the wrong prices.
-func (f *filler) mayGetExotic() bool {
-	seen := map[*uint64]bool{}
-	for _, b := range f.active {
-		mask := f.s.compat(b.class, f.p).mask
-		if len(mask) == 0 || seen[&mask[0]] {
-			continue
-		}
-		seen[&mask[0]] = true
-		for _, t := range f.p.types {
-			if t.exotic != "" && mask.has(t.idx) {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 // exactValues values each item by the duals of the assignment LP over the
