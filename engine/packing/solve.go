@@ -165,7 +165,7 @@ func strategies() []float64 { return []float64{0, 0.5, 1, 0.25} }
 // the batch takes less CPU (one valuation by column generation, not two).
 // Smaller batches keep the ascent in both: the duals' column generation
 // doubles a 1,000-pod batch's CPU (w1 0.048 -> 0.093 s per solve), for
-// w1 1.037 -> 1.027 and w1-spot 1.086 -> 1.033.
+// w1 1.037 -> 1.027 and w1-spot 1.042 -> 1.033.
 //
 // With a large clique both strategies pack from a configuration-LP plan
 // first (plan.go), one with each of planEfforts; the greedy fill with the
