@@ -159,7 +159,7 @@ func strategies() []float64 { return []float64{0, 0.5, 1, 0.25} }
 // The duals guide the choice of instance types better on most large
 // batches, but not everywhere: each strategy alone, duals against ascent
 // (cost over the exotic-aware bound): exponent 0 on w2-spot 1.023
-// against 1.064, w4-spot 1.028 against 1.084; the milder exponent on w4
+// against 1.070, w4-spot 1.028 against 1.057; the milder exponent on w4
 // 1.037 against 1.028, w2 1.024 against 1.026. With the duals in both (as
 // before issue 22's portfolio) w4 cost 1.037; now 1.028, w2 1.026, and
 // the batch takes less CPU (one valuation by column generation, not two).
