@@ -109,7 +109,7 @@ func (s *solver) boundInput() boundInput {
 	lbs := make([][]bound.Column, len(s.pools))
 	n := 0
 	for i, p := range s.pools {
-		lbs[i] = p.lbColumns()
+		lbs[i] = s.boundColumns(p, i)
 		n += len(lbs[i])
 	}
 	// A zonal spread's slot is added only when its cap forces more nodes
@@ -337,4 +337,94 @@ func spreadForces(n, m, z int64) (nodes, perNode int64) {
 		}
 	}
 	return nodes, n
+}
+
+// boundColumns are pool p's (the i-th) lower-bound columns: every type
+// of the pool less the exotic types (exotic.go) that no class with a pod
+// on a new claim may get (see exoticMay).
+func (s *solver) boundColumns(p *poolPlan, i int) []bound.Column {
+	if i >= len(s.exoticMay) || s.exoticMay[i] == nil {
+		return p.lbColumns()
+	}
+	var kept []*poolType
+	for _, t := range p.types {
+		if t.exotic == "" || s.exoticMay[i].has(t.idx) {
+			kept = append(kept, t)
+		}
+	}
+	if len(kept) == len(p.types) {
+		return p.lbColumns()
+	}
+	return bound.DistinctColumns(lbColumns(kept))
+}
+
+// setExoticMay records, per pool with exotic types, those that some
+// class with a pod on a new claim may get by any of its hard node terms
+// (pinned or not, whatever its preferences): any valid result puts each
+// pod on a type its class may get, so a node of a type none of them may
+// get holds none of them, and the lower bound may leave it out. That
+// keeps the GPU and metal types that ordinary pods never get from
+// lowering the bound (w1-spot: 1.133 of a bound that priced spot GPU
+// nodes, 1.042 of one that does not). It runs at the end of solveOnce,
+// as the bound may be computed beside describe, which reads the caches
+// this fills.
+func (s *solver) setExoticMay() {
+	s.exoticMay = make([]bitset, len(s.pools))
+	onClaim := map[string]bool{}
+	for _, n := range s.claims {
+		if !n.dropped {
+			onClaim[n.name] = true
+		}
+	}
+	var users []*class
+	for _, c := range s.classes {
+		if c.derived {
+			continue
+		}
+		for _, p := range c.pods {
+			if onClaim[s.placed[p]] {
+				users = append(users, c)
+				break
+			}
+		}
+	}
+	for i, p := range s.pools {
+		if !p.exotic {
+			continue
+		}
+		may := newBitset(len(p.types))
+		for _, c := range users {
+			s.orExotic(may, c, p)
+		}
+		s.exoticMay[i] = may
+	}
+}
+
+// orExotic adds to may the exotic types of p that class c may get.
+func (s *solver) orExotic(may bitset, c *class, p *poolPlan) {
+	if c.invalid != "" || p.taints.ToleratesPod(c.tolerations) != nil {
+		return
+	}
+	add := func(mask bitset) {
+		for _, t := range p.types {
+			if t.exotic != "" && mask.has(t.idx) {
+				may.set(t.idx)
+			}
+		}
+	}
+	// The cached compatibility is the hard one when no preference or pin
+	// narrows it.
+	if len(c.preferred) == 0 && len(p.soft) == 0 && c.unpinned == nil && len(c.terms) == 1 {
+		if cp := s.compat(c, p); cp.reason == "" {
+			add(cp.mask)
+		}
+		return
+	}
+	for _, terms := range [][]scheduling.Requirements{c.terms, c.unpinned} {
+		for _, term := range terms {
+			if cp, _ := s.termCompat(c, p, term); cp != nil {
+				add(cp.mask)
+			}
+		}
+	}
 }

@@ -31,10 +31,11 @@ type spreadRules struct {
 // the result (a node with no matching pod counts 0), as check.Result has
 // them, and no two "solo" pods share a node.
 func bruteForceSpread(types []*catalog.InstanceType, ps []*state.Pod, r spreadRules) float64 {
+	mayHold := exoticRule(types, ps)
 	nodeCost := func(group []*state.Pod, zone string) float64 {
 		best := math.Inf(1)
 		for _, it := range types {
-			if !holds(it.Allocatable, group) {
+			if !mayHold(it, group) {
 				continue
 			}
 			for _, o := range it.Offerings {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -24,12 +25,15 @@ func bruteForceCost(types []*catalog.InstanceType, ps []*state.Pod) float64 {
 }
 
 // bruteForceCostApart is bruteForceCost where pods for which apart holds
-// (members of one hostname anti-affinity clique) never share a node.
+// (members of one hostname anti-affinity clique) never share a node. A pod
+// gets an exotic type (GPU, accelerator, metal) only when no ordinary type
+// of the pool holds it, as Solve's rule says (exotic.go).
 func bruteForceCostApart(types []*catalog.InstanceType, ps []*state.Pod, apart func(a, b *state.Pod) bool) float64 {
+	mayHold := exoticRule(types, ps)
 	groupCost := func(group []*state.Pod) float64 {
 		best := math.Inf(1)
 		for _, it := range types {
-			if !holds(it.Allocatable, group) {
+			if !mayHold(it, group) {
 				continue
 			}
 			// The test pool allows on-demand only.
@@ -69,6 +73,26 @@ func bruteForceCostApart(types []*catalog.InstanceType, ps []*state.Pod, apart f
 	}
 	rec(0, nil)
 	return best
+}
+
+// exoticRule returns whether a node of type it may hold group: it holds
+// the pods, and is not exotic (GPU, accelerator, metal) unless no ordinary
+// type of types holds any pod of the group alone (exotic.go).
+func exoticRule(types []*catalog.InstanceType, ps []*state.Pod) func(it *catalog.InstanceType, group []*state.Pod) bool {
+	ordinaryFits := map[*state.Pod]bool{}
+	for _, p := range ps {
+		for _, it := range types {
+			if it.Exotic() == "" && holds(it.Allocatable, []*state.Pod{p}) {
+				ordinaryFits[p] = true
+			}
+		}
+	}
+	return func(it *catalog.InstanceType, group []*state.Pod) bool {
+		if !holds(it.Allocatable, group) {
+			return false
+		}
+		return it.Exotic() == "" || !slices.ContainsFunc(group, func(p *state.Pod) bool { return ordinaryFits[p] })
+	}
 }
 
 func holds(alloc corev1.ResourceList, group []*state.Pod) bool {

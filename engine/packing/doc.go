@@ -29,8 +29,9 @@
 //     leave the best value per dollar), whose type is the one whose
 //     simulated fill packs the most value per dollar, value being what the
 //     pods cost at least anywhere (dual prices of the lower-bound LPs: a
-//     quick ascent, or in batches of 2,000 pods or more the assignment LP's
-//     column generation, carried on from one valuation to the next); the
+//     quick ascent, or in batches of 2,000 pods or more, for the first of
+//     the two strategies, the assignment LP's column generation, carried
+//     on from one valuation to the next, on the types the pods may get); the
 //     fill then takes the pods that best use what room is left, and the
 //     pattern is repeated while the pods last. Members of a large
 //     hostname anti-affinity clique get the node whose price less the value
@@ -72,7 +73,8 @@
 // The lower bound is the optimum of an assignment LP: each node of a type
 // carries a fractional load of pods, every pod's whole request on a type it
 // fits, and the load obeys rounding rows that whole pods obey and
-// fractions need not. Column generation solves it (internal/bound, whose
+// fractions need not; the exotic types (exotic.go) that no pod on a new
+// claim may get are left out. Column generation solves it (internal/bound, whose
 // package comment tells the rest). Topology adds resources of the bound's
 // own (bound_input.go): a hostname anti-affinity clique one slot per node
 // that each member takes, a zonal spread as many slots per node as one

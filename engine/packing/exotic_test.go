@@ -2,7 +2,9 @@ package packing_test
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -122,5 +124,64 @@ func TestNoExoticOrUnwantedSpotProperty(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestLowerBoundLeavesOutExoticTypes: for random batches on random pools
+// (spot or not), the lower bound of ordinary pods is the bound of the same
+// pool without its exotic types, which they never get; with a pod that
+// names an exotic family, the bound counts that family again and stays at
+// most the cost.
+func TestLowerBoundLeavesOutExoticTypes(t *testing.T) {
+	cpus := []string{"100m", "500m", "1", "2", "4"}
+	mems := []string{"128Mi", "1Gi", "4Gi", "8Gi", "16Gi"}
+	checked := 0
+	for seed := range uint64(200) {
+		rng := rand.New(rand.NewPCG(seed, 29))
+		types := randomTypes(rng, 6+rng.IntN(30))
+		var ordinary []*catalog.InstanceType
+		var family string
+		for _, it := range types {
+			if it.Exotic() == "" {
+				ordinary = append(ordinary, it)
+			} else if f, _ := it.Requirements.Get(scheduling.LabelInstanceFamily).Any(); family == "" && it.Exotic() != catalog.ExoticMetal {
+				family = f
+			}
+		}
+		if len(ordinary) == len(types) {
+			continue
+		}
+		var opts []statetest.PoolOption
+		if rng.IntN(2) == 0 {
+			opts = append(opts, statetest.WithSpot())
+		}
+		snap := func(types []*catalog.InstanceType) *state.Snapshot {
+			p := statetest.Pool("default", opts...)
+			p.InstanceTypes = types
+			return statetest.Snapshot(statetest.Pools(p), nil, nil)
+		}
+		var pods []*state.Pod
+		for i := range 1 + rng.IntN(30) {
+			pods = append(pods, statetest.Pod(fmt.Sprintf("p%d", i), pick(rng, cpus), pick(rng, mems)))
+		}
+		all, only := mustSolve(t, snap(types), pods), mustSolve(t, snap(ordinary), pods)
+		if len(all.Unschedulable) > 0 || len(only.Unschedulable) > 0 {
+			continue
+		}
+		checked++
+		if math.Abs(all.LowerBoundPerHour-only.LowerBoundPerHour) > 1e-9*only.LowerBoundPerHour {
+			t.Errorf("seed %d: bound %.6f with exotic types, %.6f without: ordinary pods never get them", seed, all.LowerBoundPerHour, only.LowerBoundPerHour)
+		}
+		if family == "" {
+			continue
+		}
+		named := append(slices.Clone(pods), statetest.Pod("named", "100m", "128Mi", statetest.WithNodeSelector(scheduling.LabelInstanceFamily, family)))
+		r := solveChecked(t, snap(types), named)
+		if len(r.Unschedulable) == 0 && r.LowerBoundPerHour > r.CostPerHour*(1+1e-9) {
+			t.Errorf("seed %d: with a pod naming %s, bound %.6f above the cost %.6f", seed, family, r.LowerBoundPerHour, r.CostPerHour)
+		}
+	}
+	if checked < 50 {
+		t.Errorf("only %d of 200 random pools had exotic types and placed every pod", checked)
 	}
 }

@@ -109,7 +109,7 @@ func TestMonotoneCost(t *testing.T) {
 }
 
 // knownNonMonotone names the wider scenario of each shared pair whose
-// pool costs more than the narrower one's today (w5: 179.7512 against 179.2480 $/h, 0.28 %; both
+// pool costs more than the narrower one's today (w5: 179.5252 against 178.7960 $/h, 0.41 %; both
 // use only r5a and r6a types, so the miss is the greedy's path, not a type
 // the sub-pool lacks). TestMonotoneSharedPairs fails when another pair
 // breaks, and when a listed one holds again.

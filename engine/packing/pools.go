@@ -79,6 +79,11 @@ type poolColumns struct {
 	// index), which price the same as nodes; distinct is how many.
 	allocs   []int32
 	distinct int
+	// ordinary and ordinaryUndominated are cols and undominated of the
+	// ordinary types alone (no exotic one), for a pool with exotic types
+	// (exotic.go): pods that may not get those are valued by what they
+	// cost on the types they may get.
+	ordinary, ordinaryUndominated []bound.Column
 }
 
 // startColumns computes the LP columns of every pool in a goroutine; wait
@@ -99,6 +104,10 @@ func startColumns(pools []*poolPlan, ndims int, wg *sync.WaitGroup) {
 				}
 			}
 			c.undominated = bound.ParetoColumns(c.cols, ndims)
+			if p.exotic {
+				c.ordinary, c.ordinaryUndominated = lpColumns(ordinaryTypes(p.types), ndims)
+				c.ordinary = bound.DistinctColumns(c.ordinary)
+			}
 			c.lb = c.cols
 			if !lbSameAsAlloc(p.types) {
 				c.lb = bound.DistinctColumns(lbColumns(p.types))
@@ -154,6 +163,17 @@ func lbSameAsAlloc(types []*poolType) bool {
 	return true
 }
 
+// ordinaryTypes are the types that are not exotic.
+func ordinaryTypes(types []*poolType) []*poolType {
+	var out []*poolType
+	for _, t := range types {
+		if t.exotic == "" {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
 // lpColumns returns the types as LP columns, all and undominated.
 func lpColumns(types []*poolType, ndims int) ([]bound.Column, []bound.Column) {
 	cols := make([]bound.Column, len(types))
@@ -173,6 +193,18 @@ func (p *poolPlan) lpColumns(ndims int) ([]bound.Column, []bound.Column) {
 		return c.cols, c.undominated
 	}
 	return lpColumns(p.types, ndims)
+}
+
+// ordinaryColumns are lpColumns of the pool's ordinary types alone.
+func (p *poolPlan) ordinaryColumns(ndims int) ([]bound.Column, []bound.Column) {
+	if c := p.columns; c != nil && c.ndims == ndims {
+		<-c.ready
+		if c.ordinary != nil {
+			return c.ordinary, c.ordinaryUndominated
+		}
+	}
+	cols, undominated := lpColumns(ordinaryTypes(p.types), ndims)
+	return bound.DistinctColumns(cols), undominated
 }
 
 // lbColumns returns the pool's lower-bound columns: the shared distinct

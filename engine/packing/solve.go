@@ -154,12 +154,18 @@ func strategies() []float64 { return []float64{0, 0.5, 1, 0.25} }
 // 1.064 -> 1.038 over 0.5, w2-spot unchanged: 0 wins there).
 //
 // A batch of at least exactValuesMinPods pods with no large clique values
-// its pods by the assignment LP's duals (exactValues in fill.go) rather
-// than the quick ascent's: on large batches they guide the choice of
-// instance types better (w2 1.049 -> 1.025 of the bound, w2-spot 1.021 ->
-// 1.020), for about 1.7 times the CPU. On 1,000-pod batches they lose (w1
-// 1.019 -> 1.028, w1-spot 1.025 -> 1.047, w3-spot 1.090 -> 1.138, with one
-// round per valuation).
+// its pods two ways, a portfolio: the first strategy by the assignment
+// LP's duals (exactValues in fill.go), the second by the quick ascent's.
+// The duals guide the choice of instance types better on most large
+// batches, but not everywhere: each strategy alone, duals against ascent
+// (cost over the exotic-aware bound): exponent 0 on w2-spot 1.023
+// against 1.070, w4-spot 1.028 against 1.057; the milder exponent on w4
+// 1.037 against 1.028, w2 1.024 against 1.026. With the duals in both (as
+// before issue 22's portfolio) w4 cost 1.037; now 1.028, w2 1.026, and
+// the batch takes less CPU (one valuation by column generation, not two).
+// Smaller batches keep the ascent in both: the duals' column generation
+// doubles a 1,000-pod batch's CPU (w1 0.048 -> 0.093 s per solve), for
+// w1 1.037 -> 1.027 and w1-spot 1.042 -> 1.033.
 //
 // With a large clique both strategies pack from a configuration-LP plan
 // first (plan.go), one with each of planEfforts; the greedy fill with the
@@ -182,20 +188,19 @@ func strategiesFor(pods []*state.Pod, spot bool) []strategy {
 		picked = []strategy{{worth: all[0]}, {worth: all[1]}}
 	}
 	if len(pods) >= exactValuesMinPods {
-		for i := range picked {
-			picked[i].valueRounds = exactValueRounds
-		}
+		picked[0].valueRounds = exactValueRounds
 	}
 	return picked
 }
 
-// exactValuesMinPods is the smallest batch whose pods are valued by
-// exactValues (see strategiesFor), and exactValueRounds the rounds of
-// column generation each valuation may run there: enough to solve the LP
-// at every valuation. One round, going on from the last valuation, costs
-// no more CPU than the ascent and fills w2 a little cheaper (233.48 against
-// 234.29 $/h), but leaves a freshly packed 10,000-pod cluster with two
-// nodes consolidation replaces (TestPackedClusterNoChurn).
+// exactValuesMinPods is the smallest batch whose first strategy values
+// its pods by exactValues (see strategiesFor), and exactValueRounds the
+// rounds of column generation each valuation may run there: enough to
+// solve the LP at every valuation. One
+// round, going on from the last valuation, costs no more CPU than the
+// ascent and fills w2 a little cheaper (233.48 against 234.29 $/h), but
+// leaves a freshly packed 10,000-pod cluster with two nodes consolidation
+// replaces (TestPackedClusterNoChurn).
 const (
 	exactValuesMinPods = 2000
 	exactValueRounds   = 30
@@ -313,6 +318,7 @@ func solveOnce(ctx context.Context, snap *state.Snapshot, pods []*state.Pod, key
 		res.Unschedulable = append(res.Unschedulable, Unschedulable{Pod: p.Key(), Reason: dropReasons[p]})
 	}
 	slices.SortFunc(res.Unschedulable, func(a, b Unschedulable) int { return cmp.Compare(a.Pod, b.Pod) })
+	s.setExoticMay()
 	return s, res, nil
 }
 

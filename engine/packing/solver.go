@@ -25,6 +25,9 @@ type solver struct {
 	groups  groups
 	classes []*class
 	pools   []*poolPlan
+	// exoticMay are, per pool, the exotic types the lower bound keeps
+	// (see setExoticMay); nil for a pool without exotic types.
+	exoticMay []bitset
 	// nodes are the existing nodes and in-flight claims that can take pods.
 	nodes []*node
 	// initialized counts the nodes at the head of nodes that are
