@@ -282,6 +282,21 @@ spec:
 	{Name: "karpenterAnnotations lower case", Patch: `{spec: {disruption: {consolidateAfter: 0s, karpenterAnnotations: ignore}}}`,
 		Path: "spec.disruption.karpenterAnnotations", Fix: `supported values: "Honor", "Ignore"`},
 
+	// Static pools (replicas).
+	{Name: "static pool", Patch: `{spec: {replicas: 3, limits: {nodes: "4"}}}`},
+	{Name: "static pool of zero nodes", Patch: `{spec: {replicas: 0}}`},
+	{Name: "static pool may change replicas", Old: `{spec: {replicas: 5}}`, Patch: `{spec: {replicas: 2}}`},
+	{Name: "replicas negative", Patch: `{spec: {replicas: -1}}`, Path: "spec.replicas", Fix: "replicas must be between 0 and 10000"},
+	{Name: "replicas too many", Patch: `{spec: {replicas: 10001}}`, Path: "spec.replicas", Fix: "replicas must be between 0 and 10000"},
+	{Name: "static pool with a cpu limit", Patch: `{spec: {replicas: 3, limits: {nodes: "4", cpu: "100"}}}`,
+		Path: "spec.limits", Fix: "a static NodePool (replicas set) takes only limits.nodes; remove the other limits", CEL: true},
+	{Name: "static pool with a weight", Patch: `{spec: {replicas: 3, weight: 10}}`,
+		Path: "spec.weight", Fix: "a static NodePool (replicas set) takes no weight", CEL: true},
+	{Name: "replicas added to a dynamic pool", Patch: `{spec: {replicas: 3}}`, Old: `{metadata: {labels: {a: b}}}`,
+		Path: "spec", Fix: "replicas cannot be added to or removed from an existing NodePool", CEL: true},
+	{Name: "replicas removed from a static pool", Old: `{spec: {replicas: 3}}`,
+		Path: "spec", Fix: "replicas cannot be added to or removed from an existing NodePool", CEL: true},
+
 	// Weight and name.
 	{Name: "weight 0", Patch: `{spec: {weight: 0}}`, Path: "spec.weight", Fix: "weight must be between 1 and 100"},
 	{Name: "weight 101", Patch: `{spec: {weight: 101}}`, Path: "spec.weight", Fix: "weight must be between 1 and 100"},
