@@ -46,6 +46,10 @@ func (consolidation) run(p *planner) error {
 		if len(n.pods) == 0 {
 			continue // emptiness decided
 		}
+		if n.pool.Static() {
+			p.keep(n.node.Name, staticKept(n.pool))
+			continue
+		}
 		if n.pool.Disruption.ConsolidationPolicy == string(v1.ConsolidationPolicyWhenEmpty) {
 			p.keep(n.node.Name, fmt.Sprintf("nodepool %s consolidates only empty nodes (WhenEmpty)", n.pool.Name))
 			continue
