@@ -39,6 +39,7 @@ func nodePoolAttributes() map[string]schema.Attribute {
 			MarkdownDescription: "Caps the total resources of the pool's nodes, such as `{ cpu = \"1000\", memory = \"1000Gi\" }`; the agent launches nothing that would exceed them."},
 		"weight": schema.Int64Attribute{Optional: true,
 			MarkdownDescription: "Rank against other pools, 1 to 100: the agent tries higher weights first. Pools without a weight come last."},
+		"replicas": replicasAttribute(),
 		"status": schema.SingleNestedAttribute{
 			Computed:            true,
 			MarkdownDescription: "What the agent observed about the pool.",
@@ -146,4 +147,4 @@ var (
 // nodePoolDescription introduces the resource in its documentation.
 const nodePoolDescription = "A `tenon.dev/v1` NodePool: which nodes the agent may launch for pending pods (`template`), " +
 	"when it may remove or replace them (`disruption`), how much it may launch in total (`limits`) and how it ranks " +
-	"against other pools (`weight`). Every field is checked at plan time with the same rules as the API server's."
+	"against other pools (`weight`); or, with `replicas`, a static pool that keeps that many nodes. Every field is checked at plan time with the same rules as the API server's."

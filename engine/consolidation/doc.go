@@ -6,11 +6,16 @@
 //
 // # Methods
 //
-// Four methods, one type each behind the method interface, run in this
+// Five methods, one type each behind the method interface, run in this
 // order; each sees the cluster as the commands before it leave it, and a
 // node that receives pods or is launched in the plan is not disrupted by
 // the same plan:
 //
+//   - overprovisioned: the nodes a static pool (replicas, engine/static)
+//     has above its replicas, emptiest first, within the budgets that name
+//     no reason, PDBs and do-not-disrupt (static.go). The other methods
+//     but drift and expiration leave static pools' nodes alone; drift
+//     replaces one with a node launched as engine/static launches one;
 //   - emptiness: nodes with no workload pods (daemonset pods do not count)
 //     once their pool's consolidateAfter (a Provisioner's
 //     ttlSecondsAfterEmpty) has passed since the node's last pod event;
