@@ -25,9 +25,11 @@
 //   - drift: nodes whose pool template or node class hash changed since
 //     launch, whose labels the pool's requirements no longer allow, or
 //     that lack a label or taint of the pool; replaced whatever the price;
-//   - consolidation (WhenEmptyOrUnderutilized): delete nodes whose pods fit
-//     elsewhere, replace a node with a strictly cheaper one, or merge
-//     several nodes into fewer, cheaper ones.
+//   - consolidation (WhenEmptyOrUnderutilized, Balanced): delete nodes whose
+//     pods fit elsewhere, replace a node with a strictly cheaper one, or
+//     merge several nodes into fewer, cheaper ones; a Balanced pool also
+//     weighs each move's share of its cost against its share of its
+//     disruption (balanced.go).
 //
 // # The search
 //

@@ -100,6 +100,8 @@ type planner struct {
 	simulated   int
 	// roomIdx is the free room of work's nodes (see rooms).
 	roomIdx *roomIndex
+	// balanced are the totals of the Balanced pools (balanced.go).
+	balanced map[string]balanceTotals
 }
 
 // command is a Command with what applying and validating it needs.
@@ -125,6 +127,7 @@ func newPlanner(ctx context.Context, snap *state.Snapshot, now time.Time, opts O
 	}
 	p.values = newValuer(snap)
 	p.index()
+	p.balanced = p.balancedTotals()
 	return p
 }
 

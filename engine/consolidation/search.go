@@ -58,6 +58,10 @@ func (consolidation) run(p *planner) error {
 			p.keep(n.node.Name, why)
 			continue
 		}
+		if why := p.balancedHopeless(n); why != "" {
+			p.keep(n.node.Name, why+" even deleting it")
+			continue
+		}
 		if why := cmp.Or(voluntaryBlocker(n, p.now), nodeDoNotConsolidate(n)); why != "" {
 			p.keep(n.node.Name, why)
 			continue
@@ -412,6 +416,9 @@ func (p *planner) validate(c *command) string {
 				return fmt.Sprintf("spot-to-spot replacement needs %d cheaper spot instance types; only %d allowed", p.opts.MinSpotTypes, len(types))
 			}
 		}
+	}
+	if why := p.balancedReason(c, saving); why != "" {
+		return why
 	}
 	return p.belowThreshold(c, saving)
 }

@@ -166,6 +166,20 @@ spec:
 			},
 		},
 		{
+			name: "v1 nodepool: Balanced consolidation",
+			in: `
+apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata: {name: services}
+spec:
+  template:
+    spec:
+      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
+  disruption: {consolidationPolicy: Balanced, consolidateAfter: 5m}
+` + ec2NodeClassDefault,
+			want: map[string]string{"spec.disruption.consolidationPolicy": `"Balanced"`, "spec.disruption.consolidateAfter": `"5m"`},
+		},
+		{
 			name: "v1 static nodepool: replicas and limits.nodes",
 			in: `
 apiVersion: karpenter.sh/v1

@@ -114,3 +114,38 @@ status:
   capacity: {cpu: "4", memory: 16Gi, pods: "58"}
 `
 }
+
+// TestBalancedConsolidationExample runs examples/balanced-consolidation:
+// under Balanced the node of costly pods stays, naming its score, and the
+// other node goes for the same saving; under WhenEmptyOrUnderutilized the
+// costly pods are moved.
+func TestBalancedConsolidationExample(t *testing.T) {
+	requirePacking(t)
+	scenario, err := os.ReadFile(filepath.Join("..", "..", "examples", "balanced-consolidation", "scenario.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name, scenario, removed, kept string
+	}{
+		{"Balanced", string(scenario), "remove n2", "n1    Balanced: saves 37.5% of nodepool services's cost for 81.5% of its disruption (score 0.46, needs 0.5)"},
+		{"WhenEmptyOrUnderutilized", strings.Replace(string(scenario), "consolidationPolicy: Balanced", "consolidationPolicy: WhenEmptyOrUnderutilized", 1), "remove n1", "n2"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			file := filepath.Join(t.TempDir(), "scenario.yaml")
+			if err := os.WriteFile(file, []byte(tc.scenario), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			var stdout, stderr bytes.Buffer
+			c := command{engine: packingSolver{}, now: time.Now}
+			if code := c.run(context.Background(), []string{"--consolidate", "-f", file}, &stdout, &stderr); code != ExitOK {
+				t.Fatalf("exit %d; stderr:\n%s", code, stderr.String())
+			}
+			for _, want := range []string{tc.removed, tc.kept, "saves $0.2880/h"} {
+				if !strings.Contains(stdout.String(), want) {
+					t.Errorf("the report does not say %q:\n%s", want, stdout.String())
+				}
+			}
+		})
+	}
+}

@@ -155,6 +155,10 @@ const (
 	// ConsolidationPolicyWhenEmptyOrUnderutilized also removes or replaces underutilized nodes
 	// when their pods fit elsewhere or on a cheaper node.
 	ConsolidationPolicyWhenEmptyOrUnderutilized ConsolidationPolicy = "WhenEmptyOrUnderutilized"
+	// ConsolidationPolicyBalanced is WhenEmptyOrUnderutilized with each move also weighed
+	// as Karpenter v1.15's Balanced weighs it: the share of the pool's cost it saves against
+	// the share of the pool's disruption it causes (see BalancedK).
+	ConsolidationPolicyBalanced ConsolidationPolicy = "Balanced"
 )
 
 // DisruptionReason is a reason the agent disrupts a node, which a budget can be limited to.
@@ -172,10 +176,14 @@ const (
 
 // Disruption says when the agent may remove or replace a pool's nodes.
 type Disruption struct {
-	// ConsolidationPolicy says which nodes consolidation may remove or replace: WhenEmpty, or
-	// WhenEmptyOrUnderutilized (the default).
+	// ConsolidationPolicy says which nodes consolidation may remove or replace: WhenEmpty,
+	// WhenEmptyOrUnderutilized (the default), or Balanced: as WhenEmptyOrUnderutilized, but a
+	// move of underutilized nodes must also save at least half as large a share of the pool's
+	// cost as the share of the pool's disruption it causes (each node counts 1, each pod it
+	// evicts 1, adjusted by the pod's tenon.dev/disruption-cost annotation), as Karpenter's
+	// Balanced policy.
 	// +kubebuilder:default=WhenEmptyOrUnderutilized
-	// +kubebuilder:validation:Enum=WhenEmpty;WhenEmptyOrUnderutilized
+	// +kubebuilder:validation:Enum=WhenEmpty;WhenEmptyOrUnderutilized;Balanced
 	// +optional
 	ConsolidationPolicy ConsolidationPolicy `json:"consolidationPolicy,omitempty"`
 	// ConsolidateAfter is how long a node must have had no pod scheduled or removed before

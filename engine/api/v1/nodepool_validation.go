@@ -33,7 +33,7 @@ const (
 )
 
 var (
-	consolidationPolicies = []string{string(ConsolidationPolicyWhenEmpty), string(ConsolidationPolicyWhenEmptyOrUnderutilized)}
+	consolidationPolicies = []string{string(ConsolidationPolicyWhenEmpty), string(ConsolidationPolicyWhenEmptyOrUnderutilized), string(ConsolidationPolicyBalanced)}
 	disruptionReasons     = []string{string(DisruptionReasonEmpty), string(DisruptionReasonUnderutilized), string(DisruptionReasonDrifted)}
 )
 

@@ -95,6 +95,7 @@ spec:
   disruption: {consolidateAfter: 0s, budgets: [{schedule: "@hourly", duration: 10m}]}
 `},
 	{Name: "weight 1", Patch: `spec: {weight: 1}`},
+	{Name: "Balanced consolidation", Patch: `{spec: {disruption: {consolidateAfter: 0s, consolidationPolicy: Balanced}}}`},
 	{Name: "update may change the NodeClass name and the weight", Old: `spec: {weight: 10}`, Patch: `
 spec:
   weight: 20
@@ -226,7 +227,7 @@ spec:
 	{Name: "disruption without consolidateAfter", Patch: `{spec: {disruption: {consolidationPolicy: WhenEmpty}}}`,
 		Path: "spec.disruption.consolidateAfter", Fix: "set consolidateAfter to a duration such as 30s"},
 	{Name: "v1beta1 consolidation policy", Patch: `{spec: {disruption: {consolidateAfter: 0s, consolidationPolicy: WhenUnderutilized}}}`,
-		Path: "spec.disruption.consolidationPolicy", Fix: `supported values: "WhenEmpty", "WhenEmptyOrUnderutilized"`},
+		Path: "spec.disruption.consolidationPolicy", Fix: `supported values: "WhenEmpty", "WhenEmptyOrUnderutilized", "Balanced"`},
 
 	// Budgets.
 	{Name: "budget over 100%", Patch: `{spec: {disruption: {consolidateAfter: 0s, budgets: [{nodes: "101%"}]}}}`,
