@@ -34,7 +34,8 @@ func staticKept(pool *state.Pool) string {
 // budgets, PodDisruptionBudgets and do-not-disrupt. Karpenter deletes the
 // surplus NodeClaims at once whatever the budgets; here a scale-down is a
 // disruption like any other. Nodes still launching count toward the
-// replicas but are not removed: once up, they are empty and go first. Pods
+// replicas but are not removed, nor is a node removed in their stead: once
+// up, they are empty and go first. Pods
 // that fit nowhere are evicted anyway (the pool was asked to shrink) and
 // wait as pending pods.
 type overprovisioned struct{}
@@ -47,7 +48,10 @@ func (overprovisioned) run(p *planner) error {
 		if !pool.Static() {
 			continue
 		}
-		surplus := static.Count(p.work, pool.Name) - int(*pool.Replicas)
+		// Nodes still launching count toward the replicas but cannot be
+		// removed yet; once up they are empty and go first, so a surplus
+		// they make up waits for them rather than taking a busy node now.
+		surplus := static.Count(p.work, pool.Name) - int(*pool.Replicas) - launching(p.work, pool.Name)
 		if surplus <= 0 {
 			continue
 		}
@@ -220,6 +224,18 @@ func (p *planner) simulateWith(n *nodeInfo, repl *packing.Claim) (*packing.Resul
 	}
 	// Packing sees the replacement as an existing node; the plan launches it.
 	return r, nil
+}
+
+// launching counts pool's nodes that are still launching (in-flight claims,
+// nodes not initialized), those being deleted aside.
+func launching(snap *state.Snapshot, pool string) int {
+	n := 0
+	for _, node := range snap.Nodes {
+		if node.Pool == pool && !node.MarkedForDeletion && (node.InFlight || !node.Initialized) {
+			n++
+		}
+	}
+	return n
 }
 
 // roomForOneMore reports whether pool's limits.nodes (if any) allows one

@@ -27,8 +27,10 @@ func TestStaticScaleDown(t *testing.T) {
 		replicas int64
 		opts     []poolOpt
 		pdb      bool
-		removed  []string
-		kept     map[string]string
+		// launching adds a fourth node, still launching.
+		launching bool
+		removed   []string
+		kept      map[string]string
 	}{
 		{name: "at its replicas, underused nodes stay", replicas: 3,
 			kept: map[string]string{"s-a": "is static (replicas 3): consolidation leaves its nodes alone", "s-c": "empty, but nodepool static is static"}},
@@ -38,6 +40,9 @@ func TestStaticScaleDown(t *testing.T) {
 			kept: map[string]string{"s-b": "budget of nodepool static allows 1 now"}},
 		{name: "a budget for other reasons does not hold it", replicas: 2, opts: []poolOpt{withBudgets(state.Budget{Nodes: "0", Reasons: []string{"Drifted"}})},
 			removed: []string{"s-c"}},
+		{name: "a node still launching is waited for, not replaced by a busy one", replicas: 3, launching: true,
+			kept: map[string]string{"s-a": "is static (replicas 3)", "s-b": "is static (replicas 3)", "s-c": "empty, but nodepool static is static"}},
+		{name: "beyond the nodes still launching, the surplus goes", replicas: 2, launching: true, removed: []string{"s-c"}},
 		{name: "a PDB keeps a node, the next goes", replicas: 1, pdb: true, removed: []string{"s-a", "s-c"},
 			kept: map[string]string{"s-b": "PDB default/solo allows 0 disruptions"}},
 	}
@@ -48,6 +53,11 @@ func TestStaticScaleDown(t *testing.T) {
 				testNode(pool, "s-a", "m5.xlarge", "us-east-1a", "on-demand"),
 				testNode(pool, "s-b", "m5.xlarge", "us-east-1b", "on-demand"),
 				testNode(pool, "s-c", "m5.xlarge", "us-east-1c", "on-demand"),
+			}
+			if tc.launching {
+				n := testNode(pool, "s-d", "m5.large", "us-east-1a", "on-demand")
+				n.InFlight, n.Initialized = true, false
+				nodes = append(nodes, n)
 			}
 			pods := []*state.Pod{
 				testPod("web-1", "500m", "512Mi", "s-a"), testPod("web-2", "500m", "512Mi", "s-a"),
