@@ -20,6 +20,7 @@ type nodePoolModel struct {
 	Disruption *disruptionModel        `tfsdk:"disruption"`
 	Limits     map[string]types.String `tfsdk:"limits"`
 	Weight     types.Int64             `tfsdk:"weight"`
+	Replicas   types.Int64             `tfsdk:"replicas"`
 	Status     types.Object            `tfsdk:"status"`
 }
 
@@ -182,6 +183,7 @@ func (m *nodePoolModel) toAPI() (*v1.NodePool, field.ErrorList) {
 	}
 	spec.Limits = resourceList(m.Limits)
 	spec.Weight = int32Ptr(m.Weight)
+	spec.Replicas = int64Ptr(m.Replicas)
 	return np, quantityErrors(field.NewPath("spec", "limits"), m.Limits)
 }
 
@@ -262,6 +264,7 @@ func nodePoolFromAPI(np *v1.NodePool, prior *nodePoolModel) nodePoolModel {
 	}
 	m.Limits = tfResourceList(np.Spec.Limits, priorLimits)
 	m.Weight = tfInt32Ptr(np.Spec.Weight)
+	m.Replicas = tfInt64Ptr(np.Spec.Replicas)
 	m.Status = types.ObjectValueMust(nodePoolStatusType.AttrTypes, map[string]attr.Value{
 		"nodes":         types.Int64Value(np.Status.Nodes),
 		"resources":     tfQuantities(np.Status.Resources),

@@ -39,6 +39,7 @@ func nodePoolAttributes() map[string]schema.Attribute {
 			MarkdownDescription: "Caps the total resources of the pool's nodes, such as `{ cpu = \"1000\", memory = \"1000Gi\" }`; the agent launches nothing that would exceed them."},
 		"weight": schema.Int64Attribute{Optional: true,
 			MarkdownDescription: "Rank against other pools, 1 to 100: the agent tries higher weights first. Pools without a weight come last."},
+		"replicas": replicasAttribute(),
 		"status": schema.SingleNestedAttribute{
 			Computed:            true,
 			MarkdownDescription: "What the agent observed about the pool.",
@@ -77,7 +78,8 @@ func disruptionAttributes() map[string]schema.Attribute {
 		"consolidation_policy": schema.StringAttribute{Optional: true, Computed: true,
 			Default: stringdefault.StaticString(string(v1.ConsolidationPolicyWhenEmptyOrUnderutilized)),
 			MarkdownDescription: "Which nodes consolidation may remove or replace: " + codeList(v1.ConsolidationPolicies(),
-				map[v1.ConsolidationPolicy]string{v1.ConsolidationPolicyWhenEmptyOrUnderutilized: "the default"}) + "."},
+				map[v1.ConsolidationPolicy]string{v1.ConsolidationPolicyWhenEmptyOrUnderutilized: "the default",
+					v1.ConsolidationPolicyBalanced: "as `WhenEmptyOrUnderutilized`, but a move must also save a share of the pool's cost at least half the share of the pool's disruption it causes, as Karpenter's Balanced"}) + "."},
 		"consolidate_after": schema.StringAttribute{Required: true,
 			MarkdownDescription: "How long a node must have had no pod scheduled or removed before consolidation considers it, such as `30s`; `0s` considers nodes at once and `Never` turns consolidation off."},
 		"budgets": schema.ListNestedAttribute{Optional: true, Computed: true, Default: listdefault.StaticValue(defaultBudgets()),
@@ -146,4 +148,4 @@ var (
 // nodePoolDescription introduces the resource in its documentation.
 const nodePoolDescription = "A `tenon.dev/v1` NodePool: which nodes the agent may launch for pending pods (`template`), " +
 	"when it may remove or replace them (`disruption`), how much it may launch in total (`limits`) and how it ranks " +
-	"against other pools (`weight`). Every field is checked at plan time with the same rules as the API server's."
+	"against other pools (`weight`); or, with `replicas`, a static pool that keeps that many nodes. Every field is checked at plan time with the same rules as the API server's."

@@ -124,6 +124,9 @@ func TestNodePoolValidationAtPlan(t *testing.T) {
     ]`), "template.startup_taints[0]"},
 		{"expire_after", tmpl(`    expire_after = "30 days"`), "template.expire_after"},
 		{"termination_grace_period", tmpl(`    termination_grace_period = "Never"`), "template.termination_grace_period"},
+		{"static pool with a weight", top("  replicas = 3\n  weight = 10"), "weight"},
+		{"static pool with a cpu limit", top("  replicas = 3\n  limits = { cpu = \"10\" }"), "limits"},
+		{"replicas negative", top("  replicas = -1"), "replicas"},
 		{"consolidation_policy", top(`  disruption = {
     consolidate_after    = "30s"
     consolidation_policy = "Always"

@@ -163,6 +163,7 @@ type controllers struct {
 	disruption   *disruption
 	interruption *interruption
 	status       *poolStatus
+	static       *staticCapacity
 }
 
 // newControllers wires the controllers to one client, cloud, recorder,
@@ -190,12 +191,13 @@ func newControllers(c client.Client, provider cloud.CloudProvider, rec events.Ev
 		interruption: &interruption{client: c, cloud: provider, disrupter: disrupter, recorder: rec, metrics: m,
 			log: log.WithName("interruption"), clock: clk, timings: t},
 		status: &poolStatus{client: c, cloud: provider, views: views, recorder: rec, metrics: m, log: log.WithName("pool-status"), clock: clk, timings: t},
+		static: &staticCapacity{views: views, prov: prov, log: log.WithName("static-capacity"), clock: clk, blocked: map[string]string{}, interval: t.DisruptionInterval},
 	}
 }
 
 // all lists the controllers in the order they register.
 func (c *controllers) all() []interface{ Register(manager.Manager) error } {
 	return []interface{ Register(manager.Manager) error }{
-		c.provisioner, c.lifecycle, c.termination, c.gc, c.disruption, c.interruption, c.status,
+		c.provisioner, c.lifecycle, c.termination, c.gc, c.disruption, c.interruption, c.status, c.static,
 	}
 }

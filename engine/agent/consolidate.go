@@ -153,7 +153,10 @@ func (d *disruption) execute(ctx context.Context, v *clusterView, cmd consolidat
 	if err != nil {
 		return errors.Join(err, d.release(ctx, launched), d.abandon(ctx, []consolidation.Command{cmd}))
 	}
-	if why := revalidate(ctx, fresh.snap, cmd, launched, d.timings.SolveTimeout); why != "" {
+	// A static pool asked to shrink sheds its surplus whether or not its
+	// pods fit elsewhere (they wait as pending pods, as Karpenter's do).
+	shrink := cmd.Reason == consolidation.ReasonOverprovisioned
+	if why := revalidate(ctx, fresh.snap, cmd, launched, d.timings.SolveTimeout); why != "" && !shrink {
 		d.metrics.disruptionDecisions.WithLabelValues(reason, "invalidated").Inc()
 		log.Info("consolidation command no longer valid; not removing its nodes", "why", why)
 		return errors.Join(d.release(ctx, launched), d.abandon(ctx, []consolidation.Command{cmd}))

@@ -6,11 +6,16 @@
 //
 // # Methods
 //
-// Four methods, one type each behind the method interface, run in this
+// Five methods, one type each behind the method interface, run in this
 // order; each sees the cluster as the commands before it leave it, and a
 // node that receives pods or is launched in the plan is not disrupted by
 // the same plan:
 //
+//   - overprovisioned: the nodes a static pool (replicas, engine/static)
+//     has above its replicas, emptiest first, within the budgets that name
+//     no reason, PDBs and do-not-disrupt (static.go). The other methods
+//     but drift and expiration leave static pools' nodes alone; drift
+//     replaces one with a node launched as engine/static launches one;
 //   - emptiness: nodes with no workload pods (daemonset pods do not count)
 //     once their pool's consolidateAfter (a Provisioner's
 //     ttlSecondsAfterEmpty) has passed since the node's last pod event;
@@ -20,9 +25,11 @@
 //   - drift: nodes whose pool template or node class hash changed since
 //     launch, whose labels the pool's requirements no longer allow, or
 //     that lack a label or taint of the pool; replaced whatever the price;
-//   - consolidation (WhenEmptyOrUnderutilized): delete nodes whose pods fit
-//     elsewhere, replace a node with a strictly cheaper one, or merge
-//     several nodes into fewer, cheaper ones.
+//   - consolidation (WhenEmptyOrUnderutilized, Balanced): delete nodes whose
+//     pods fit elsewhere, replace a node with a strictly cheaper one, or
+//     merge several nodes into fewer, cheaper ones; a Balanced pool also
+//     weighs each move's share of its cost against its share of its
+//     disruption (balanced.go).
 //
 // # The search
 //

@@ -28,6 +28,10 @@ func (emptiness) run(p *planner) error {
 			p.keep(n.node.Name, why)
 			continue
 		}
+		if n.pool.Static() {
+			p.keep(n.node.Name, "empty, but "+staticKept(n.pool))
+			continue
+		}
 		if why := waiting(n, p.now); why != "" {
 			p.keep(n.node.Name, "empty, but "+why)
 			continue
@@ -170,6 +174,12 @@ func (drift) run(p *planner) error {
 		if why := p.pdbs.blocks(n.pods); why != "" {
 			p.budgets.give(n.pool)
 			p.keep(n.node.Name, detail+", but "+why)
+			continue
+		}
+		if n.pool.Static() {
+			if err := p.driftStatic(p.info[n.node.Name], detail); err != nil {
+				return err
+			}
 			continue
 		}
 		list = append(list, n)

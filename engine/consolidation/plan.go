@@ -16,7 +16,7 @@ import (
 )
 
 // method is one way of choosing nodes to disrupt. Plan runs them in a fixed
-// order (emptiness, expiration, drift, consolidation); each sees the
+// order (a static pool's surplus, emptiness, expiration, drift, consolidation); each sees the
 // cluster as the commands before it leave it.
 type method interface {
 	// reason is the reason of the commands the method makes.
@@ -28,7 +28,7 @@ type method interface {
 
 // methods is the fixed order.
 func methods() []method {
-	return []method{emptiness{}, expiration{}, drift{}, consolidation{}}
+	return []method{overprovisioned{}, emptiness{}, expiration{}, drift{}, consolidation{}}
 }
 
 // Plan decides which nodes to remove or replace at now, and why every
@@ -100,6 +100,8 @@ type planner struct {
 	simulated   int
 	// roomIdx is the free room of work's nodes (see rooms).
 	roomIdx *roomIndex
+	// balanced are the totals of the Balanced pools (balanced.go).
+	balanced map[string]balanceTotals
 }
 
 // command is a Command with what applying and validating it needs.
@@ -125,6 +127,7 @@ func newPlanner(ctx context.Context, snap *state.Snapshot, now time.Time, opts O
 	}
 	p.values = newValuer(snap)
 	p.index()
+	p.balanced = p.balancedTotals()
 	return p
 }
 

@@ -46,12 +46,20 @@ func (consolidation) run(p *planner) error {
 		if len(n.pods) == 0 {
 			continue // emptiness decided
 		}
+		if n.pool.Static() {
+			p.keep(n.node.Name, staticKept(n.pool))
+			continue
+		}
 		if n.pool.Disruption.ConsolidationPolicy == string(v1.ConsolidationPolicyWhenEmpty) {
 			p.keep(n.node.Name, fmt.Sprintf("nodepool %s consolidates only empty nodes (WhenEmpty)", n.pool.Name))
 			continue
 		}
 		if why := waiting(n, p.now); why != "" {
 			p.keep(n.node.Name, why)
+			continue
+		}
+		if why := p.balancedHopeless(n); why != "" {
+			p.keep(n.node.Name, why+" even deleting it")
 			continue
 		}
 		if why := cmp.Or(voluntaryBlocker(n, p.now), nodeDoNotConsolidate(n)); why != "" {
@@ -408,6 +416,9 @@ func (p *planner) validate(c *command) string {
 				return fmt.Sprintf("spot-to-spot replacement needs %d cheaper spot instance types; only %d allowed", p.opts.MinSpotTypes, len(types))
 			}
 		}
+	}
+	if why := p.balancedReason(c, saving); why != "" {
+		return why
 	}
 	return p.belowThreshold(c, saving)
 }

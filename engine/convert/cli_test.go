@@ -20,7 +20,7 @@ spec:
         - {key: karpenter.sh/capacity-type, operator: In, values: [spot]}
 `
 
-const cliPoolUnmapped = cliPool + "  replicas: 3\n"
+const cliPoolUnmapped = cliPool + "      resources: {requests: {cpu: \"1\"}}\n"
 
 func writeFile(t *testing.T, name, data string) string {
 	t.Helper()
@@ -55,9 +55,9 @@ func TestCommandExitCodes(t *testing.T) {
 		{name: "standard input with -", args: []string{"-f", "-"}, stdin: cliPool, wantCode: ExitOK, wantOut: []string{"From <stdin>: NodePool pool"}},
 		{name: "standard input without files", stdin: cliPool, wantCode: ExitOK, wantOut: []string{`resource "tenon_nodepool" "pool"`}},
 		{name: "unmapped fields warn and exit 0", args: []string{"-f", unmapped}, wantCode: ExitOK,
-			wantOut: []string{"# NOT MAPPED (1)", "spec.replicas"}, wantErr: []string{"not mapped: " + unmapped + ": NodePool pool: spec.replicas"}},
+			wantOut: []string{"# NOT MAPPED (1)", "spec.template.spec.resources"}, wantErr: []string{"not mapped: " + unmapped + ": NodePool pool: spec.template.spec.resources"}},
 		{name: "strict fails on unmapped fields", args: []string{"-f", unmapped, "--strict"}, wantCode: ExitUnmapped, emptyOut: true,
-			wantErr: []string{"spec.replicas", "--strict: 1 field(s) not mapped; nothing written"}},
+			wantErr: []string{"spec.template.spec.resources", "--strict: 1 field(s) not mapped; nothing written"}},
 		{name: "strict passes a clean file", args: []string{"--strict", good}, wantCode: ExitOK, wantOut: []string{"tenon_nodepool"}},
 		{name: "bad input", args: []string{"-f", good, "-f", bad}, wantCode: ExitBadInput, emptyOut: true,
 			wantErr: []string{bad + `: Widget w: kind: Unsupported value: "Widget"`, "nothing written"}},

@@ -120,7 +120,6 @@ kind: NodePool
 metadata: {name: pool}
 spec:
   weight: 3
-  replicas: 4
   limits: {cpu: "64", nvidia.com/gpu: 2}
   template:
     metadata:
@@ -163,7 +162,42 @@ spec:
 			},
 			wantUnmapped: []string{
 				"spec.template.spec.requirements[0].values[0]", "spec.template.spec.requirements[1]",
-				"spec.template.spec.requirements[3].values[0]", "spec.template.spec.requirements[3]", "spec.replicas",
+				"spec.template.spec.requirements[3].values[0]", "spec.template.spec.requirements[3]",
+			},
+		},
+		{
+			name: "v1 nodepool: Balanced consolidation",
+			in: `
+apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata: {name: services}
+spec:
+  template:
+    spec:
+      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
+  disruption: {consolidationPolicy: Balanced, consolidateAfter: 5m}
+` + ec2NodeClassDefault,
+			want: map[string]string{"spec.disruption.consolidationPolicy": `"Balanced"`, "spec.disruption.consolidateAfter": `"5m"`},
+		},
+		{
+			name: "v1 static nodepool: replicas and limits.nodes",
+			in: `
+apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata: {name: baseline}
+spec:
+  replicas: 4
+  limits: {nodes: "5"}
+  template:
+    spec:
+      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
+      requirements:
+        - {key: karpenter.sh/capacity-type, operator: In, values: [on-demand]}
+` + ec2NodeClassDefault,
+			want: map[string]string{
+				"spec.replicas": `4`,
+				"spec.limits":   `{"nodes":"5"}`,
+				"spec.weight":   "absent",
 			},
 		},
 		{

@@ -49,7 +49,9 @@ func convertNodePool(c *conversion, root *node, version string) (*v1.NodePool, *
 		np.Spec.Limits = toResourceList(limits)
 	}
 	np.Spec.Weight = spec.int32p("weight")
-	spec.drop("replicas", "static-capacity NodePools (a fixed node count) are not supported; Tenon launches nodes for pending pods")
+	// A static NodePool (Karpenter v1.15, feature gate StaticCapacity): the
+	// same field, the same meaning (engine/static).
+	np.Spec.Replicas = spec.integer("replicas")
 	spec.finish()
 	return np, moved
 }

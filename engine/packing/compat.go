@@ -59,6 +59,9 @@ func (s *solver) computeCompat(c *class, p *poolPlan) *compat {
 	if c.invalid != "" {
 		return &compat{reason: c.invalid}
 	}
+	if p.pool.Static() {
+		return &compat{reason: fmt.Sprintf("nodepool %q is static (replicas %d): it keeps that many nodes and launches none for pending pods; raise its replicas or add a NodePool without replicas", p.pool.Name, *p.pool.Replicas)}
+	}
 	if len(p.types) == 0 {
 		return &compat{reason: fmt.Sprintf("nodepool %q has no instance type with a price that its requirements allow", p.pool.Name)}
 	}

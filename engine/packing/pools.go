@@ -266,6 +266,11 @@ func (s *solver) compilePool(i int, sp *state.Pool) *poolPlan {
 			p.taints = append(p.taints, t)
 		}
 	}
+	if sp.Static() {
+		// A static pool keeps its replicas (engine/static); pods may land on
+		// its nodes, but packing opens none there.
+		return p
+	}
 	compiled := make([]*poolType, len(sp.InstanceTypes))
 	s.compileTypes(p, sp.InstanceTypes, compiled)
 	compiled = s.splitZonal(p, compiled)

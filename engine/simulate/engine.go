@@ -13,16 +13,23 @@ import (
 	"github.com/tenonhq/terraform-provider-tenon/engine/packing"
 	"github.com/tenonhq/terraform-provider-tenon/engine/packing/check"
 	"github.com/tenonhq/terraform-provider-tenon/engine/state"
+	"github.com/tenonhq/terraform-provider-tenon/engine/static"
 )
 
 // packingSolver runs engine/packing.
 type packingSolver struct{}
 
+// Static pools (NodePool replicas) short of their replicas launch first,
+// as the agent launches them whatever the pods: the pending pods land on
+// them before packing opens other nodes, and the report prices them as new
+// nodes.
 func (packingSolver) Solve(ctx context.Context, snap *state.Snapshot, pending []*state.Pod) (solution, error) {
-	r, err := packing.Solve(ctx, snap, pending)
+	claims, _ := static.Plan(snap)
+	r, err := packing.Solve(ctx, static.WithClaims(snap, claims), pending)
 	if err != nil {
 		return nil, fmt.Errorf("solving: %w", err)
 	}
+	static.Merge(r, claims, snap.Pods)
 	return packingSolution{r}, nil
 }
 

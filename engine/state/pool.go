@@ -158,6 +158,10 @@ func (b *builder) pool(src poolSource, classes map[string]*v1.NodeClass) (*Pool,
 	if np.Spec.Weight != nil {
 		pool.Weight = *np.Spec.Weight
 	}
+	if np.Spec.Replicas != nil {
+		r := *np.Spec.Replicas
+		pool.Replicas = &r
+	}
 	if class != nil {
 		pool.NodeClass = class.Name
 		pool.Class = class

@@ -81,7 +81,15 @@ type Pool struct {
 	// then protects its nodes, not Karpenter's annotations
 	// (v1.AnnotationKarpenterDoNotDisrupt and the v1alpha5 ones).
 	IgnoreKarpenterAnnotations bool
+	// Replicas is set for a static pool (NodePool spec.replicas): it keeps
+	// exactly this many nodes (engine/static), packing launches none of its
+	// nodes for pending pods, and consolidation leaves them alone. nil for a
+	// pool that follows its pods.
+	Replicas *int64
 }
+
+// Static reports whether the pool keeps a fixed number of nodes (Replicas).
+func (p *Pool) Static() bool { return p.Replicas != nil }
 
 // AnnotationDisruptBarePods on a NodePool ("true") lets consolidation and
 // drift disrupt nodes that run pods without a controller.

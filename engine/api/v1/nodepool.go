@@ -33,6 +33,10 @@ type NodePool struct {
 }
 
 // NodePoolSpec is the capacity policy of a NodePool.
+//
+// +kubebuilder:validation:XValidation:rule="has(self.replicas) == has(oldSelf.replicas)",message="replicas cannot be added to or removed from an existing NodePool (a static pool and a dynamic one are different kinds of pool); create a new NodePool instead"
+// +kubebuilder:validation:XValidation:rule="!has(self.replicas) || !has(self.limits) || self.limits.all(k, k == 'nodes')",message="a static NodePool (replicas set) takes only limits.nodes; remove the other limits",fieldPath=".limits"
+// +kubebuilder:validation:XValidation:rule="!has(self.replicas) || !has(self.weight)",message="a static NodePool (replicas set) takes no weight: the agent never chooses it for pending pods; remove weight",fieldPath=".weight"
 type NodePoolSpec struct {
 	// Template describes the nodes this pool may launch. Each node the agent launches is further
 	// constrained by the pods it is launched for.
@@ -53,6 +57,17 @@ type NodePoolSpec struct {
 	// +kubebuilder:validation:Maximum=100
 	// +optional
 	Weight *int32 `json:"weight,omitempty"`
+	// Replicas makes the pool static: the agent keeps exactly this many nodes, launching the
+	// cheapest instance type its requirements allow and replacing lost ones, whatever the pending
+	// pods. Pending pods may run on them, but the agent launches no other node in the pool for
+	// them; consolidation leaves them alone (consolidationPolicy and consolidateAfter are
+	// ignored), drift and expiry still replace them, and lowering replicas removes the emptiest
+	// nodes first within the pool's budgets and PodDisruptionBudgets. Only limits.nodes applies,
+	// and weight is not allowed. It cannot be added to or removed from an existing pool.
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=10000
+	// +optional
+	Replicas *int64 `json:"replicas,omitempty"`
 }
 
 // NodeClaimTemplate describes the nodes a pool may launch.
@@ -140,6 +155,10 @@ const (
 	// ConsolidationPolicyWhenEmptyOrUnderutilized also removes or replaces underutilized nodes
 	// when their pods fit elsewhere or on a cheaper node.
 	ConsolidationPolicyWhenEmptyOrUnderutilized ConsolidationPolicy = "WhenEmptyOrUnderutilized"
+	// ConsolidationPolicyBalanced is WhenEmptyOrUnderutilized with each move also weighed
+	// as Karpenter v1.15's Balanced weighs it: the share of the pool's cost it saves against
+	// the share of the pool's disruption it causes (see BalancedK).
+	ConsolidationPolicyBalanced ConsolidationPolicy = "Balanced"
 )
 
 // DisruptionReason is a reason the agent disrupts a node, which a budget can be limited to.
@@ -157,10 +176,14 @@ const (
 
 // Disruption says when the agent may remove or replace a pool's nodes.
 type Disruption struct {
-	// ConsolidationPolicy says which nodes consolidation may remove or replace: WhenEmpty, or
-	// WhenEmptyOrUnderutilized (the default).
+	// ConsolidationPolicy says which nodes consolidation may remove or replace: WhenEmpty,
+	// WhenEmptyOrUnderutilized (the default), or Balanced: as WhenEmptyOrUnderutilized, but a
+	// move of underutilized nodes must also save at least half as large a share of the pool's
+	// cost as the share of the pool's disruption it causes (each node counts 1, each pod it
+	// evicts 1, adjusted by the pod's tenon.dev/disruption-cost annotation), as Karpenter's
+	// Balanced policy.
 	// +kubebuilder:default=WhenEmptyOrUnderutilized
-	// +kubebuilder:validation:Enum=WhenEmpty;WhenEmptyOrUnderutilized
+	// +kubebuilder:validation:Enum=WhenEmpty;WhenEmptyOrUnderutilized;Balanced
 	// +optional
 	ConsolidationPolicy ConsolidationPolicy `json:"consolidationPolicy,omitempty"`
 	// ConsolidateAfter is how long a node must have had no pod scheduled or removed before

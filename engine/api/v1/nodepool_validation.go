@@ -33,7 +33,7 @@ const (
 )
 
 var (
-	consolidationPolicies = []string{string(ConsolidationPolicyWhenEmpty), string(ConsolidationPolicyWhenEmptyOrUnderutilized)}
+	consolidationPolicies = []string{string(ConsolidationPolicyWhenEmpty), string(ConsolidationPolicyWhenEmptyOrUnderutilized), string(ConsolidationPolicyBalanced)}
 	disruptionReasons     = []string{string(DisruptionReasonEmpty), string(DisruptionReasonUnderutilized), string(DisruptionReasonDrifted)}
 )
 
@@ -49,6 +49,7 @@ func (in *NodePool) Validate() field.ErrorList {
 // cannot change (nodeClassRef group and kind).
 func (in *NodePool) ValidateUpdate(old *NodePool) field.ErrorList {
 	errs := in.Validate()
+	errs = append(errs, validateStaticUpdate(field.NewPath("spec"), &in.Spec, &old.Spec)...)
 	path := field.NewPath("spec", "template", "spec", "nodeClassRef")
 	return append(errs, validateNodeClassRefUpdate(path, in.Spec.Template.Spec.NodeClassRef, old.Spec.Template.Spec.NodeClassRef)...)
 }
@@ -61,6 +62,7 @@ func (in *NodePoolSpec) validate(path *field.Path) field.ErrorList {
 	if in.Weight != nil && (*in.Weight < 1 || *in.Weight > 100) {
 		errs = append(errs, field.Invalid(path.Child("weight"), *in.Weight, msgWeight))
 	}
+	errs = append(errs, in.validateStatic(path)...)
 	// Not in the CRD's schema: the agent refuses such a pool when it reads it.
 	return append(errs, scheduling.ValidateLimits(path.Child("limits"), in.Limits)...)
 }

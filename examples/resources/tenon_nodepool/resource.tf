@@ -26,6 +26,29 @@ resource "tenon_nodepool" "general" {
   weight = 10
 }
 
+# A static pool: three on-demand nodes kept up whatever the pods (capacity
+# already paid for, or a warm baseline). Pods land on them first; the agent
+# launches no other node in this pool and never consolidates these. Only the
+# nodes limit applies: one above the replicas lets drift replace a node
+# before removing it.
+resource "tenon_nodepool" "baseline" {
+  name     = "baseline"
+  replicas = 3
+  template = {
+    requirements = [
+      { key = "tenon.dev/capacity-type", operator = "In", values = ["on-demand"] },
+      { key = "tenon.dev/instance-family", operator = "In", values = ["m7i", "m6i"] },
+      { key = "tenon.dev/instance-cpu", operator = "In", values = ["8"] },
+    ]
+    node_class = tenon_node_class.default.name
+  }
+  disruption = {
+    consolidate_after = "0s"
+    budgets           = [{ nodes = "1" }]
+  }
+  limits = { nodes = "4" }
+}
+
 resource "tenon_node_class" "default" {
   name = "default"
   aws = {

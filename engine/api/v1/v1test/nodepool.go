@@ -95,6 +95,7 @@ spec:
   disruption: {consolidateAfter: 0s, budgets: [{schedule: "@hourly", duration: 10m}]}
 `},
 	{Name: "weight 1", Patch: `spec: {weight: 1}`},
+	{Name: "Balanced consolidation", Patch: `{spec: {disruption: {consolidateAfter: 0s, consolidationPolicy: Balanced}}}`},
 	{Name: "update may change the NodeClass name and the weight", Old: `spec: {weight: 10}`, Patch: `
 spec:
   weight: 20
@@ -226,7 +227,7 @@ spec:
 	{Name: "disruption without consolidateAfter", Patch: `{spec: {disruption: {consolidationPolicy: WhenEmpty}}}`,
 		Path: "spec.disruption.consolidateAfter", Fix: "set consolidateAfter to a duration such as 30s"},
 	{Name: "v1beta1 consolidation policy", Patch: `{spec: {disruption: {consolidateAfter: 0s, consolidationPolicy: WhenUnderutilized}}}`,
-		Path: "spec.disruption.consolidationPolicy", Fix: `supported values: "WhenEmpty", "WhenEmptyOrUnderutilized"`},
+		Path: "spec.disruption.consolidationPolicy", Fix: `supported values: "WhenEmpty", "WhenEmptyOrUnderutilized", "Balanced"`},
 
 	// Budgets.
 	{Name: "budget over 100%", Patch: `{spec: {disruption: {consolidateAfter: 0s, budgets: [{nodes: "101%"}]}}}`,
@@ -281,6 +282,21 @@ spec:
 	{Name: "karpenterAnnotations Ignore", Patch: `{spec: {disruption: {consolidateAfter: 0s, karpenterAnnotations: Ignore}}}`},
 	{Name: "karpenterAnnotations lower case", Patch: `{spec: {disruption: {consolidateAfter: 0s, karpenterAnnotations: ignore}}}`,
 		Path: "spec.disruption.karpenterAnnotations", Fix: `supported values: "Honor", "Ignore"`},
+
+	// Static pools (replicas).
+	{Name: "static pool", Patch: `{spec: {replicas: 3, limits: {nodes: "4"}}}`},
+	{Name: "static pool of zero nodes", Patch: `{spec: {replicas: 0}}`},
+	{Name: "static pool may change replicas", Old: `{spec: {replicas: 5}}`, Patch: `{spec: {replicas: 2}}`},
+	{Name: "replicas negative", Patch: `{spec: {replicas: -1}}`, Path: "spec.replicas", Fix: "replicas must be between 0 and 10000"},
+	{Name: "replicas too many", Patch: `{spec: {replicas: 10001}}`, Path: "spec.replicas", Fix: "replicas must be between 0 and 10000"},
+	{Name: "static pool with a cpu limit", Patch: `{spec: {replicas: 3, limits: {nodes: "4", cpu: "100"}}}`,
+		Path: "spec.limits", Fix: "a static NodePool (replicas set) takes only limits.nodes; remove the other limits", CEL: true},
+	{Name: "static pool with a weight", Patch: `{spec: {replicas: 3, weight: 10}}`,
+		Path: "spec.weight", Fix: "a static NodePool (replicas set) takes no weight", CEL: true},
+	{Name: "replicas added to a dynamic pool", Patch: `{spec: {replicas: 3}}`, Old: `{metadata: {labels: {a: b}}}`,
+		Path: "spec", Fix: "replicas cannot be added to or removed from an existing NodePool", CEL: true},
+	{Name: "replicas removed from a static pool", Old: `{spec: {replicas: 3}}`,
+		Path: "spec", Fix: "replicas cannot be added to or removed from an existing NodePool", CEL: true},
 
 	// Weight and name.
 	{Name: "weight 0", Patch: `{spec: {weight: 0}}`, Path: "spec.weight", Fix: "weight must be between 1 and 100"},
