@@ -55,7 +55,8 @@ func (s *staticCapacity) reconcile(ctx context.Context, _ time.Time) error {
 	if len(claims) == 0 {
 		return nil
 	}
-	built, names, err := buildClaims(v.snap, claims)
+	// No awaiting-pods taint: no pod is planned onto these nodes.
+	built, names, err := buildClaims(v.snap, claims, nil)
 	if err != nil {
 		return err
 	}
