@@ -217,3 +217,21 @@ func TestRepair(t *testing.T) {
 		},
 	})
 }
+
+// TestApplyKeepsRepairPolicies: the cluster a plan leaves (Apply) has the
+// cloud's repair policies still, so the next plan knows the same unhealthy
+// conditions (a KernelReady node is repaired in a later round).
+func TestApplyKeepsRepairPolicies(t *testing.T) {
+	snap := sickSnap(repairPool(), 2, 1, time.Hour, func(s *state.Snapshot) { s.RepairPolicies = state.AWSRepairPolicies() })()
+	res, err := Plan(t.Context(), snap, t0, DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	after, err := Apply(snap, res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(after.RepairPolicies) != len(state.AWSRepairPolicies()) {
+		t.Errorf("Apply left %d repair policies, want AWS's %d", len(after.RepairPolicies), len(state.AWSRepairPolicies()))
+	}
+}
