@@ -3,6 +3,7 @@ package agent_test
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -16,15 +17,17 @@ import (
 	"github.com/tenonhq/terraform-provider-tenon/engine/cloud/kwok"
 )
 
-// repairPolicy is a pool that repairs nodes unhealthy for 10 s and never
-// consolidates, and a Deployment of 3 pods, one per node (anti-affinity),
-// guarded by a PDB with minAvailable 2.
-var repairPolicy = kwokClass("repair") + "\n---\n" + poolYAML("repair", "repair", `  disruption:
+// repairPolicy is a pool name that repairs nodes unhealthy for 10 s (with
+// repairExtra added to its repair block) and never consolidates, and a
+// Deployment of 3 pods, one per node (anti-affinity), guarded by a PDB with
+// minAvailable 2.
+func repairPolicy(name, repairExtra string) string {
+	return kwokClass(name) + "\n---\n" + poolYAML(name, name, `  disruption:
     consolidationPolicy: WhenEmpty
     consolidateAfter: Never
     repair:
       enabled: true
-      toleration: 10s`) + `
+      toleration: 10s`+repairExtra) + strings.ReplaceAll(`
 ---
 apiVersion: policy/v1
 kind: PodDisruptionBudget
@@ -52,7 +55,7 @@ spec:
     spec:
       terminationGracePeriodSeconds: 0
       nodeSelector:
-        tenon.dev/nodepool: repair
+        tenon.dev/nodepool: POOL
       affinity:
         podAntiAffinity:
           requiredDuringSchedulingIgnoredDuringExecution:
@@ -66,7 +69,8 @@ spec:
           resources:
             requests:
               cpu: 500m
-`
+`, "POOL", name)
+}
 
 // TestNodeRepairReplacesNotReadyNode: a node that stops answering (KWOK
 // no longer manages it, and it reports Ready Unknown, as the node
@@ -79,7 +83,7 @@ spec:
 func TestNodeRepairReplacesNotReadyNode(t *testing.T) {
 	e := require(t)
 	ns := namespace(t, e, "repair")
-	apply(t, e, ns, repairPolicy)
+	apply(t, e, ns, repairPolicy("repair", ""))
 	agentProc := startAgent(t, e, "repair")
 	cleanupPool(t, e, ns, "repair")
 	waitFor(t, 60*time.Second, "3 pods Running on 3 nodes", func() (bool, string) {
@@ -114,7 +118,7 @@ func TestNodeRepairReplacesNotReadyNode(t *testing.T) {
 	if minReady < 2 {
 		t.Errorf("only %d pods were Ready on healthy nodes at one point; the PDB requires 2", minReady)
 	}
-	replacement := replacementOf(t, e, victim)
+	replacement := replacementOf(t, e, "repair", victim)
 	if replacement == nil {
 		t.Fatalf("no claim annotated as the replacement of %s; claims: %s", victim, describeClaims(t, e, "repair"))
 	}
@@ -205,10 +209,10 @@ func readyPodsOffNode(t *testing.T, e env, ns, selector, node string) int {
 	return n
 }
 
-// replacementOf returns the claim the agent launched to replace node.
-func replacementOf(t *testing.T, e env, node string) *v1.NodeClaim {
+// replacementOf returns the claim the agent launched in pool to replace node.
+func replacementOf(t *testing.T, e env, pool, node string) *v1.NodeClaim {
 	t.Helper()
-	for _, c := range poolClaims(t, e, "repair") {
+	for _, c := range poolClaims(t, e, pool) {
 		if c.Annotations[v1.Group+"/replacement-of"] == node {
 			return &c
 		}
@@ -230,4 +234,76 @@ func repairEventOn(t *testing.T, e env, node string) bool {
 		}
 	}
 	return false
+}
+
+// TestNodeRepairStopsAboveMaxUnhealthy: two of a pool's three nodes stop
+// answering. That is more than its maxUnhealthy (20%, of 3 nodes rounded up:
+// 1) allows, so repair leaves both, and says so on their NodeClaims
+// (Unconsolidatable, reason UnhealthyThreshold); once the pool's
+// maxUnhealthy is raised to 100% both are repaired, one at a time (the
+// default budget, 10% of 3 rounded up), and the pods run on replacements.
+func TestNodeRepairStopsAboveMaxUnhealthy(t *testing.T) {
+	e := require(t)
+	ns := namespace(t, e, "breaker")
+	ctx := context.Background()
+	apply(t, e, ns, repairPolicy("breaker", ""))
+	startAgent(t, e, "breaker")
+	cleanupPool(t, e, ns, "breaker")
+	waitFor(t, 60*time.Second, "3 pods Running on 3 nodes", func() (bool, string) {
+		running, _, states := runningOn(t, e, ns, "app=spread", "breaker")
+		return running == 3 && len(poolNodes(t, e, "breaker")) == 3, states
+	})
+	nodes := poolNodes(t, e, "breaker")
+	victims := []string{nodes[0].Name, nodes[1].Name}
+	for _, v := range victims {
+		makeUnreachable(t, e, v)
+	}
+	waitFor(t, 45*time.Second, "both unhealthy nodes held by the pool's maxUnhealthy", func() (bool, string) {
+		held := 0
+		for _, c := range poolClaims(t, e, "breaker") {
+			cond := meta.FindStatusCondition(c.Status.Conditions, v1.ConditionUnconsolidatable)
+			if slices.Contains(victims, c.Status.NodeName) && cond != nil && cond.Reason == "UnhealthyThreshold" &&
+				strings.Contains(cond.Message, "2 of nodepool breaker's 3 nodes are unhealthy") {
+				held++
+			}
+		}
+		return held == 2, describeClaims(t, e, "breaker")
+	})
+	// Hold it a plan longer: nothing is replaced while the breaker is open.
+	time.Sleep(11 * time.Second)
+	if claims := poolClaims(t, e, "breaker"); len(claims) != 3 {
+		t.Fatalf("the pool has %d claims while repair is stopped, want 3: %s", len(claims), describeClaims(t, e, "breaker"))
+	}
+	for _, c := range poolClaims(t, e, "breaker") {
+		if c.DeletionTimestamp != nil {
+			t.Fatalf("claim %s is being deleted while repair is stopped", c.Name)
+		}
+	}
+
+	np := &v1.NodePool{}
+	if err := e.client.Get(ctx, client.ObjectKey{Name: "breaker"}, np); err != nil {
+		t.Fatal(err)
+	}
+	patch := client.MergeFrom(np.DeepCopy())
+	all := "100%"
+	np.Spec.Disruption.Repair.MaxUnhealthy = &all
+	if err := e.client.Patch(ctx, np, patch); err != nil {
+		t.Fatal(err)
+	}
+	took := waitFor(t, 150*time.Second, "both unhealthy nodes replaced and 3 pods Running", func() (bool, string) {
+		left := 0
+		for _, n := range poolNodes(t, e, "breaker") {
+			if slices.Contains(victims, n.Name) {
+				left++
+			}
+		}
+		running, _, states := runningOn(t, e, ns, "app=spread", "breaker")
+		return left == 0 && running == 3, fmt.Sprintf("%d unhealthy nodes left; %s; claims: %s", left, states, describeClaims(t, e, "breaker"))
+	})
+	for _, v := range victims {
+		if replacementOf(t, e, "breaker", v) == nil {
+			t.Errorf("no replacement was launched for %s", v)
+		}
+	}
+	t.Logf("with maxUnhealthy 100%% both nodes were repaired in %s", took.Round(100*time.Millisecond))
 }
