@@ -1,6 +1,9 @@
 package consolidation
 
 import (
+	"context"
+	"fmt"
+	"math/rand/v2"
 	"strings"
 	"testing"
 	"time"
@@ -233,5 +236,127 @@ func TestApplyKeepsRepairPolicies(t *testing.T) {
 	}
 	if len(after.RepairPolicies) != len(state.AWSRepairPolicies()) {
 		t.Errorf("Apply left %d repair policies, want AWS's %d", len(after.RepairPolicies), len(state.AWSRepairPolicies()))
+	}
+}
+
+// TestRepairProperties plans over random clusters (randomSnapshot) where
+// some pools repair and some nodes are unhealthy, some for longer than
+// their toleration, some annotated do-not-repair: every plan stays valid
+// and within budgets, repairs only nodes of repairing pools that are past
+// their toleration, not annotated, in pools within their maxUnhealthy,
+// and explains every unhealthy node it keeps.
+func TestRepairProperties(t *testing.T) {
+	n := 80
+	if testing.Short() || raceEnabled {
+		n = 25
+	}
+	policies := state.AWSRepairPolicies()
+	conditions := []state.Condition{
+		{Type: string(corev1.NodeReady), Status: corev1.ConditionUnknown},
+		{Type: string(corev1.NodeReady), Status: corev1.ConditionFalse},
+		{Type: "KernelReady", Status: corev1.ConditionFalse},
+		{Type: "AcceleratedHardwareReady", Status: corev1.ConditionFalse},
+		{Type: "SomethingElse", Status: corev1.ConditionFalse}, // no policy: healthy
+	}
+	for i := range n {
+		r := rand.New(rand.NewPCG(uint64(i), 23))
+		snap := randomSnapshot(r)
+		snap.RepairPolicies = policies
+		now := t0.Add(time.Duration(r.IntN(48)) * time.Hour)
+		for _, p := range snap.Pools {
+			if r.IntN(4) == 0 {
+				continue
+			}
+			p.Repair = &state.Repair{MaxUnhealthy: []string{"20%", "50%", "1", "100%"}[r.IntN(4)]}
+			if r.IntN(2) == 0 {
+				d := time.Duration(1+r.IntN(40)) * time.Minute
+				p.Repair.Toleration = &d
+			}
+			if r.IntN(2) == 0 {
+				p.Disruption.Budgets = append(p.Disruption.Budgets, state.Budget{Nodes: fmt.Sprint(r.IntN(3)), Reasons: []string{string(ReasonUnhealthy)}})
+			}
+		}
+		for _, node := range snap.Nodes {
+			if r.IntN(3) != 0 {
+				continue
+			}
+			c := conditions[r.IntN(len(conditions))]
+			c.Since = now.Add(-time.Duration(r.IntN(90)) * time.Minute)
+			node.Conditions = append(node.Conditions, c)
+			if r.IntN(6) == 0 {
+				if node.Annotations == nil {
+					node.Annotations = map[string]string{}
+				}
+				node.Annotations[v1.AnnotationDoNotRepair] = "true"
+			}
+		}
+		res, err := Plan(context.Background(), snap, now, DefaultOptions())
+		if err != nil {
+			t.Fatalf("scenario %d: %v", i, err)
+		}
+		if v := Validate(snap, res); len(v) > 0 {
+			t.Fatalf("scenario %d: plan breaks rules: %v", i, v)
+		}
+		checkBudgets(t, i, snap, res, now)
+		checkRepairs(t, i, snap, res, now)
+	}
+}
+
+// checkRepairs checks the Unhealthy commands of res against the rules of
+// repair, and that every unhealthy node it keeps says why.
+func checkRepairs(t *testing.T, i int, snap *state.Snapshot, res *Result, now time.Time) {
+	t.Helper()
+	pools := map[string]*state.Pool{}
+	for _, p := range snap.Pools {
+		pools[p.Name] = p
+	}
+	total, sick := map[string]int{}, map[string]int{}
+	unhealthy := map[string][]state.Unhealthy{}
+	for _, n := range snap.Nodes {
+		p := pools[n.Pool]
+		if p == nil || p.Repair == nil || n.InFlight {
+			continue
+		}
+		total[p.Name]++
+		if us := n.UnhealthyConditions(snap.RepairPolicies, p.Repair); len(us) > 0 {
+			sick[p.Name]++
+			unhealthy[n.Name] = us
+		}
+	}
+	byName := map[string]*state.Node{}
+	for _, n := range snap.Nodes {
+		byName[n.Name] = n
+	}
+	for _, c := range res.Commands {
+		if c.Reason != ReasonUnhealthy {
+			continue
+		}
+		for _, name := range c.Nodes {
+			n := byName[name]
+			p := pools[n.Pool]
+			us := unhealthy[name]
+			switch {
+			case p == nil || p.Repair == nil:
+				t.Errorf("scenario %d: %s repaired in a pool without repair", i, name)
+			case len(us) == 0 || us[0].EligibleAt().After(now):
+				t.Errorf("scenario %d: %s repaired before its toleration: %+v", i, name, us)
+			case n.Annotations[v1.AnnotationDoNotRepair] == "true" || n.Annotations[v1.AnnotationDoNotDisrupt] == "true":
+				t.Errorf("scenario %d: annotated node %s repaired", i, name)
+			}
+			if p != nil && p.Repair != nil {
+				most, err := v1.BudgetNodes(p.Repair.MaxUnhealthy, total[p.Name])
+				if err != nil {
+					t.Fatal(err)
+				}
+				if sick[p.Name] > most {
+					t.Errorf("scenario %d: %s repaired with %d of %d nodes of %s unhealthy, above maxUnhealthy %s", i, name, sick[p.Name], total[p.Name], p.Name, p.Repair.MaxUnhealthy)
+				}
+			}
+		}
+	}
+	for _, k := range res.Kept {
+		if len(unhealthy[k.Node]) > 0 && !strings.HasPrefix(k.Reason, "unhealthy: ") {
+			t.Errorf("scenario %d: unhealthy node %s kept without saying so: %q", i, k.Node, k.Reason)
+		}
 	}
 }
