@@ -57,7 +57,11 @@ func (repair) run(p *planner) error {
 		}
 		detail += ", past its toleration of " + formatDuration(s.u.Toleration)
 		if why := repairBlocker(s.n, p, tripped); why != nil {
-			p.hold(s.n.node.Name, detail+", but "+why.reason, ReasonUnhealthy, why.rule)
+			if why.rule == "" {
+				p.keep(s.n.node.Name, detail+", but "+why.reason)
+			} else {
+				p.hold(s.n.node.Name, detail+", but "+why.reason, ReasonUnhealthy, why.rule)
+			}
 			continue
 		}
 		why, err := p.budgets.take(s.n.pool, ReasonUnhealthy)
@@ -127,7 +131,9 @@ func unhealthyDetail(u state.Unhealthy, p *planner) string {
 	return s + " for " + formatDuration(p.now.Sub(c.Since))
 }
 
-// blocker is why repair leaves an eligible node, and the rule's class.
+// blocker is why repair leaves an eligible node, and the rule's class
+// ("" when no rule held it: it is being deleted, or another command has
+// it).
 type blocker struct {
 	reason string
 	rule   Hold
