@@ -61,6 +61,39 @@ type disruptionModel struct {
 	MinSavingsPerPod    types.String  `tfsdk:"min_savings_per_pod"`
 	// KarpenterAnnotations is null for the API's default, Honor.
 	KarpenterAnnotations types.String `tfsdk:"karpenter_annotations"`
+	// Repair is nil when repair is absent (off).
+	Repair *repairModel `tfsdk:"repair"`
+}
+
+type repairModel struct {
+	Enabled      types.Bool   `tfsdk:"enabled"`
+	Toleration   types.String `tfsdk:"toleration"`
+	MaxUnhealthy types.String `tfsdk:"max_unhealthy"`
+}
+
+// toAPI is the repair block as the API has it; nil stays nil.
+func (m *repairModel) toAPI() *v1.Repair {
+	if m == nil {
+		return nil
+	}
+	r := &v1.Repair{Enabled: m.Enabled.ValueBool(), MaxUnhealthy: strPtr(m.MaxUnhealthy)}
+	if t := strPtr(m.Toleration); t != nil {
+		d := v1.Duration(*t)
+		r.Toleration = &d
+	}
+	return r
+}
+
+// repairFromAPI is the model of an API repair block; nil stays nil.
+func repairFromAPI(r *v1.Repair) *repairModel {
+	if r == nil {
+		return nil
+	}
+	m := &repairModel{Enabled: types.BoolValue(r.Enabled), Toleration: types.StringNull(), MaxUnhealthy: tfStrPtr(r.MaxUnhealthy)}
+	if r.Toleration != nil {
+		m.Toleration = types.StringValue(string(*r.Toleration))
+	}
+	return m
 }
 
 type budgetModel struct {
@@ -108,6 +141,7 @@ func defaultDisruption() types.Object {
 		"min_savings_percent":   types.Int64Null(),
 		"min_savings_per_pod":   types.StringNull(),
 		"karpenter_annotations": types.StringNull(),
+		"repair":                types.ObjectNull(attributesType(repairAttributes()).AttrTypes),
 	})
 }
 
@@ -168,6 +202,7 @@ func (m *nodePoolModel) toAPI() (*v1.NodePool, field.ErrorList) {
 			MinSavingsPercent:    percentPtr(d.MinSavingsPercent),
 			MinSavingsPerPod:     strPtr(d.MinSavingsPerPod),
 			KarpenterAnnotations: v1.KarpenterAnnotations(str(d.KarpenterAnnotations)),
+			Repair:               d.Repair.toAPI(),
 		}
 		for _, b := range d.Budgets {
 			budget := v1.Budget{Nodes: str(b.Nodes), Schedule: strPtr(b.Schedule)}
@@ -248,6 +283,7 @@ func nodePoolFromAPI(np *v1.NodePool, prior *nodePoolModel) nodePoolModel {
 			MinSavingsPercent:    tfInt32Ptr(d.MinSavingsPercent),
 			MinSavingsPerPod:     tfStrPtr(d.MinSavingsPerPod),
 			KarpenterAnnotations: tfStr(string(d.KarpenterAnnotations)),
+			Repair:               repairFromAPI(d.Repair),
 		}
 		for _, b := range d.Budgets {
 			bm := budgetModel{Nodes: tfStr(b.Nodes), Schedule: tfStrPtr(b.Schedule), Duration: types.StringNull(), Reasons: tfStrList(b.Reasons)}

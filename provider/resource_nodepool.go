@@ -95,7 +95,25 @@ func disruptionAttributes() map[string]schema.Attribute {
 				v1.KarpenterAnnotationsHonor:  "the default when absent: `karpenter.sh/do-not-disrupt` on pods and nodes and `karpenter.sh/do-not-evict` on pods count as Tenon's annotation, `karpenter.sh/do-not-consolidate` on nodes keeps them from consolidation (not from drift or expiry)",
 				v1.KarpenterAnnotationsIgnore: "only `tenon.dev/do-not-disrupt` counts",
 			}) + "."}
+	attrs["repair"] = schema.SingleNestedAttribute{Optional: true,
+		MarkdownDescription: "Node repair: replace the pool's nodes that stay unhealthy (`Ready` `False` or `Unknown`, or a condition the cloud lists, " +
+			"on AWS the EKS node monitoring agent's `AcceleratedHardwareReady`, `StorageReady`, `NetworkingReady`, `KernelReady` and `ContainerRuntimeReady` `False`) " +
+			"past a toleration: the replacement is launched first, then the node is drained (honouring PodDisruptionBudgets) and deleted, " +
+			"within the budgets for the reason `Unhealthy`. `" + v1.AnnotationDoNotRepair + "` or `" + v1.AnnotationDoNotDisrupt + "` on a node keeps it. Absent means off.",
+		Attributes: repairAttributes()}
 	return attrs
+}
+
+func repairAttributes() map[string]schema.Attribute {
+	return map[string]schema.Attribute{
+		"enabled": schema.BoolAttribute{Required: true, MarkdownDescription: "Turn node repair on for the pool."},
+		"toleration": schema.StringAttribute{Optional: true,
+			MarkdownDescription: "How long a node must have been unhealthy before it is repaired, for every condition, such as `10m`. " +
+				"Absent means the cloud's toleration for each condition: `30m`, and `10m` for `AcceleratedHardwareReady`."},
+		"max_unhealthy": schema.StringAttribute{Optional: true,
+			MarkdownDescription: "How many of the pool's nodes may be unhealthy before repair stops for the pool (a failure that many nodes share is not fixed by replacing them): " +
+				"a count such as `3` or a percentage such as `50%`, rounded up. Absent means `" + v1.DefaultRepairMaxUnhealthy + "`, Karpenter's fixed threshold; `100%` never stops."},
+	}
 }
 
 // minSavingsAttributes are the consolidation savings thresholds, in tenon_nodepool's

@@ -194,6 +194,18 @@ func TestNodePoolValidationAtPlan(t *testing.T) {
     consolidate_after     = "30s"
     karpenter_annotations = "ignore"
   }`), "disruption.karpenter_annotations"},
+		{"repair toleration without unit", top(`  disruption = {
+    consolidate_after = "30s"
+    repair = { enabled = true, toleration = "10" }
+  }`), "disruption.repair.toleration"},
+		{"repair max_unhealthy over 100%", top(`  disruption = {
+    consolidate_after = "30s"
+    repair = { enabled = true, max_unhealthy = "150%" }
+  }`), "disruption.repair.max_unhealthy"},
+		{"budget reason lower case", top(`  disruption = {
+    consolidate_after = "30s"
+    budgets = [{ nodes = "1", reasons = ["unhealthy"] }]
+  }`), "disruption.budgets[0].reasons[0]"},
 	}
 	runValidationCases(t, "Invalid NodePool", cases)
 }
@@ -421,6 +433,65 @@ func TestNodePoolKarpenterAnnotationsInMemory(t *testing.T) {
 				}
 				if d := np.Spec.Disruption; d.KarpenterAnnotations != "" || !d.HonorsKarpenterAnnotations() {
 					return fmt.Errorf("karpenterAnnotations left out still reaches the NodePool: %+v", d)
+				}
+				return nil
+			}},
+		},
+	})
+}
+
+// TestNodePoolRepairInMemory: disruption.repair reaches the NodePool and reads back (import
+// too); left out, the pool does not repair.
+func TestNodePoolRepairInMemory(t *testing.T) {
+	testenv.RequireTofu(t, testenv.CLITest)
+	target := newMemoryTarget()
+	cfg := func(setting string) string {
+		return nodePoolHCL(`  name = "healing"
+  template = { node_class = "default" }
+  disruption = {
+    consolidate_after = "30s"
+    budgets = [{ nodes = "1", reasons = ["Unhealthy"] }, { nodes = "10%" }]
+` + setting + `
+  }`)
+	}
+	get := func() (*v1.NodePool, error) {
+		np := &v1.NodePool{TypeMeta: metav1.TypeMeta{Kind: v1.NodePoolKind}, ObjectMeta: metav1.ObjectMeta{Name: "healing"}}
+		return np, target.Get(context.Background(), np)
+	}
+	repair := tfjsonpath.New("disruption").AtMapKey("repair")
+	tfresource.UnitTest(t, tfresource.TestCase{
+		ProtoV6ProviderFactories: factories(target),
+		Steps: []tfresource.TestStep{
+			{Config: cfg(`    repair = { enabled = true, toleration = "10m", max_unhealthy = "50%" }`), ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue("tenon_nodepool.test", repair.AtMapKey("toleration"), knownvalue.StringExact("10m")),
+				statecheck.ExpectKnownValue("tenon_nodepool.test", repair.AtMapKey("max_unhealthy"), knownvalue.StringExact("50%")),
+			}, Check: func(*terraform.State) error {
+				np, err := get()
+				if err != nil {
+					return err
+				}
+				d := np.Spec.Disruption
+				if !d.RepairEnabled() || d.Repair.Toleration == nil || *d.Repair.Toleration != "10m" || d.Repair.MaxUnhealthy == nil || *d.Repair.MaxUnhealthy != "50%" {
+					return fmt.Errorf("the NodePool's repair is %+v, want enabled, 10m, 50%%", d.Repair)
+				}
+				if r := d.Budgets[0].Reasons; len(r) != 1 || r[0] != v1.DisruptionReasonUnhealthy {
+					return fmt.Errorf("the first budget's reasons are %v, want [Unhealthy]", r)
+				}
+				return nil
+			}},
+			{ResourceName: "tenon_nodepool.test", ImportState: true, ImportStateId: "healing", ImportStateVerify: true},
+			{Config: cfg(`    repair = { enabled = true }`), ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue("tenon_nodepool.test", repair.AtMapKey("toleration"), knownvalue.Null()),
+			}},
+			{Config: cfg(""), ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue("tenon_nodepool.test", repair, knownvalue.Null()),
+			}, Check: func(*terraform.State) error {
+				np, err := get()
+				if err != nil {
+					return err
+				}
+				if np.Spec.Disruption.RepairEnabled() {
+					return fmt.Errorf("repair left out still reaches the NodePool: %+v", np.Spec.Disruption.Repair)
 				}
 				return nil
 			}},

@@ -122,8 +122,18 @@ func (b *viewBuilder) build(ctx context.Context, extra func(*clusterView, *cache
 	if err != nil {
 		return nil, fmt.Errorf("building the cluster snapshot: %w", err)
 	}
+	if rp, ok := b.cloud.(repairPolicySource); ok {
+		snap.RepairPolicies = rp.RepairPolicies()
+	}
 	v.snap = snap
 	return v, nil
+}
+
+// repairPolicySource is the cloud's list of unhealthy node conditions
+// (cloud.CloudProvider.RepairPolicies); a view from a source without one
+// repairs on Ready alone (state.ReadyRepairPolicies).
+type repairPolicySource interface {
+	RepairPolicies() []state.RepairPolicy
 }
 
 // list reads every list a view needs from the cache.

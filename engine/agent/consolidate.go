@@ -46,6 +46,7 @@ func (d *disruption) consolidate(ctx context.Context, now time.Time) error {
 		d.log.V(1).Info("waiting for nodes to drain before planning the next command", "nodes", nodes)
 		return nil
 	}
+	d.countUnhealthy(v)
 	res, err := d.plan(ctx, v, now, nil)
 	if err != nil {
 		return err
@@ -165,6 +166,9 @@ func (d *disruption) execute(ctx context.Context, v *clusterView, cmd consolidat
 		claim := fresh.claimOfNode(name)
 		if claim == nil {
 			continue
+		}
+		if cmd.Reason == consolidation.ReasonUnhealthy {
+			d.recordRepair(v, name, claim, cmd.Detail)
 		}
 		if err := d.disrupter.disrupt(ctx, claim, reason, cmd.Detail); err != nil {
 			return err

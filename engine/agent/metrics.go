@@ -30,6 +30,8 @@ type metrics struct {
 	buildInfo            *prometheus.GaugeVec
 	evictions            *prometheus.CounterVec
 	interruptionReceived *prometheus.CounterVec
+	unhealthyNodes       *prometheus.GaugeVec
+	nodeRepairs          *prometheus.CounterVec
 }
 
 func newMetrics(reg prometheus.Registerer) (*metrics, error) {
@@ -87,6 +89,12 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 		interruptionReceived: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "tenon_interruption_received_total", Help: "Interruption events from the cloud, by kind.",
 		}, []string{"kind"}),
+		unhealthyNodes: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "tenon_nodepool_unhealthy_nodes", Help: "Nodes of a pool with an unhealthy condition (one the cloud's repair policies list), by pool and the condition first eligible for repair, whether or not the pool repairs them.",
+		}, []string{"nodepool", "condition"}),
+		nodeRepairs: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "tenon_node_repairs_total", Help: "Unhealthy nodes node repair deleted (after launching their replacements), by pool and the unhealthy condition.",
+		}, []string{"nodepool", "condition"}),
 	}
 	// An agent started again in the same process (tests, a restart after
 	// a lost leadership) keeps counting on the collectors it registered.
@@ -96,6 +104,7 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 		register(reg, &m.queueDepth), register(reg, &m.unschedulablePods), register(reg, &m.disruptionDecisions),
 		register(reg, &m.poolUsage), register(reg, &m.poolLimit), register(reg, &m.poolNodes),
 		register(reg, &m.clusterCostPerHour), register(reg, &m.poolCostPerHour), register(reg, &m.buildInfo), register(reg, &m.evictions), register(reg, &m.interruptionReceived),
+		register(reg, &m.unhealthyNodes), register(reg, &m.nodeRepairs),
 	)
 	if err != nil {
 		return nil, err

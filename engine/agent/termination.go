@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
@@ -121,16 +122,17 @@ func (t *termination) drain(ctx context.Context, claim *v1.NodeClaim, node *core
 	if err := t.client.List(ctx, &pods, client.MatchingFields{indexPodNodeName: node.Name}); err != nil {
 		return false, fmt.Errorf("listing the pods of node %s: %w", node.Name, err)
 	}
+	now := t.clock.Now()
+	unreachable := !nodeReady(node)
 	groups := make([][]*corev1.Pod, 3)
 	for i := range pods.Items {
 		p := &pods.Items[i]
-		if !needsEviction(p) {
+		if !needsEviction(p) || (unreachable && stuckTerminating(p, now)) {
 			continue
 		}
 		groups[evictionGroup(p)] = append(groups[evictionGroup(p)], p)
 	}
 	force := t.graceOver(claim)
-	now := t.clock.Now()
 	for _, group := range groups {
 		if len(group) == 0 {
 			continue
@@ -160,6 +162,18 @@ func (t *termination) graceOver(claim *v1.NodeClaim) bool {
 	}
 	d, ok := claim.Spec.TerminationGracePeriod.Duration()
 	return ok && t.clock.Since(claim.DeletionTimestamp.Time) > d
+}
+
+// stuckTerminating reports whether a pod being deleted is past its
+// deletion time (its grace period over). On a node that is not Ready no
+// kubelet will confirm it is gone, so the drain does not wait for it:
+// its controller has already made a replacement (a terminating pod does
+// not count as a replica), and the pod is garbage-collected once the node
+// is deleted. Without this an unhealthy node (node repair, an
+// interruption of a dead instance) would drain until terminationGracePeriod,
+// or forever without one.
+func stuckTerminating(p *corev1.Pod, now time.Time) bool {
+	return p.DeletionTimestamp != nil && now.After(p.DeletionTimestamp.Time)
 }
 
 // needsEviction reports whether a pod on a draining node must leave first:

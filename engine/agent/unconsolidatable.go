@@ -27,6 +27,8 @@ func keptReason(k consolidation.Kept) string {
 		return "DisruptionBudget"
 	case consolidation.HeldByPendingPods:
 		return "PendingPods"
+	case consolidation.HeldByUnhealthyThreshold:
+		return "UnhealthyThreshold"
 	}
 	return "Kept"
 }

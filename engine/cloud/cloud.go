@@ -63,6 +63,12 @@ type CloudProvider interface {
 	// its NodeClass resolves to now (image, subnets, security groups), or ""
 	// when it does not.
 	IsDrifted(ctx context.Context, claim *v1.NodeClaim) (DriftReason, error)
+	// RepairPolicies lists the node conditions this cloud calls unhealthy
+	// and how long each is tolerated before node repair replaces the node
+	// (in pools with disruption.repair on): at least Ready False and
+	// Unknown (state.ReadyRepairPolicies), plus the conditions its node
+	// health agents set.
+	RepairPolicies() []state.RepairPolicy
 }
 
 // DriftReason says why an instance drifted from its NodeClass, for conditions

@@ -69,7 +69,7 @@ func (r *Result) Removed() []string { return slices.Clone(r.removed) }
 
 // applyChanges removes nodes, launches claims as nodes and moves pods.
 func applyChanges(snap *state.Snapshot, gone map[string]bool, moves map[string]string, claims []*packing.Claim, now time.Time) (*state.Snapshot, error) {
-	out := &state.Snapshot{Pools: snap.Pools, DaemonSets: snap.DaemonSets, PDBs: snap.PDBs}
+	out := &state.Snapshot{Pools: snap.Pools, DaemonSets: snap.DaemonSets, PDBs: snap.PDBs, RepairPolicies: snap.RepairPolicies}
 	receiving := map[string]bool{}
 	for _, to := range moves {
 		if to != "" {

@@ -185,8 +185,14 @@ func (drift) run(p *planner) error {
 		list = append(list, n)
 		details[n.node.Name] = detail
 	}
-	// Nodes whose pods fit nowhere stay; the others are simulated again
-	// without them (a bounded number of times).
+	return p.replaceWhereFits(list, details, ReasonDrifted)
+}
+
+// replaceWhereFits plans commands replacing the nodes of list, whose
+// budgets are taken, each worded with its details: nodes whose pods fit
+// nowhere else stay (their budget given back, the reason kept), and the
+// others are simulated again without them, a bounded number of times.
+func (p *planner) replaceWhereFits(list []*nodeInfo, details map[string]string, reason Reason) error {
 	for range 4 {
 		if len(list) == 0 {
 			return nil
@@ -206,7 +212,7 @@ func (drift) run(p *planner) error {
 			}
 		}
 		if len(stuck) == 0 {
-			cmds := p.split(list, r, ReasonDrifted)
+			cmds := p.split(list, r, reason)
 			for _, c := range cmds {
 				var ds []string
 				for _, n := range c.Nodes {

@@ -16,7 +16,7 @@ import (
 )
 
 // method is one way of choosing nodes to disrupt. Plan runs them in a fixed
-// order (a static pool's surplus, emptiness, expiration, drift, consolidation); each sees the
+// order (repair, a static pool's surplus, emptiness, expiration, drift, consolidation); each sees the
 // cluster as the commands before it leave it.
 type method interface {
 	// reason is the reason of the commands the method makes.
@@ -28,7 +28,7 @@ type method interface {
 
 // methods is the fixed order.
 func methods() []method {
-	return []method{overprovisioned{}, emptiness{}, expiration{}, drift{}, consolidation{}}
+	return []method{repair{}, overprovisioned{}, emptiness{}, expiration{}, drift{}, consolidation{}}
 }
 
 // Plan decides which nodes to remove or replace at now, and why every

@@ -17,6 +17,8 @@ const (
 	ReasonExpired       Reason = "Expired"
 	ReasonDrifted       Reason = "Drifted"
 	ReasonUnderutilized Reason = "Underutilized"
+	// ReasonUnhealthy is node repair: a node unhealthy past its toleration.
+	ReasonUnhealthy Reason = "Unhealthy"
 )
 
 // Result is the plan consolidation made at one instant: the commands to run
@@ -117,6 +119,9 @@ const (
 	// HeldByPendingPods: pods not bound yet are expected on the node
 	// (state.Node.Nominated).
 	HeldByPendingPods Hold = "pending-pods"
+	// HeldByUnhealthyThreshold: more of the pool's nodes are unhealthy
+	// than its repair.maxUnhealthy allows, so repair stops for the pool.
+	HeldByUnhealthyThreshold Hold = "unhealthy-threshold"
 )
 
 // Options tune Plan. Start from DefaultOptions.

@@ -23,7 +23,7 @@ const (
 // Command is the `tenon convert` subcommand:
 //
 //	tenon convert [-f FILE]... [FILE...] [-o hcl|yaml] [--import] [--cluster-name NAME]
-//	              [--default-instance-profile NAME] [--strict]
+//	              [--default-instance-profile NAME] [--node-repair] [--strict]
 //
 // It reads Karpenter YAML (FILE - or no file at all reads standard input),
 // writes Tenon HCL or YAML to stdout, and lists what it could not map on
@@ -43,7 +43,7 @@ type options struct {
 }
 
 var usage = []string{
-	"Usage: tenon convert [-f FILE]... [FILE]... [-o hcl|yaml] [--import] [--cluster-name NAME] [--strict]",
+	"Usage: tenon convert [-f FILE]... [FILE]... [-o hcl|yaml] [--import] [--cluster-name NAME] [--node-repair] [--strict]",
 	"\nConverts Karpenter objects (karpenter.sh/v1alpha5 Provisioner, karpenter.sh/v1beta1 and v1",
 	"NodePool, karpenter.k8s.aws/v1beta1 and v1 EC2NodeClass, karpenter.k8s.aws/v1alpha1",
 	"AWSNodeTemplate) into Tenon's: tenon_* Terraform resources (-o hcl, the default) or tenon.dev",
@@ -63,6 +63,7 @@ func parseFlags(args []string, cmd cli.Command) (*options, error) {
 	fs.BoolVar(&o.hcl.Import, "import", false, "add an import block for every resource (HCL only), to adopt objects that already exist in the cluster")
 	fs.StringVar(&o.conv.ClusterName, "cluster-name", "", "replace ${CLUSTER_NAME} and $CLUSTER_NAME in the input with this `name`")
 	fs.StringVar(&o.conv.DefaultInstanceProfile, "default-instance-profile", "", "instance profile `name` for AWSNodeTemplates and inline providers without one (Karpenter v1alpha5's aws.defaultInstanceProfile)")
+	fs.BoolVar(&o.conv.NodeRepair, "node-repair", false, "Karpenter ran with --feature-gates NodeRepair=true: turn node repair on (disruption.repair.enabled) in every converted NodePool")
 	fs.BoolVar(&o.strict, "strict", false, "exit 1, writing nothing, when any input field cannot be mapped")
 	positional, err := cli.Parse(fs, args)
 	if err != nil {

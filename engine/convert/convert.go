@@ -23,6 +23,13 @@ type Options struct {
 	// inline providers that name none, as Karpenter v1alpha5's
 	// aws.defaultInstanceProfile setting was.
 	DefaultInstanceProfile string
+	// NodeRepair says Karpenter ran with its NodeRepair feature gate on
+	// (--feature-gates NodeRepair=true, Helm settings.featureGates.nodeRepair):
+	// a cluster-wide switch, not a field of the objects converted, so it is
+	// given here and every converted NodePool gets disruption.repair
+	// {enabled: true}, with the cloud's tolerations and the 20% threshold
+	// Karpenter applies. Provisioners (v1alpha5) have no repair.
+	NodeRepair bool
 }
 
 // Object is one converted object with the input it came from.
@@ -140,6 +147,9 @@ func convertDocument(c *conversion, opts Options) (any, *movedKubelet) {
 		return convertProvisioner(c, root, opts), nil
 	case "NodePool":
 		np, move := convertNodePool(c, root, version)
+		if opts.NodeRepair {
+			enableRepair(np)
+		}
 		return np, move
 	case "EC2NodeClass":
 		return convertEC2NodeClass(c, root, version), nil

@@ -99,6 +99,9 @@ func (n *node) nodeAnnotations(key string) map[string]string {
 			n.c.from(n.at(key).Key(v1.AnnotationDoNotDisrupt), n.at(key).Key(k))
 		case k == karpenterDoNotConsolid:
 			out[k] = v
+		case k == v1.AnnotationKarpenterDoNotRepair:
+			out[v1.AnnotationDoNotRepair] = v
+			n.c.from(n.at(key).Key(v1.AnnotationDoNotRepair), n.at(key).Key(k))
 		case k == karpenterDoNotEvict:
 			n.c.unmap(n.at(key).Key(k), fmt.Sprintf("a pod annotation (Tenon honours it on pods); on a node it does nothing in Karpenter either; to keep the pool's nodes from disruption set %s", v1.AnnotationDoNotDisrupt))
 		case inKarpenterDomain(k):

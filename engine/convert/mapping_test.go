@@ -201,6 +201,58 @@ spec:
 			},
 		},
 		{
+			name: "--node-repair: Karpenter's NodeRepair gate turns repair on in each NodePool, Unhealthy budgets and do-not-repair carry over",
+			opts: Options{NodeRepair: true},
+			in: `
+apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata: {name: pool}
+spec:
+  template:
+    metadata:
+      annotations: {karpenter.sh/do-not-repair: "true"}
+    spec:
+      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
+  disruption:
+    consolidateAfter: 1m
+    budgets: [{nodes: "1", reasons: [Unhealthy]}]
+`,
+			want: map[string]string{
+				"spec.disruption.repair":             `{"enabled":true}`,
+				"spec.disruption.consolidateAfter":   `"1m"`,
+				"spec.disruption.budgets[0]":         `{"nodes":"1","reasons":["Unhealthy"]}`,
+				"spec.template.metadata.annotations": `{"tenon.dev/do-not-repair":"true"}`,
+			},
+		},
+		{
+			name: "--node-repair on a NodePool without a disruption block",
+			opts: Options{NodeRepair: true},
+			in: `
+apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata: {name: pool}
+spec:
+  template:
+    spec:
+      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
+`,
+			want: map[string]string{"spec.disruption": `{"consolidateAfter":"0s","repair":{"enabled":true}}`},
+		},
+		{
+			name: "without --node-repair a NodePool does not repair",
+			in: `
+apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata: {name: pool}
+spec:
+  template:
+    spec:
+      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
+  disruption: {consolidateAfter: 1m}
+`,
+			want: map[string]string{"spec.disruption.repair": "absent"},
+		},
+		{
 			name: "unknown fields are reported, not dropped",
 			in: `
 apiVersion: karpenter.sh/v1

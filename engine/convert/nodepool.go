@@ -56,6 +56,16 @@ func convertNodePool(c *conversion, root *node, version string) (*v1.NodePool, *
 	return np, moved
 }
 
+// enableRepair turns node repair on for a converted NodePool (Karpenter's
+// NodeRepair feature gate, Options.NodeRepair). A pool without a
+// disruption block gets the one Karpenter and Tenon default to.
+func enableRepair(np *v1.NodePool) {
+	if np.Spec.Disruption == nil {
+		np.Spec.Disruption = &v1.Disruption{ConsolidateAfter: v1.DefaultConsolidateAfter}
+	}
+	np.Spec.Disruption.Repair = &v1.Repair{Enabled: true}
+}
+
 func toResourceList(q map[string]resource.Quantity) corev1.ResourceList {
 	out := make(corev1.ResourceList, len(q))
 	for k, v := range q {

@@ -20,6 +20,9 @@ func (s *Scenario) Snapshot() (*state.Snapshot, error) {
 	if err != nil {
 		return nil, s.nameFiles(err)
 	}
+	// The catalog is EC2's: nodes are unhealthy as on AWS (Ready, and the
+	// EKS node monitoring agent's conditions), for pools that repair them.
+	snap.RepairPolicies = state.AWSRepairPolicies()
 	return snap, nil
 }
 

@@ -84,6 +84,7 @@ func ConvertNode(n *corev1.Node, claim *v1.NodeClaim, types map[string]*catalog.
 		Unschedulable:     n.Spec.Unschedulable,
 		MarkedForDeletion: n.DeletionTimestamp != nil || hasTaint(n.Spec.Taints, v1.TaintKeyDisrupted) || (claim != nil && claim.DeletionTimestamp != nil),
 		CreatedAt:         n.CreationTimestamp.Time,
+		Conditions:        nodeConditions(n),
 	}
 	it := types[node.InstanceType]
 	if len(node.Allocatable) == 0 && it != nil {

@@ -151,6 +151,7 @@ func (b *builder) pool(src poolSource, classes map[string]*v1.NodeClass) (*Pool,
 		// Provisioners have no such switch: their pools keep bare pods.
 		DisruptBarePods:            src.kind == PoolKindNodePool && np.Annotations[AnnotationDisruptBarePods] == "true",
 		IgnoreKarpenterAnnotations: !np.Spec.Disruption.HonorsKarpenterAnnotations(),
+		Repair:                     repairOf(np.Spec.Disruption),
 	}
 	if pool.Disruption, err = disruption(np.Spec.Disruption); err != nil {
 		return nil, fail("spec.disruption", "%v", err)

@@ -28,6 +28,10 @@ type Snapshot struct {
 	DaemonSets []*DaemonSet
 	// PDBs are the pod disruption budgets.
 	PDBs []*PDB
+	// RepairPolicies are the node conditions the cloud calls unhealthy, for
+	// the pools that repair nodes (Pool.Repair); nil means
+	// ReadyRepairPolicies.
+	RepairPolicies []RepairPolicy
 }
 
 // Pool is a NodePool or a Provisioner reduced to what the engine needs.
@@ -86,6 +90,8 @@ type Pool struct {
 	// nodes for pending pods, and consolidation leaves them alone. nil for a
 	// pool that follows its pods.
 	Replicas *int64
+	// Repair is the pool's node repair (disruption.repair); nil when off.
+	Repair *Repair
 }
 
 // Static reports whether the pool keeps a fixed number of nodes (Replicas).
@@ -176,6 +182,9 @@ type Node struct {
 	// them there. Disruption leaves such a node alone, since removing it
 	// would only launch another for the same pods. Files never set it.
 	Nominated bool
+	// Conditions are the node's status conditions (none for an in-flight
+	// claim), which node repair matches against RepairPolicies.
+	Conditions []Condition
 	// Held, set by the agent, says why no voluntary disruption may take
 	// the node now: a disruption command is in flight on it, or it is a
 	// replacement such a command launched a short while ago (consolidating

@@ -172,6 +172,9 @@ const (
 	DisruptionReasonUnderutilized DisruptionReason = "Underutilized"
 	// DisruptionReasonDrifted is the replacement of a node that no longer matches its pool or class.
 	DisruptionReasonDrifted DisruptionReason = "Drifted"
+	// DisruptionReasonUnhealthy is the replacement of a node that has been unhealthy past its
+	// toleration (node repair, disruption.repair).
+	DisruptionReasonUnhealthy DisruptionReason = "Unhealthy"
 )
 
 // Disruption says when the agent may remove or replace a pool's nodes.
@@ -231,6 +234,11 @@ type Disruption struct {
 	// +kubebuilder:validation:Enum=Honor;Ignore
 	// +optional
 	KarpenterAnnotations KarpenterAnnotations `json:"karpenterAnnotations,omitempty"`
+	// Repair replaces the pool's nodes that stay unhealthy (Ready False or Unknown, or a
+	// cloud-specific condition) past a toleration, within the budgets for the reason Unhealthy.
+	// Absent means off.
+	// +optional
+	Repair *Repair `json:"repair,omitempty"`
 }
 
 // Budget caps how many of a pool's nodes may be disrupted at once, optionally only during a
@@ -259,10 +267,10 @@ type Budget struct {
 	// +kubebuilder:validation:XValidation:rule="self.matches('^([0-9]+h([0-9]+m)?|[0-9]+m)$')",message="duration must be hours and minutes such as 8h, 90m or 1h30m"
 	// +optional
 	Duration *Duration `json:"duration,omitempty"`
-	// Reasons limits the budget to some disruption reasons: Empty, Underutilized, Drifted.
-	// Absent means all reasons.
-	// +kubebuilder:validation:MaxItems=3
-	// +kubebuilder:validation:items:Enum=Empty;Underutilized;Drifted
+	// Reasons limits the budget to some disruption reasons: Empty, Underutilized, Drifted,
+	// Unhealthy. Absent means all reasons.
+	// +kubebuilder:validation:MaxItems=4
+	// +kubebuilder:validation:items:Enum=Empty;Underutilized;Drifted;Unhealthy
 	// +optional
 	Reasons []DisruptionReason `json:"reasons,omitempty"`
 }

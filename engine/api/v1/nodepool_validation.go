@@ -34,7 +34,7 @@ const (
 
 var (
 	consolidationPolicies = []string{string(ConsolidationPolicyWhenEmpty), string(ConsolidationPolicyWhenEmptyOrUnderutilized), string(ConsolidationPolicyBalanced)}
-	disruptionReasons     = []string{string(DisruptionReasonEmpty), string(DisruptionReasonUnderutilized), string(DisruptionReasonDrifted)}
+	disruptionReasons     = []string{string(DisruptionReasonEmpty), string(DisruptionReasonUnderutilized), string(DisruptionReasonDrifted), string(DisruptionReasonUnhealthy)}
 )
 
 // Validate checks the NodePool as the API server's schema and CEL rules do, returning errors
@@ -101,6 +101,7 @@ func (in *Disruption) validate(path *field.Path) field.ErrorList {
 		errs = append(errs, in.Budgets[i].validate(budgets.Index(i))...)
 	}
 	errs = append(errs, in.validateKarpenterAnnotations(path)...)
+	errs = append(errs, in.Repair.validate(path.Child("repair"))...)
 	return append(errs, in.validateSavings(path)...)
 }
 
@@ -124,8 +125,8 @@ func (in *Budget) validate(path *field.Path) field.ErrorList {
 	if in.Duration != nil && in.Schedule == nil {
 		errs = append(errs, field.Required(path.Child("schedule"), msgDurationNeedsSched))
 	}
-	if len(in.Reasons) > 3 {
-		errs = append(errs, field.TooMany(path.Child("reasons"), len(in.Reasons), 3))
+	if len(in.Reasons) > len(disruptionReasons) {
+		errs = append(errs, field.TooMany(path.Child("reasons"), len(in.Reasons), len(disruptionReasons)))
 	}
 	for j, r := range in.Reasons {
 		if !slices.Contains(disruptionReasons, string(r)) {

@@ -15,6 +15,7 @@ import (
 	v1 "github.com/tenonhq/terraform-provider-tenon/engine/api/v1"
 	"github.com/tenonhq/terraform-provider-tenon/engine/cloud"
 	"github.com/tenonhq/terraform-provider-tenon/engine/scheduling"
+	"github.com/tenonhq/terraform-provider-tenon/engine/state"
 )
 
 // liveStates are the instance states List and the orphan collector see;
@@ -296,3 +297,8 @@ func (p *Provider) TagRegistered(ctx context.Context, pid, nodeName string) erro
 	}
 	return nil
 }
+
+// RepairPolicies are Ready False or Unknown for 30 minutes and the
+// conditions the EKS node monitoring agent sets (state.AWSRepairPolicies),
+// as Karpenter's AWS provider lists them.
+func (p *Provider) RepairPolicies() []state.RepairPolicy { return state.AWSRepairPolicies() }

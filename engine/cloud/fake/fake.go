@@ -259,3 +259,7 @@ func (p *Provider) IsDrifted(ctx context.Context, claim *v1.NodeClaim) (cloud.Dr
 	defer p.mu.Unlock()
 	return p.drift[claim.Status.ProviderID], nil
 }
+
+// RepairPolicies are Ready False or Unknown for 30 minutes
+// (state.ReadyRepairPolicies).
+func (p *Provider) RepairPolicies() []state.RepairPolicy { return state.ReadyRepairPolicies() }

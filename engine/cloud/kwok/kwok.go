@@ -332,3 +332,8 @@ func nodeName(providerID string) (string, bool) {
 	name, ok := strings.CutPrefix(providerID, ProviderIDPrefix)
 	return name, ok && name != ""
 }
+
+// RepairPolicies are AWS's (state.AWSRepairPolicies): the kwok cloud
+// simulates EC2 instance types, and a test can set the EKS node monitoring
+// agent's conditions on its nodes as on real ones.
+func (p *Provider) RepairPolicies() []state.RepairPolicy { return state.AWSRepairPolicies() }

@@ -20,7 +20,12 @@ resource "tenon_nodepool" "general" {
       { nodes = "10%" },
       # No underutilization replacements during business hours.
       { nodes = "0", schedule = "0 9 * * mon-fri", duration = "8h", reasons = ["Underutilized"] },
+      # Node repair replaces one unhealthy node at a time.
+      { nodes = "1", reasons = ["Unhealthy"] },
     ]
+    # Replace nodes NotReady (or reporting a node monitoring agent failure)
+    # for 15 minutes; stop if more than a fifth of the pool is unhealthy.
+    repair = { enabled = true, toleration = "15m", max_unhealthy = "20%" }
   }
   limits = { cpu = "1000", memory = "4000Gi" }
   weight = 10

@@ -255,7 +255,7 @@ spec:
 	{Name: "budget duration in seconds", Patch: `{spec: {disruption: {consolidateAfter: 0s, budgets: [{schedule: "@daily", duration: 30s}]}}}`,
 		Path: "spec.disruption.budgets[0].duration", Fix: "duration must be hours and minutes such as 8h, 90m or 1h30m", CEL: true},
 	{Name: "budget reason", Patch: `{spec: {disruption: {consolidateAfter: 0s, budgets: [{reasons: [Expired]}]}}}`,
-		Path: "spec.disruption.budgets[0].reasons[0]", Fix: `supported values: "Empty", "Underutilized", "Drifted"`},
+		Path: "spec.disruption.budgets[0].reasons[0]", Fix: `supported values: "Empty", "Underutilized", "Drifted", "Unhealthy"`},
 
 	// Consolidation savings thresholds.
 	{Name: "savings thresholds zero", Patch: `{spec: {disruption: {consolidateAfter: 0s, minSavingsPerHour: "0", minSavingsPercent: 0, minSavingsPerPod: "0"}}}`},
@@ -297,6 +297,15 @@ spec:
 		Path: "spec", Fix: "replicas cannot be added to or removed from an existing NodePool", CEL: true},
 	{Name: "replicas removed from a static pool", Old: `{spec: {replicas: 3}}`,
 		Path: "spec", Fix: "replicas cannot be added to or removed from an existing NodePool", CEL: true},
+	// Node repair.
+	{Name: "repair enabled", Patch: `{spec: {disruption: {consolidateAfter: 0s, repair: {enabled: true}}}}`},
+	{Name: "repair with toleration and maxUnhealthy", Patch: `{spec: {disruption: {consolidateAfter: 0s, repair: {enabled: true, toleration: 10m, maxUnhealthy: "50%"}}}}`},
+	{Name: "repair maxUnhealthy count", Patch: `{spec: {disruption: {consolidateAfter: 0s, repair: {enabled: true, maxUnhealthy: "2"}}}}`},
+	{Name: "repair toleration without unit", Patch: `{spec: {disruption: {consolidateAfter: 0s, repair: {enabled: true, toleration: "10"}}}}`,
+		Path: "spec.disruption.repair.toleration", Fix: "toleration must be a duration such as 10m", CEL: true},
+	{Name: "repair maxUnhealthy over 100%", Patch: `{spec: {disruption: {consolidateAfter: 0s, repair: {enabled: true, maxUnhealthy: "120%"}}}}`,
+		Path: "spec.disruption.repair.maxUnhealthy", Fix: "maxUnhealthy must be a count such as 3 or a percentage", CEL: true},
+	{Name: "budget reason Unhealthy", Patch: `{spec: {disruption: {consolidateAfter: 0s, budgets: [{nodes: "1", reasons: [Unhealthy]}]}}}`},
 
 	// Weight and name.
 	{Name: "weight 0", Patch: `{spec: {weight: 0}}`, Path: "spec.weight", Fix: "weight must be between 1 and 100"},
