@@ -42,22 +42,18 @@ import (
 var awaitingPodsTaint = v1.Taint{Key: v1.TaintKeyAwaitingPods, Effect: corev1.TaintEffectNoSchedule}
 
 // awaitingClaims are the claims of res (by the packer's names) to start
-// with the awaiting-pods taint: all of them when the plan put a pod still
-// to come on any, or has several; none for one claim of pods that exist.
-// All, because a pod tried while its nominated node is tainted binds to
-// any new node without the taint, in room planned for others (live: 4–5
-// of 120 pods, a node more); and several, because kube-scheduler clears a
-// pod's nominated node whenever it tries the pod and finds no node, as it
-// does when the first node of a plan registers before the pod's own: the
-// taint keeps every node of the plan closed until all have registered and
-// the pods are pointed at their nodes again (liftAwaiting).
+// with the awaiting-pods taint: all of them when the plan put a pod that
+// controllers have still to create on any, none otherwise. All, because
+// a pod tried while its nominated node is tainted binds to any new node
+// without the taint, in room planned for others (live: 4–5 of 120 pods, a
+// node more).
 func awaitingClaims(v *clusterView, res *packing.Result) map[string]bool {
 	out := map[string]bool{}
 	claims := map[string]bool{}
 	for _, c := range res.Claims {
 		claims[c.Name] = true
 	}
-	if len(claims) < 2 && !slices.ContainsFunc(res.Placements, func(pl packing.Placement) bool { return v.anticipated[pl.Pod] && claims[pl.Node] }) {
+	if !slices.ContainsFunc(res.Placements, func(pl packing.Placement) bool { return v.toCome[pl.Pod] && claims[pl.Node] }) {
 		return out
 	}
 	for name := range claims {

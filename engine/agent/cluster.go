@@ -45,6 +45,9 @@ type clusterView struct {
 	// and pods kube-scheduler has not tried. Only the provisioner's views
 	// have them (anticipatingView).
 	anticipated map[string]bool
+	// toCome holds the keys of the anticipated pods controllers have still
+	// to create (the others exist: kube-scheduler has not tried them yet).
+	toCome map[string]bool
 }
 
 // viewBuilder reads the informer cache into clusterViews; every
@@ -94,6 +97,9 @@ func (b *viewBuilder) anticipatingView(ctx context.Context, now time.Time, limit
 		for _, p := range pods {
 			v.objects.Pods = append(v.objects.Pods, p)
 			v.anticipated[p.Namespace+"/"+p.Name] = true
+			if p.ResourceVersion == "" { // made from a template: no such pod yet
+				v.toCome[p.Namespace+"/"+p.Name] = true
+			}
 		}
 		return nil
 	})
@@ -107,7 +113,7 @@ func (b *viewBuilder) build(ctx context.Context, extra func(*clusterView, *cache
 		return nil, err
 	}
 	v := &clusterView{invalid: map[string]string{}, notReady: map[string]string{}, classReady: map[string]error{}, claims: map[string]*v1.NodeClaim{},
-		pending: map[string]bool{}, anticipated: map[string]bool{}}
+		pending: map[string]bool{}, anticipated: map[string]bool{}, toCome: map[string]bool{}}
 	v.addWorkload(l)
 	if extra != nil {
 		if err := extra(v, l); err != nil {

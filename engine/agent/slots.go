@@ -52,8 +52,9 @@ func ownerKey(p *state.Pod) string {
 
 // fill binds, in v's snapshot, the pending pods of every owner with a
 // slot to the slot's node while the plan wants more of its pods there and
-// the node has room: arrived pods first (returned by key → node, to be
-// nominated), then anticipated ones (held: not planned again). Slots that
+// the node has room: pods that exist first (returned by key → node, to be
+// nominated; kube-scheduler may not have tried them yet), then the pods
+// controllers have still to create (held: not planned again). Slots that
 // no longer hold, or are full, are dropped.
 // heldOn counts the anticipated pods held on each node (by snapshot name).
 func (s *slots) fill(v *clusterView, now time.Time) (nominate map[string]string, heldOn map[string]int) {
@@ -79,7 +80,7 @@ func (s *slots) fill(v *clusterView, now time.Time) (nominate map[string]string,
 	}
 	for o, idx := range pending { // arrived pods before anticipated ones
 		sort.SliceStable(idx, func(a, b int) bool {
-			return !v.anticipated[v.snap.Pods[idx[a]].Key()] && v.anticipated[v.snap.Pods[idx[b]].Key()]
+			return !v.toCome[v.snap.Pods[idx[a]].Key()] && v.toCome[v.snap.Pods[idx[b]].Key()]
 		})
 		pending[o] = idx
 	}
@@ -110,7 +111,7 @@ func (s *slots) fill(v *clusterView, now time.Time) (nominate map[string]string,
 			bound.NodeName = node
 			v.snap.Pods[i] = &bound
 			want--
-			if v.anticipated[p.Key()] {
+			if v.toCome[p.Key()] {
 				heldOn[node]++
 			} else {
 				nominate[p.Key()] = key.target
