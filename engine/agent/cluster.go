@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"fmt"
+	"k8s.io/apimachinery/pkg/api/meta"
 	"maps"
 	"slices"
 	"strings"
@@ -73,6 +74,7 @@ type cacheLists struct {
 	nodeClasses  v1.NodeClassList
 	nodeClaims   v1.NodeClaimList
 	provisioners v1alpha5.ProvisionerList
+	nodeOverlays v1.NodeOverlayList
 }
 
 // view reads the cache and builds a Snapshot. Invalid policy objects and
@@ -118,6 +120,7 @@ func (b *viewBuilder) build(ctx context.Context, extra func(*clusterView, *cache
 	v.admitClaims(l.nodeClaims.Items)
 	b.admitNodePools(ctx, v, classes, l.nodePools.Items)
 	b.admitProvisioners(ctx, v, classes, l.provisioners.Items)
+	v.admitOverlays(l.nodeOverlays.Items)
 	snap, err := state.Build(v.objects, state.WithInstanceTypes(b.instanceTypesFunc(ctx)))
 	if err != nil {
 		return nil, fmt.Errorf("building the cluster snapshot: %w", err)
@@ -129,8 +132,11 @@ func (b *viewBuilder) build(ctx context.Context, extra func(*clusterView, *cache
 // list reads every list a view needs from the cache.
 func (b *viewBuilder) list(ctx context.Context) (*cacheLists, error) {
 	l := &cacheLists{}
-	for _, list := range []client.ObjectList{&l.pods, &l.nodes, &l.daemonSets, &l.pdbs, &l.nodePools, &l.nodeClasses, &l.nodeClaims, &l.provisioners} {
+	for _, list := range []client.ObjectList{&l.pods, &l.nodes, &l.daemonSets, &l.pdbs, &l.nodePools, &l.nodeClasses, &l.nodeClaims, &l.provisioners, &l.nodeOverlays} {
 		if err := b.client.List(ctx, list); err != nil {
+			if list == &l.nodeOverlays && meta.IsNoMatchError(err) {
+				continue // a cluster whose CRDs predate NodeOverlays has none
+			}
 			return nil, fmt.Errorf("listing %s: %w", listKind(list), err)
 		}
 	}
