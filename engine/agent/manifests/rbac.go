@@ -74,7 +74,7 @@ type Permission struct {
 //
 // Pull mode (Options.PolicyGit, engine/agent/policysync) adds, and only then:
 //
-//	tenon.dev nodeclasses, nodepools, provisioners  create patch delete
+//	tenon.dev nodeclasses, nodepools, provisioners, nodeoverlays  create patch delete
 //	                                                    server-side apply of the Git path's objects (create
 //	                                                    when new), pruning of those that left Git
 //	core configmaps                  create             (Role) the status ConfigMap, the first time
@@ -138,6 +138,8 @@ var Permissions = []Permission{
 		Why: "pull mode applies and prunes NodePools"},
 	{Group: "tenon.dev", Resource: "provisioners", Verbs: []string{"create", "patch", "delete"}, PolicyGit: true,
 		Why: "pull mode applies and prunes Provisioners"},
+	{Group: "tenon.dev", Resource: "nodeoverlays", Verbs: []string{"create", "patch", "delete"}, PolicyGit: true,
+		Why: "pull mode applies and prunes NodeOverlays"},
 	{Group: "", Resource: "configmaps", Verbs: []string{"create"}, Namespaced: true, PolicyGit: true,
 		Why: "pull mode creates its status ConfigMap the first time (create cannot be limited to a name)"},
 	{Group: "", Resource: "configmaps", Verbs: []string{"get", "patch"}, Namespaced: true, PolicyGit: true, ResourceNames: []string{PolicyStatusConfigMap},
