@@ -66,10 +66,10 @@ type Permission struct {
 //	tenon.dev nodepools/status       update             status.resources, node counts, conditions
 //	tenon.dev provisioners           get list watch     the v1alpha5 policy, normalised like NodePools
 //	tenon.dev provisioners/status    update             as for nodepools
-//	tenon.dev nodeoverlays           get list watch     price and extended-resource overlays on instance types
-//	tenon.dev nodeoverlays/status    update             Ready (Applied, Conflict, NoMatch, Invalid), pools changed
 //	tenon.dev nodeclasses            get list watch     how nodes are launched
 //	tenon.dev nodeclasses/status     update             readiness (and, for aws, resolved subnets, security groups, AMIs)
+//	tenon.dev nodeoverlays           get list watch     price and extended-resource overlays on instance types
+//	tenon.dev nodeoverlays/status    update             Ready (Applied, Conflict, NoMatch, Invalid), pools changed
 //	coordination.k8s.io leases       get create update  (Role, agent namespace) leader election on one Lease
 //
 // Pull mode (Options.PolicyGit, engine/agent/policysync) adds, and only then:
@@ -122,14 +122,14 @@ var Permissions = []Permission{
 		Why: "Provisioners (v1alpha5) are policy too, normalised like NodePools"},
 	{Group: "tenon.dev", Resource: "provisioners/status", Verbs: []string{"update"},
 		Why: "pool status, as for NodePools"},
-	{Group: "tenon.dev", Resource: "nodeoverlays", Verbs: []string{"get", "list", "watch"},
-		Why: "NodeOverlays adjust the price and extended resources of instance types before packing and consolidation"},
-	{Group: "tenon.dev", Resource: "nodeoverlays/status", Verbs: []string{"update"},
-		Why: "overlay status: whether it is applied, in conflict or selects nothing, and the pools it changes"},
 	{Group: "tenon.dev", Resource: "nodeclasses", Verbs: []string{"get", "list", "watch"},
 		Why: "NodeClasses say how nodes are launched"},
 	{Group: "tenon.dev", Resource: "nodeclasses/status", Verbs: []string{"update"},
 		Why: "readiness, and for aws what the cloud resolved (subnets, security groups, AMIs)"},
+	{Group: "tenon.dev", Resource: "nodeoverlays", Verbs: []string{"get", "list", "watch"},
+		Why: "NodeOverlays adjust the price and extended resources of instance types before packing and consolidation"},
+	{Group: "tenon.dev", Resource: "nodeoverlays/status", Verbs: []string{"update"},
+		Why: "overlay status: whether it is applied, in conflict or selects nothing, and the pools it changes"},
 	{Group: "coordination.k8s.io", Resource: "leases", Verbs: []string{"get", "create", "update"}, Namespaced: true,
 		Why: "leader election holds one Lease in the agent's namespace"},
 	{Group: "tenon.dev", Resource: "nodeclasses", Verbs: []string{"create", "patch", "delete"}, PolicyGit: true,
