@@ -31,9 +31,10 @@ const (
 )
 
 var (
-	// OverlayPriceRE and OverlayPriceAdjustmentRE are the forms of price and priceAdjustment,
-	// as the CRD's CEL rules match them.
-	OverlayPriceRE           = regexp.MustCompile(`^[0-9]+([.][0-9]+)?$`)
+	// OverlayPriceRE is the form of a NodeOverlay's price, as the CRD's CEL rule matches it.
+	OverlayPriceRE = regexp.MustCompile(`^[0-9]+([.][0-9]+)?$`)
+	// OverlayPriceAdjustmentRE is the form of a NodeOverlay's priceAdjustment, as the CRD's CEL
+	// rule matches it.
 	OverlayPriceAdjustmentRE = regexp.MustCompile(`^([+-]([0-9]+([.][0-9]+)?|[.][0-9]+)|[+]([0-9]+([.][0-9]+)?|[.][0-9]+)%|-(100([.]0+)?|[0-9]{1,2}([.][0-9]+)?|[.][0-9]+)%)$`)
 	kubernetesDomainRE       = regexp.MustCompile(`^([^/]+[.])?kubernetes[.]io/`)
 )
