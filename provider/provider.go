@@ -82,6 +82,7 @@ func (p *tenonProvider) Configure(ctx context.Context, req provider.ConfigureReq
 func (p *tenonProvider) Resources(_ context.Context) []func() resource.Resource {
 	return []func() resource.Resource{
 		NewNodePoolResource,
+		NewNodeOverlayResource,
 		NewNodeClassResource,
 		NewProvisionerResource,
 		NewAgentResource,

@@ -12,6 +12,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	v1 "github.com/tenonhq/terraform-provider-tenon/engine/api/v1"
@@ -76,6 +77,7 @@ type cacheLists struct {
 	nodeClasses  v1.NodeClassList
 	nodeClaims   v1.NodeClaimList
 	provisioners v1alpha5.ProvisionerList
+	nodeOverlays v1.NodeOverlayList
 }
 
 // view reads the cache and builds a Snapshot. Invalid policy objects and
@@ -124,6 +126,7 @@ func (b *viewBuilder) build(ctx context.Context, extra func(*clusterView, *cache
 	v.admitClaims(l.nodeClaims.Items)
 	b.admitNodePools(ctx, v, classes, l.nodePools.Items)
 	b.admitProvisioners(ctx, v, classes, l.provisioners.Items)
+	v.admitOverlays(l.nodeOverlays.Items)
 	snap, err := state.Build(v.objects, state.WithInstanceTypes(b.instanceTypesFunc(ctx)))
 	if err != nil {
 		return nil, fmt.Errorf("building the cluster snapshot: %w", err)
@@ -145,8 +148,11 @@ type repairPolicySource interface {
 // list reads every list a view needs from the cache.
 func (b *viewBuilder) list(ctx context.Context) (*cacheLists, error) {
 	l := &cacheLists{}
-	for _, list := range []client.ObjectList{&l.pods, &l.nodes, &l.daemonSets, &l.pdbs, &l.nodePools, &l.nodeClasses, &l.nodeClaims, &l.provisioners} {
+	for _, list := range []client.ObjectList{&l.pods, &l.nodes, &l.daemonSets, &l.pdbs, &l.nodePools, &l.nodeClasses, &l.nodeClaims, &l.provisioners, &l.nodeOverlays} {
 		if err := b.client.List(ctx, list); err != nil {
+			if list == &l.nodeOverlays && meta.IsNoMatchError(err) {
+				continue // a cluster whose CRDs predate NodeOverlays has none
+			}
 			return nil, fmt.Errorf("listing %s: %w", listKind(list), err)
 		}
 	}

@@ -111,7 +111,11 @@ func (r *listRecorder) List(_ context.Context, list client.ObjectList, _ ...clie
 	if err != nil {
 		return err
 	}
-	plural, _ := meta.UnsafeGuessKindToResource(gvk.GroupVersion().WithKind(strings.TrimSuffix(gvk.Kind, "List")))
+	kind := strings.TrimSuffix(gvk.Kind, "List")
+	plural, _ := meta.UnsafeGuessKindToResource(gvk.GroupVersion().WithKind(kind))
+	if strings.HasSuffix(kind, "ay") { // NodeOverlay: nodeoverlays, not the guess's nodeoverlaies
+		plural.Resource = strings.ToLower(kind) + "s"
+	}
 	r.listed = append(r.listed, gvk.Group+"/"+plural.Resource)
 	return nil
 }

@@ -109,6 +109,9 @@ func (s *poolStatus) update(ctx context.Context, _ time.Time) error {
 	if err := s.updateNodePools(ctx, v, usage); err != nil {
 		return err
 	}
+	if err := s.updateOverlays(ctx, v); err != nil {
+		return err
+	}
 	return s.updateProvisioners(ctx, v, usage)
 }
 

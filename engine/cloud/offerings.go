@@ -51,7 +51,8 @@ func Candidates(claim *v1.NodeClaim, types []*catalog.InstanceType, unavailable 
 	allowed := func(key, value string) bool { return !reqs.Has(key) || reqs.Get(key).Has(value) }
 	var out []Candidate
 	for _, it := range types {
-		if !allowed(scheduling.LabelInstanceType, it.Name) || !fits(claim.Spec.Resources.Requests, it.Allocatable) {
+		_, named := rank[it.Name]
+		if !allowed(scheduling.LabelInstanceType, it.Name) || !fits(claim.Spec.Resources.Requests, it.Allocatable, named) {
 			continue
 		}
 		for _, o := range it.Offerings {
@@ -100,11 +101,14 @@ func Candidates(claim *v1.NodeClaim, types []*catalog.InstanceType, unavailable 
 	return out, nil
 }
 
-// fits reports whether allocatable holds every request.
-func fits(requests, allocatable corev1.ResourceList) bool {
+// fits reports whether allocatable holds every request. When the claim names the type (the
+// packer chose it), an extended resource the type does not report at all is the packer's to
+// judge: a NodeOverlay gave the type that resource (hugepages, a device plugin's), which the
+// cloud's catalog does not know.
+func fits(requests, allocatable corev1.ResourceList, named bool) bool {
 	for name, q := range requests {
 		a, ok := allocatable[name]
-		if !ok && q.IsZero() {
+		if !ok && (q.IsZero() || named && !nativeResource(name)) {
 			continue
 		}
 		if !ok || a.Cmp(q) < 0 {
@@ -126,4 +130,14 @@ func Launched(claim *v1.NodeClaim, c Candidate, providerID, imageID string) *v1.
 	out.Status.Capacity = c.Type.Capacity.DeepCopy()
 	out.Status.Allocatable = c.Type.Allocatable.DeepCopy()
 	return out
+}
+
+// nativeResource reports whether every instance type has the resource: cpu, memory, pods,
+// ephemeral-storage.
+func nativeResource(name corev1.ResourceName) bool {
+	switch name {
+	case corev1.ResourceCPU, corev1.ResourceMemory, corev1.ResourcePods, corev1.ResourceEphemeralStorage:
+		return true
+	}
+	return false
 }

@@ -37,7 +37,7 @@ type Object struct {
 	// Source names the input: file, Karpenter kind and name (the document
 	// number when it has no name).
 	Source string
-	// Value is a *v1.NodePool, *v1.NodeClass or *v1alpha5.Provisioner.
+	// Value is a *v1.NodePool, *v1.NodeClass, *v1.NodeOverlay or *v1alpha5.Provisioner.
 	Value any
 	// conv is the conversion that made it, for validation messages.
 	conv *conversion
@@ -127,6 +127,8 @@ func identity(obj any) string {
 		return fmt.Sprintf("node pool %q", o.Name)
 	case *v1.NodeClass:
 		return fmt.Sprintf("NodeClass %q", o.Name)
+	case *v1.NodeOverlay:
+		return fmt.Sprintf("NodeOverlay %q", o.Name)
 	}
 	return fmt.Sprintf("%T", obj)
 }
@@ -153,6 +155,8 @@ func convertDocument(c *conversion, opts Options) (any, *movedKubelet) {
 		return np, move
 	case "EC2NodeClass":
 		return convertEC2NodeClass(c, root, version), nil
+	case "NodeOverlay":
+		return convertNodeOverlay(c, root), nil
 	default: // AWSNodeTemplate
 		return convertAWSNodeTemplate(c, root, opts), nil
 	}
@@ -166,6 +170,8 @@ func validate(c *conversion, obj any) []error {
 	case *v1.NodePool:
 		list = o.Validate()
 	case *v1.NodeClass:
+		list = o.Validate()
+	case *v1.NodeOverlay:
 		list = o.Validate()
 	case *v1alpha5.Provisioner:
 		list = o.Validate()

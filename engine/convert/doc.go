@@ -3,7 +3,7 @@
 // It reads multi-document Karpenter YAML with engine/manifest
 // (karpenterKinds: karpenter.sh/v1alpha5 Provisioner, karpenter.sh/v1beta1
 // and v1 NodePool, karpenter.k8s.aws/v1beta1 and v1 EC2NodeClass,
-// karpenter.k8s.aws/v1alpha1 AWSNodeTemplate), maps every field it knows to
+// karpenter.k8s.aws/v1alpha1 AWSNodeTemplate, karpenter.sh/v1alpha1 NodeOverlay), maps every field it knows to
 // the tenon.dev API (engine/api/v1 and v1alpha5), validates the result with
 // that API's Go validation, and writes it as Terraform HCL for the tenon_*
 // resources or as tenon.dev YAML.

@@ -130,6 +130,9 @@ func checkRoundTrip(t *testing.T, res *Result, out []byte) {
 		case "Provisioner":
 			p := &v1alpha5.Provisioner{}
 			decoded, validate = p, p.Validate
+		case "NodeOverlay":
+			o := &v1.NodeOverlay{}
+			decoded, validate = o, o.Validate
 		default:
 			t.Fatalf("document %d: unexpected kind %q", i+1, head.Kind)
 		}

@@ -26,6 +26,7 @@ const (
 	ResourceNodePool    = "tenon_nodepool"
 	ResourceNodeClass   = "tenon_node_class"
 	ResourceProvisioner = "tenon_provisioner"
+	ResourceNodeOverlay = "tenon_node_overlay"
 )
 
 // shape says how the HCL writer renders one API field. The default, for a
@@ -62,7 +63,8 @@ var shapes = map[string]map[string]shape{
 		"spec.template.spec":              {kind: flatten},
 		"spec.template.spec.nodeClassRef": {kind: asReference, name: "node_class"},
 	},
-	ResourceNodeClass: {},
+	ResourceNodeClass:   {},
+	ResourceNodeOverlay: {},
 	ResourceProvisioner: {
 		// provider is a meta-argument Terraform reserves in every resource
 		// block, so the inline provider cannot take its snake_case name.
@@ -81,6 +83,8 @@ func resourceType(obj any) string {
 		return ResourceNodeClass
 	case *v1alpha5.Provisioner:
 		return ResourceProvisioner
+	case *v1.NodeOverlay:
+		return ResourceNodeOverlay
 	}
 	return ""
 }

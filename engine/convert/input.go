@@ -24,6 +24,7 @@ var karpenterKinds = &manifest.Scheme{
 		{APIVersion: "karpenter.k8s.aws/v1beta1", Kind: "EC2NodeClass"},
 		{APIVersion: "karpenter.k8s.aws/v1", Kind: "EC2NodeClass"},
 		{APIVersion: "karpenter.k8s.aws/v1alpha1", Kind: "AWSNodeTemplate"},
+		{APIVersion: "karpenter.sh/v1alpha1", Kind: "NodeOverlay"},
 	},
 	Source:    "by tenon convert",
 	Elsewhere: "leave it out of the input; tenon convert reads Karpenter's policy objects",
@@ -45,7 +46,7 @@ func sources(in Input) ([]*source, error) {
 		return nil, err
 	}
 	if len(docs) == 0 {
-		return nil, manifest.NoObjects(in, "tenon convert reads Karpenter Provisioners, NodePools, EC2NodeClasses and AWSNodeTemplates")
+		return nil, manifest.NoObjects(in, "tenon convert reads Karpenter Provisioners, NodePools, EC2NodeClasses, AWSNodeTemplates and NodeOverlays")
 	}
 	out := make([]*source, 0, len(docs))
 	for _, d := range docs {

@@ -25,6 +25,7 @@ var policyKinds = &manifest.Scheme{
 		manifest.KindOf[v1.NodePool](v1.SchemeGroupVersion.String(), v1.NodePoolKind, false),
 		manifest.KindOf[v1.NodeClass](v1.SchemeGroupVersion.String(), v1.NodeClassKind, false),
 		manifest.KindOf[v1alpha5.Provisioner](v1alpha5.SchemeGroupVersion.String(), v1alpha5.ProvisionerKind, false),
+		manifest.KindOf[v1.NodeOverlay](v1.SchemeGroupVersion.String(), v1.NodeOverlayKind, false),
 	},
 	Source:    "from this path",
 	Elsewhere: "move it out of the path Tenon reads, or apply it with another tool",

@@ -57,6 +57,12 @@ func ClusterScenario(lc *LiveCluster) ([]byte, error) {
 		p.TypeMeta = metav1.TypeMeta{APIVersion: v1alpha5.SchemeGroupVersion.String(), Kind: v1alpha5.ProvisionerKind}
 		docs = append(docs, scrubbed(p, &p.ObjectMeta))
 	}
+	for _, ov := range o.NodeOverlays {
+		ov = ov.DeepCopy()
+		ov.TypeMeta = metav1.TypeMeta{APIVersion: v1.SchemeGroupVersion.String(), Kind: v1.NodeOverlayKind}
+		ov.Status = v1.NodeOverlayStatus{}
+		docs = append(docs, scrubbed(ov, &ov.ObjectMeta))
+	}
 	for _, c := range o.NodeClaims {
 		c = c.DeepCopy()
 		c.TypeMeta = metav1.TypeMeta{APIVersion: v1.SchemeGroupVersion.String(), Kind: v1.NodeClaimKind}

@@ -28,6 +28,9 @@ type ConsolidationReport struct {
 	Kept     []ReportKept     `json:"kept"`
 	Nodes    []ReportNode     `json:"nodes"`
 	Summary  ConsolidationSum `json:"summary"`
+	// Overlays say what became of the scenario's NodeOverlays; absent
+	// when it has none.
+	Overlays []ReportOverlay `json:"overlays,omitempty"`
 }
 
 // RoundCommand is a consolidation command and the round that made it.
@@ -178,7 +181,7 @@ func (c *command) consolidate(ctx context.Context, s *Scenario, opts *options) (
 	if now.IsZero() {
 		now = c.now().UTC().Truncate(time.Second)
 	}
-	rep := &ConsolidationReport{Scenario: s.Name, Commands: []RoundCommand{}, Kept: []ReportKept{}}
+	rep := &ConsolidationReport{Scenario: s.Name, Commands: []RoundCommand{}, Kept: []ReportKept{}, Overlays: reportOverlays(snap)}
 	rep.Summary.Now = now.Format(time.RFC3339)
 	rounds := 1
 	if opts.untilStable {

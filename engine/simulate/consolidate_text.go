@@ -25,6 +25,7 @@ func writeConsolidationText(w io.Writer, s *Scenario, rep *ConsolidationReport, 
 		s.Name, plural(sum.NodesBefore, "existing node"), sum.Pods, plural(len(s.Objects.NodePools)+len(s.Objects.Provisioners), "pool"),
 		s.Region, strings.Join(s.Zones, ", "), sum.Now)
 	p.line("")
+	writeOverlays(p, rep.Overlays)
 	if len(rep.Commands) == 0 {
 		p.line("Commands: none; nothing is worth disrupting.")
 	} else {

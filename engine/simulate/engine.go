@@ -49,7 +49,7 @@ func (p packingSolution) Report(s *Scenario, snap *state.Snapshot, pending []*st
 
 // newReport describes a result. It does not set the timings.
 func newReport(s *Scenario, snap *state.Snapshot, pending []*state.Pod, r *packing.Result) *Report {
-	rep := &Report{Scenario: s.Name, Nodes: []ReportNode{}, Unschedulable: []ReportUnschedulable{}}
+	rep := &Report{Scenario: s.Name, Nodes: []ReportNode{}, Unschedulable: []ReportUnschedulable{}, Overlays: reportOverlays(snap)}
 	podByKey := make(map[string]*state.Pod, len(snap.Pods))
 	for _, p := range snap.Pods {
 		podByKey[p.Key()] = p

@@ -24,6 +24,7 @@ var scenarioKinds = &manifest.Scheme{
 		manifest.KindOf[v1.NodePool](v1.SchemeGroupVersion.String(), v1.NodePoolKind, false),
 		manifest.KindOf[v1.NodeClass](v1.SchemeGroupVersion.String(), v1.NodeClassKind, false),
 		manifest.KindOf[v1.NodeClaim](v1.SchemeGroupVersion.String(), v1.NodeClaimKind, false),
+		manifest.KindOf[v1.NodeOverlay](v1.SchemeGroupVersion.String(), v1.NodeOverlayKind, false),
 		manifest.KindOf[v1alpha5.Provisioner](v1alpha5.SchemeGroupVersion.String(), v1alpha5.ProvisionerKind, false),
 		manifest.KindOf[corev1.Pod]("v1", "Pod", true),
 		manifest.KindOf[corev1.Node]("v1", "Node", false),
@@ -78,6 +79,8 @@ func (s *Scenario) add(obj any) field.ErrorList {
 		return keep(obj, obj.Validate(), &o.NodeClasses)
 	case *v1.NodeClaim:
 		return keep(obj, obj.Validate(), &o.NodeClaims)
+	case *v1.NodeOverlay:
+		return keep(obj, obj.Validate(), &o.NodeOverlays)
 	case *v1alpha5.Provisioner:
 		return keep(obj, validateProvisioner(obj), &o.Provisioners)
 	}

@@ -19,6 +19,9 @@ type Report struct {
 	// Unschedulable are the pods that cannot be placed, with the reason.
 	Unschedulable []ReportUnschedulable `json:"unschedulable"`
 	Summary       Summary               `json:"summary"`
+	// Overlays say what became of the scenario's NodeOverlays; absent
+	// when it has none.
+	Overlays []ReportOverlay `json:"overlays,omitempty"`
 }
 
 // ReportNode is a node that receives pending pods.

@@ -26,6 +26,7 @@ func writeText(w io.Writer, s *Scenario, rep *Report, intro string) {
 		p.line("%s: each new node has room for the daemon pods that would run on it.", plural(n, "DaemonSet"))
 	}
 	p.line("")
+	writeOverlays(p, rep.Overlays)
 
 	var launch, existing []ReportNode
 	for _, n := range rep.Nodes {

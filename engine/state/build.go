@@ -27,6 +27,8 @@ type Objects struct {
 	NodeClasses  []*v1.NodeClass
 	NodeClaims   []*v1.NodeClaim
 	Provisioners []*v1alpha5.Provisioner
+	// NodeOverlays adjust the pools' instance types (overlay.go).
+	NodeOverlays []*v1.NodeOverlay
 }
 
 // InstanceTypesFunc returns the instance types the cloud offers for a pool's
@@ -65,10 +67,14 @@ func Build(objs Objects, opts ...Option) (*Snapshot, error) {
 		return nil, err
 	}
 	snap := &Snapshot{Pools: pools}
+	if snap.Overlays, err = applyOverlays(objs.NodeOverlays, pools); err != nil {
+		return nil, err
+	}
 	types := instanceTypeIndex(pools)
 	if snap.Nodes, err = nodes(objs.Nodes, objs.NodeClaims, types); err != nil {
 		return nil, err
 	}
+	overlayNodes(snap.Nodes, pools, objs.NodeClaims)
 	if snap.Pods, err = pods(objs.Pods); err != nil {
 		return nil, err
 	}

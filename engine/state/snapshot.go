@@ -9,6 +9,7 @@ import (
 
 	v1 "github.com/tenonhq/terraform-provider-tenon/engine/api/v1"
 	"github.com/tenonhq/terraform-provider-tenon/engine/catalog"
+	"github.com/tenonhq/terraform-provider-tenon/engine/overlay"
 	"github.com/tenonhq/terraform-provider-tenon/engine/scheduling"
 )
 
@@ -32,6 +33,10 @@ type Snapshot struct {
 	// the pools that repair nodes (Pool.Repair); nil means
 	// ReadyRepairPolicies.
 	RepairPolicies []RepairPolicy
+	// Overlays say what became of each NodeOverlay (applied, in conflict,
+	// selecting nothing), sorted by name; the pools' InstanceTypes already
+	// carry the applied ones.
+	Overlays []overlay.Status
 }
 
 // Pool is a NodePool or a Provisioner reduced to what the engine needs.

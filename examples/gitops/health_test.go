@@ -26,6 +26,7 @@ var healthScripts = map[string]string{
 	"NodeClass":   "argocd/conditions.lua",
 	"Provisioner": "argocd/conditions.lua",
 	"NodeClaim":   "argocd/nodeclaim.lua",
+	"NodeOverlay": "argocd/conditions.lua",
 }
 
 // health runs an Argo CD health script as Argo CD does: gopher-lua (the interpreter Argo CD

@@ -185,8 +185,7 @@ func (k *Kubernetes) resourceFor(obj Object) (dynamic.ResourceInterface, schema.
 	if err != nil {
 		return nil, gvk, err
 	}
-	// Every kind the provider writes follows the regular plural rule.
-	gvr, _ := meta.UnsafeGuessKindToResource(gvk)
+	gvr := resourceOf(gvk)
 	if ns := obj.GetNamespace(); ns != "" {
 		return client.Resource(gvr).Namespace(ns), gvk, nil
 	}
@@ -286,7 +285,7 @@ func (k *Kubernetes) ListNames(ctx context.Context, gvk schema.GroupVersionKind,
 	if err != nil {
 		return nil, err
 	}
-	gvr, _ := meta.UnsafeGuessKindToResource(gvk)
+	gvr := resourceOf(gvk)
 	list, err := client.Resource(gvr).List(ctx, metav1.ListOptions{LabelSelector: labelSelector})
 	if err != nil {
 		return nil, fmt.Errorf("listing %s (%s) in %s: %w", gvr.Resource, labelSelector, k.Describe(), err)
@@ -330,3 +329,15 @@ func (u Unavailable) Delete(_ context.Context, obj Object) error { return u.err(
 
 // Describe says the target is not configured yet.
 func (u Unavailable) Describe() string { return "an unconfigured delivery target" }
+
+// resourceOf is the resource of a kind the provider writes: the regular plural, as
+// meta.UnsafeGuessKindToResource guesses it, but for a kind ending in a vowel and y, whose
+// plural only adds s (NodeOverlay: nodeoverlays, not nodeoverlaies).
+func resourceOf(gvk schema.GroupVersionKind) schema.GroupVersionResource {
+	gvr, _ := meta.UnsafeGuessKindToResource(gvk)
+	kind := strings.ToLower(gvk.Kind)
+	if n := len(kind); n > 1 && kind[n-1] == 'y' && strings.ContainsRune("aeiou", rune(kind[n-2])) {
+		gvr.Resource = kind + "s"
+	}
+	return gvr
+}

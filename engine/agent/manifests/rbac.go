@@ -68,11 +68,13 @@ type Permission struct {
 //	tenon.dev provisioners/status    update             as for nodepools
 //	tenon.dev nodeclasses            get list watch     how nodes are launched
 //	tenon.dev nodeclasses/status     update             readiness (and, for aws, resolved subnets, security groups, AMIs)
+//	tenon.dev nodeoverlays           get list watch     price and extended-resource overlays on instance types
+//	tenon.dev nodeoverlays/status    update             Ready (Applied, Conflict, NoMatch, Invalid), pools changed
 //	coordination.k8s.io leases       get create update  (Role, agent namespace) leader election on one Lease
 //
 // Pull mode (Options.PolicyGit, engine/agent/policysync) adds, and only then:
 //
-//	tenon.dev nodeclasses, nodepools, provisioners  create patch delete
+//	tenon.dev nodeclasses, nodepools, provisioners, nodeoverlays  create patch delete
 //	                                                    server-side apply of the Git path's objects (create
 //	                                                    when new), pruning of those that left Git
 //	core configmaps                  create             (Role) the status ConfigMap, the first time
@@ -124,6 +126,10 @@ var Permissions = []Permission{
 		Why: "NodeClasses say how nodes are launched"},
 	{Group: "tenon.dev", Resource: "nodeclasses/status", Verbs: []string{"update"},
 		Why: "readiness, and for aws what the cloud resolved (subnets, security groups, AMIs)"},
+	{Group: "tenon.dev", Resource: "nodeoverlays", Verbs: []string{"get", "list", "watch"},
+		Why: "NodeOverlays adjust the price and extended resources of instance types before packing and consolidation"},
+	{Group: "tenon.dev", Resource: "nodeoverlays/status", Verbs: []string{"update"},
+		Why: "overlay status: whether it is applied, in conflict or selects nothing, and the pools it changes"},
 	{Group: "coordination.k8s.io", Resource: "leases", Verbs: []string{"get", "create", "update"}, Namespaced: true,
 		Why: "leader election holds one Lease in the agent's namespace"},
 	{Group: "tenon.dev", Resource: "nodeclasses", Verbs: []string{"create", "patch", "delete"}, PolicyGit: true,
@@ -132,6 +138,8 @@ var Permissions = []Permission{
 		Why: "pull mode applies and prunes NodePools"},
 	{Group: "tenon.dev", Resource: "provisioners", Verbs: []string{"create", "patch", "delete"}, PolicyGit: true,
 		Why: "pull mode applies and prunes Provisioners"},
+	{Group: "tenon.dev", Resource: "nodeoverlays", Verbs: []string{"create", "patch", "delete"}, PolicyGit: true,
+		Why: "pull mode applies and prunes NodeOverlays"},
 	{Group: "", Resource: "configmaps", Verbs: []string{"create"}, Namespaced: true, PolicyGit: true,
 		Why: "pull mode creates its status ConfigMap the first time (create cannot be limited to a name)"},
 	{Group: "", Resource: "configmaps", Verbs: []string{"get", "patch"}, Namespaced: true, PolicyGit: true, ResourceNames: []string{PolicyStatusConfigMap},

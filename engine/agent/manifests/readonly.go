@@ -23,6 +23,7 @@ var ReadOnlyPermissions = []Permission{
 	{Group: "tenon.dev", Resource: "nodeclasses", Verbs: readVerbs, Why: "how nodes are launched, and whether they can be"},
 	{Group: "tenon.dev", Resource: "nodeclaims", Verbs: readVerbs, Why: "the nodes launching and their consolidation clocks"},
 	{Group: "tenon.dev", Resource: "provisioners", Verbs: readVerbs, Why: "the v1alpha5 policy"},
+	{Group: "tenon.dev", Resource: "nodeoverlays", Verbs: readVerbs, Why: "the price and resource overlays on instance types"},
 }
 
 var readVerbs = []string{"get", "list"}

@@ -27,6 +27,7 @@ var kinds = []schema.GroupVersionKind{
 	v1.SchemeGroupVersion.WithKind(v1.NodeClassKind),
 	v1.SchemeGroupVersion.WithKind(v1.NodePoolKind),
 	v1alpha5.SchemeGroupVersion.WithKind(v1alpha5.ProvisionerKind),
+	v1.SchemeGroupVersion.WithKind(v1.NodeOverlayKind),
 }
 
 // Syncer keeps the cluster's tenon.dev objects equal to a Git path. Use New, then Run (or

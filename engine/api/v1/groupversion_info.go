@@ -39,6 +39,7 @@ func addKnownTypes(scheme *runtime.Scheme) error {
 		&NodePool{}, &NodePoolList{},
 		&NodeClass{}, &NodeClassList{},
 		&NodeClaim{}, &NodeClaimList{},
+		&NodeOverlay{}, &NodeOverlayList{},
 	)
 	metav1.AddToGroupVersion(scheme, SchemeGroupVersion)
 	return nil

@@ -52,6 +52,10 @@ func TestNodeClaimTwins(t *testing.T) {
 	runTwins(t, "NodeClaim", v1test.NodeClaimBase, v1test.NodeClaimTwins)
 }
 
+func TestNodeOverlayTwins(t *testing.T) {
+	runTwins(t, "NodeOverlay", v1test.NodeOverlayBase, v1test.NodeOverlayTwins)
+}
+
 // runTwins sends every case of a v1 twin table to the API server: valid objects must be
 // accepted, the others rejected at the case's path, and where a CEL rule of ours rejects them,
 // with the message the Go validation gives.

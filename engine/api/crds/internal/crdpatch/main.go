@@ -39,7 +39,18 @@ var patches = append([]patch{{
 	path: []string{"spec", "versions", "*", "schema", "openAPIV3Schema", "properties", "spec", "properties",
 		"template", "properties", "metadata", "properties", "labels", "additionalProperties"},
 	add: []keyValue{{"maxLength", "63"}, {"pattern", labelValue}},
-}}, kubeletMapValues()...)
+}}, append(kubeletMapValues(), overlayCapacity()...)...)
+
+// overlayCapacity bounds a NodeOverlay's capacity map (a ResourceList, which takes no
+// maxProperties marker), so its CEL rules over keys and quantities stay within the API server's
+// cost budget.
+func overlayCapacity() []patch {
+	capacity := []string{"spec", "versions", "*", "schema", "openAPIV3Schema", "properties", "spec", "properties", "capacity"}
+	return []patch{
+		{file: "tenon.dev_nodeoverlays.yaml", path: capacity, add: []keyValue{{"maxProperties", "32"}}},
+		{file: "tenon.dev_nodeoverlays.yaml", path: append(slices.Clone(capacity), "additionalProperties"), add: []keyValue{{"maxLength", "64"}}},
+	}
+}
 
 // kubeletMapValues bounds the values of the kubelet's maps, so their CEL rules (quantities,
 // percentages, durations) stay within the API server's cost budget. The kubelet settings are one
