@@ -178,7 +178,7 @@ func newControllers(c client.Client, provider cloud.CloudProvider, rec events.Ev
 	slots := newSlots(t.NominationWindow)
 	hints := &hinter{client: c, log: log.WithName("provisioner")}
 	prov := &provisioner{client: c, views: views, nominated: nominated, recorder: rec, metrics: m, log: log.WithName("provisioner"), clock: clk, timings: t,
-		anticipate: opts.AnticipatePods, slots: slots, hints: hints}
+		anticipate: opts.AnticipatePods, await: opts.AnticipatePods && opts.AwaitPods, slots: slots, hints: hints}
 	prov.batcher = newBatcher(opts.BatchIdle, opts.BatchMax, prov.provision, clk, prov.log)
 	return &controllers{
 		provisioner: prov,

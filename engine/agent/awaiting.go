@@ -47,8 +47,11 @@ var awaitingPodsTaint = v1.Taint{Key: v1.TaintKeyAwaitingPods, Effect: corev1.Ta
 // a pod tried while its nominated node is tainted binds to any new node
 // without the taint, in room planned for others (live: 4–5 of 120 pods, a
 // node more).
-func awaitingClaims(v *clusterView, res *packing.Result) map[string]bool {
+func (p *provisioner) awaitingClaims(v *clusterView, res *packing.Result) map[string]bool {
 	out := map[string]bool{}
+	if !p.await {
+		return out
+	}
 	claims := map[string]bool{}
 	for _, c := range res.Claims {
 		claims[c.Name] = true

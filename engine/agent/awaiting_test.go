@@ -176,3 +176,28 @@ func awaitingNodes(t *testing.T, c client.Client) []string {
 	}
 	return out
 }
+
+// TestAwaitPodsOff: --await-pods=false launches the same plan without the
+// taint.
+func TestAwaitPodsOff(t *testing.T) {
+	ctx := context.Background()
+	app := burstApp{name: "web", cpu: "2", memory: "1Gi", replicas: 60}
+	a, c, _, _ := testAgent(t, emptyNodeClass(), emptyNodePool("30s"), app.replicaSet(), app.pod(0))
+	a.provisioner.recorder = &events.FakeRecorder{}
+	a.provisioner.await = false
+	if err := a.provisioner.provision(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var claims v1.NodeClaimList
+	if err := c.List(ctx, &claims); err != nil {
+		t.Fatal(err)
+	}
+	if len(claims.Items) == 0 {
+		t.Fatal("no claim for the burst")
+	}
+	for _, claim := range claims.Items {
+		if slices.ContainsFunc(claim.Spec.StartupTaints, func(t v1.Taint) bool { return t.Key == v1.TaintKeyAwaitingPods }) {
+			t.Errorf("claim %s has the awaiting-pods taint with --await-pods=false", claim.Name)
+		}
+	}
+}

@@ -63,6 +63,9 @@ type provisioner struct {
 	// creating (Options.AnticipatePods); slots remember where.
 	anticipate bool
 	slots      *slots
+	// await holds a plan's new nodes for the pods still to come
+	// (Options.AwaitPods, awaiting.go).
+	await bool
 	// hints write each nominated pod's node into its
 	// status.nominatedNodeName, for kube-scheduler (hint.go).
 	hints *hinter
@@ -169,7 +172,7 @@ func (p *provisioner) provision(ctx context.Context) error {
 		}
 	}
 	p.metrics.unschedulablePods.Set(float64(unschedulable))
-	claims, names, err := buildClaims(v.snap, res.Claims, awaitingClaims(v, res))
+	claims, names, err := buildClaims(v.snap, res.Claims, p.awaitingClaims(v, res))
 	if err != nil {
 		return err
 	}
