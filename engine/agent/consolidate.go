@@ -157,7 +157,14 @@ func (d *disruption) execute(ctx context.Context, v *clusterView, cmd consolidat
 	// A static pool asked to shrink sheds its surplus whether or not its
 	// pods fit elsewhere (they wait as pending pods, as Karpenter's do).
 	shrink := cmd.Reason == consolidation.ReasonOverprovisioned
-	if why := revalidate(ctx, fresh.snap, cmd, launched, d.timings.SolveTimeout); why != "" && !shrink {
+	why := ""
+	if !shrink && cmd.Reason != consolidation.ReasonUnhealthy {
+		why = podsChangedOn(v.snap, fresh.snap, cmd.Nodes)
+	}
+	if why == "" {
+		why = revalidate(ctx, fresh.snap, cmd, launched, d.timings.SolveTimeout)
+	}
+	if why != "" && !shrink {
 		d.metrics.disruptionDecisions.WithLabelValues(reason, "invalidated").Inc()
 		log.Info("consolidation command no longer valid; not removing its nodes", "why", why)
 		return errors.Join(d.release(ctx, launched), d.abandon(ctx, []consolidation.Command{cmd}))
@@ -427,6 +434,42 @@ func stillValid(ctx context.Context, snap *state.Snapshot, nodes []string, timeo
 		return fmt.Sprintf("pod %s would have nowhere to go: %s", res.Unschedulable[0].Pod, res.Unschedulable[0].Reason)
 	case len(res.Claims) > 0:
 		return fmt.Sprintf("its pods would need %d new node(s)", len(res.Claims))
+	}
+	return ""
+}
+
+// podsChangedOn says which of nodes gained or lost a workload pod between
+// the plan's snapshot and now, or "". A pod event restarts the node's
+// consolidateAfter; and a controller scaling down or rolling out is
+// deleting pods a PodDisruptionBudget counts, whose status lags: evicting
+// then could take the budget below its minimum. The next plan decides
+// again once the pods are calm.
+func podsChangedOn(planned, now *state.Snapshot, nodes []string) string {
+	on := map[string]bool{}
+	for _, n := range nodes {
+		on[n] = true
+	}
+	pods := func(snap *state.Snapshot) map[string]string {
+		out := map[string]string{}
+		for _, p := range snap.Pods {
+			if p.Workload() && on[p.NodeName] {
+				out[p.Key()] = p.NodeName
+			}
+		}
+		return out
+	}
+	before, after := pods(planned), pods(now)
+	for _, n := range nodes {
+		for k, node := range before {
+			if _, ok := after[k]; !ok && node == n {
+				return fmt.Sprintf("pod %s left node %s since the plan", k, n)
+			}
+		}
+		for k, node := range after {
+			if _, ok := before[k]; !ok && node == n {
+				return fmt.Sprintf("pod %s came to node %s since the plan", k, n)
+			}
+		}
 	}
 	return ""
 }

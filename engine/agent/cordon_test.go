@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"slices"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -9,6 +10,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/tenonhq/terraform-provider-tenon/engine/consolidation"
+	"github.com/tenonhq/terraform-provider-tenon/engine/state"
 )
 
 // tainted reports whether node carries the disruption taint.
@@ -84,5 +86,32 @@ func TestStaleCordonRemoved(t *testing.T) {
 	}
 	if tainted(t, c, "n2") {
 		t.Error("n2 keeps a disruption taint nothing needs")
+	}
+}
+
+// TestPodsChangedOn: a command whose nodes gained or lost a workload pod
+// since its plan is not run (a scale-down in progress deletes pods whose
+// budget's status lags); daemonset pods and other nodes do not count.
+func TestPodsChangedOn(t *testing.T) {
+	pod := func(name, node string, ds bool) *state.Pod {
+		return &state.Pod{Namespace: "default", Name: name, NodeName: node, DaemonSet: ds}
+	}
+	base := []*state.Pod{pod("a", "n1", false), pod("b", "n1", false), pod("c", "n2", false), pod("ds", "n1", true)}
+	for _, tc := range []struct {
+		name string
+		now  []*state.Pod
+		want bool
+	}{
+		{"unchanged", base, false},
+		{"a pod left the node", []*state.Pod{pod("b", "n1", false), pod("c", "n2", false), pod("ds", "n1", true)}, true},
+		{"a pod came to the node", append(slices.Clone(base), pod("d", "n1", false)), true},
+		{"a pod moved off the node", []*state.Pod{pod("a", "n2", false), pod("b", "n1", false), pod("c", "n2", false), pod("ds", "n1", true)}, true},
+		{"another node changed", []*state.Pod{pod("a", "n1", false), pod("b", "n1", false), pod("ds", "n1", true)}, false},
+		{"a daemonset pod went", []*state.Pod{pod("a", "n1", false), pod("b", "n1", false), pod("c", "n2", false)}, false},
+	} {
+		got := podsChangedOn(&state.Snapshot{Pods: base}, &state.Snapshot{Pods: tc.now}, []string{"n1"})
+		if (got != "") != tc.want {
+			t.Errorf("%s: podsChangedOn = %q, want changed %v", tc.name, got, tc.want)
+		}
 	}
 }
