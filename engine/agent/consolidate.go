@@ -160,6 +160,11 @@ func (d *disruption) execute(ctx context.Context, v *clusterView, cmd consolidat
 	why := ""
 	if !shrink && cmd.Reason != consolidation.ReasonUnhealthy {
 		why = podsChangedOn(v.snap, fresh.snap, cmd.Nodes)
+		if why == "" {
+			if why, err = scalingOwner(ctx, d.client, cmd.Nodes); err != nil {
+				return errors.Join(err, d.release(ctx, launched), d.abandon(ctx, []consolidation.Command{cmd}))
+			}
+		}
 	}
 	if why == "" {
 		why = revalidate(ctx, fresh.snap, cmd, launched, d.timings.SolveTimeout)
