@@ -21,6 +21,7 @@ var want = map[string]struct {
 	"tenon.dev_nodeclasses.yaml":  {kind: "NodeClass", plural: "nodeclasses", singular: "nodeclass", shortNames: []string{"nc"}, versions: []string{"v1"}, required: true},
 	"tenon.dev_nodeclaims.yaml":   {kind: "NodeClaim", plural: "nodeclaims", singular: "nodeclaim", shortNames: []string{"ncl"}, versions: []string{"v1"}, required: true},
 	"tenon.dev_provisioners.yaml": {kind: "Provisioner", plural: "provisioners", singular: "provisioner", versions: []string{"v1alpha5"}},
+	"tenon.dev_nodeoverlays.yaml": {kind: "NodeOverlay", plural: "nodeoverlays", singular: "nodeoverlay", shortNames: []string{"overlays"}, versions: []string{"v1"}, required: true},
 }
 
 func TestEmbeddedCRDsHaveTheExpectedNames(t *testing.T) {
