@@ -9,6 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/events"
+	clocktesting "k8s.io/utils/clock/testing"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	v1 "github.com/tenonhq/terraform-provider-tenon/engine/api/v1"
@@ -24,18 +25,7 @@ import (
 func TestAwaitingPodsTaint(t *testing.T) {
 	ctx := context.Background()
 	app := burstApp{name: "web", cpu: "2", memory: "1Gi", replicas: 60}
-	a, c, _, _ := testAgent(t, emptyNodeClass(), emptyNodePool("30s"), app.replicaSet(), app.pod(0))
-	a.provisioner.recorder = &events.FakeRecorder{}
-	if err := a.provisioner.provision(ctx); err != nil {
-		t.Fatal(err)
-	}
-	var claims v1.NodeClaimList
-	if err := c.List(ctx, &claims); err != nil {
-		t.Fatal(err)
-	}
-	if len(claims.Items) == 0 {
-		t.Fatal("no claim for the burst")
-	}
+	a, c, _, claims := burstClaims(t, app, true)
 	for i := range claims.Items {
 		claim := &claims.Items[i]
 		if !slices.ContainsFunc(claim.Spec.StartupTaints, func(t v1.Taint) bool { return t.Key == v1.TaintKeyAwaitingPods }) {
@@ -89,17 +79,7 @@ func TestAwaitingPodsTaint(t *testing.T) {
 // ReplicaSet scaled back, a quota) keep the taint a nomination window at
 // most; the lifecycle lifts it and initializes the node.
 func TestAwaitingPodsTaintEndsWithTheWindow(t *testing.T) {
-	ctx := context.Background()
-	app := burstApp{name: "web", cpu: "2", memory: "1Gi", replicas: 20}
-	a, c, _, clk := testAgent(t, emptyNodeClass(), emptyNodePool("30s"), app.replicaSet(), app.pod(0))
-	a.provisioner.recorder = &events.FakeRecorder{}
-	if err := a.provisioner.provision(ctx); err != nil {
-		t.Fatal(err)
-	}
-	var claims v1.NodeClaimList
-	if err := c.List(ctx, &claims); err != nil {
-		t.Fatal(err)
-	}
+	a, c, clk, claims := burstClaims(t, burstApp{name: "web", cpu: "2", memory: "1Gi", replicas: 20}, true)
 	for i := range claims.Items {
 		registerNode(t, a, c, &claims.Items[i])
 	}
@@ -180,24 +160,31 @@ func awaitingNodes(t *testing.T, c client.Client) []string {
 // TestAwaitPodsOff: --await-pods=false launches the same plan without the
 // taint.
 func TestAwaitPodsOff(t *testing.T) {
-	ctx := context.Background()
-	app := burstApp{name: "web", cpu: "2", memory: "1Gi", replicas: 60}
-	a, c, _, _ := testAgent(t, emptyNodeClass(), emptyNodePool("30s"), app.replicaSet(), app.pod(0))
-	a.provisioner.recorder = &events.FakeRecorder{}
-	a.provisioner.await = false
-	if err := a.provisioner.provision(ctx); err != nil {
-		t.Fatal(err)
-	}
-	var claims v1.NodeClaimList
-	if err := c.List(ctx, &claims); err != nil {
-		t.Fatal(err)
-	}
-	if len(claims.Items) == 0 {
-		t.Fatal("no claim for the burst")
-	}
+	_, _, _, claims := burstClaims(t, burstApp{name: "web", cpu: "2", memory: "1Gi", replicas: 60}, false)
 	for _, claim := range claims.Items {
 		if slices.ContainsFunc(claim.Spec.StartupTaints, func(t v1.Taint) bool { return t.Key == v1.TaintKeyAwaitingPods }) {
 			t.Errorf("claim %s has the awaiting-pods taint with --await-pods=false", claim.Name)
 		}
 	}
+}
+
+// burstClaims runs one batch for app's first pod (the ReplicaSet creating
+// the rest), with the awaiting-pods taint on or off, and returns the
+// claims it created.
+func burstClaims(t *testing.T, app burstApp, await bool) (*controllers, client.WithWatch, *clocktesting.FakeClock, *v1.NodeClaimList) {
+	t.Helper()
+	a, c, _, clk := testAgent(t, emptyNodeClass(), emptyNodePool("30s"), app.replicaSet(), app.pod(0))
+	a.provisioner.recorder = &events.FakeRecorder{}
+	a.provisioner.await = await
+	if err := a.provisioner.provision(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	claims := &v1.NodeClaimList{}
+	if err := c.List(context.Background(), claims); err != nil {
+		t.Fatal(err)
+	}
+	if len(claims.Items) == 0 {
+		t.Fatal("no claim for the burst")
+	}
+	return a, c, clk, claims
 }
