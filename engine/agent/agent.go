@@ -180,6 +180,7 @@ func newControllers(c client.Client, provider cloud.CloudProvider, rec events.Ev
 	prov := &provisioner{client: c, views: views, nominated: nominated, recorder: rec, metrics: m, log: log.WithName("provisioner"), clock: clk, timings: t,
 		anticipate: opts.AnticipatePods, await: opts.AnticipatePods && opts.AwaitPods, slots: slots, hints: hints}
 	prov.batcher = newBatcher(opts.BatchIdle, opts.BatchMax, prov.provision, clk, prov.log)
+	prov.batcher.foresee = opts.AnticipatePods
 	return &controllers{
 		provisioner: prov,
 		lifecycle:   &lifecycle{client: c, hints: hints, cloud: provider, termination: term, recorder: rec, metrics: m, log: log.WithName("lifecycle"), clock: clk, timings: t},

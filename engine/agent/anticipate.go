@@ -225,3 +225,17 @@ func withPriority(spec corev1.PodSpec, priority *int32) corev1.PodSpec {
 	}
 	return spec
 }
+
+// foreseenOwner names the controller of pod whose pods a batch anticipates
+// (a ReplicaSet, StatefulSet or Job), or "" (batcher.TriggerFor).
+func foreseenOwner(pod *corev1.Pod) string {
+	ref := metav1.GetControllerOf(pod)
+	if ref == nil {
+		return ""
+	}
+	switch ref.Kind {
+	case "ReplicaSet", "StatefulSet", "Job":
+		return string(ref.UID)
+	}
+	return ""
+}

@@ -59,6 +59,10 @@ func (d *disruption) consolidate(ctx context.Context, now time.Time) error {
 	if err := d.explainKept(ctx, v, res); err != nil {
 		return err
 	}
+	if err := d.steer(ctx, v, res.Leaving); err != nil {
+		// Steering only keeps pods off nodes that go; the plan stands.
+		d.log.Error(err, "steering pods away from the nodes consolidation expects to remove")
+	}
 	var runnable []consolidation.Command
 	for _, cmd := range res.Commands {
 		if cmd.Reason == consolidation.ReasonEmpty {

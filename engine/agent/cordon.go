@@ -17,16 +17,18 @@ import (
 // twice), nor new pods while replacements launch. The Snapshot counts a
 // tainted node as marked for deletion, so no plan sends pods to it.
 func (d *disruption) cordon(ctx context.Context, nodes []string) error {
-	return d.setTaint(ctx, nodes, true)
+	return d.setTaint(ctx, nodes, disruptedTaint, true)
 }
 
 // uncordon takes the disruption taint off nodes a command no longer
 // removes (it was abandoned, or an error stopped the plan).
 func (d *disruption) uncordon(ctx context.Context, nodes []string) error {
-	return d.setTaint(ctx, nodes, false)
+	return d.setTaint(ctx, nodes, disruptedTaint, false)
 }
 
-func (d *disruption) setTaint(ctx context.Context, nodes []string, on bool) error {
+// setTaint puts taint on nodes (on) or takes it off; a node gone is
+// skipped.
+func (d *disruption) setTaint(ctx context.Context, nodes []string, taint corev1.Taint, on bool) error {
 	var errs []error
 	for _, name := range nodes {
 		node := &corev1.Node{}
@@ -34,19 +36,19 @@ func (d *disruption) setTaint(ctx context.Context, nodes []string, on bool) erro
 			errs = append(errs, client.IgnoreNotFound(err))
 			continue
 		}
-		if hasTaint(node, disruptedTaint) == on {
+		if hasTaint(node, taint) == on {
 			continue
 		}
 		patch := client.MergeFrom(node.DeepCopy())
 		if on {
-			node.Spec.Taints = append(node.Spec.Taints, disruptedTaint)
+			node.Spec.Taints = append(node.Spec.Taints, taint)
 		} else {
 			node.Spec.Taints = slices.DeleteFunc(node.Spec.Taints, func(t corev1.Taint) bool {
-				return t.Key == disruptedTaint.Key && t.Effect == disruptedTaint.Effect
+				return t.Key == taint.Key && t.Effect == taint.Effect
 			})
 		}
 		if err := d.client.Patch(ctx, node, patch); err != nil {
-			errs = append(errs, fmt.Errorf("setting the disruption taint of node %s to %v: %w", name, on, client.IgnoreNotFound(err)))
+			errs = append(errs, fmt.Errorf("setting taint %s:%s of node %s to %v: %w", taint.Key, taint.Effect, name, on, client.IgnoreNotFound(err)))
 		}
 	}
 	return errors.Join(errs...)

@@ -115,3 +115,51 @@ func TestPodsChangedOn(t *testing.T) {
 		}
 	}
 }
+
+// TestSteer: the planned-removal taint goes on the managed nodes the walk
+// ends without, not on a node being removed already nor on a node without
+// a claim, and comes off a node no longer leaving; a second pass with the
+// same forecast writes nothing.
+func TestSteer(t *testing.T) {
+	stale := namedNode("n2", "fake://p-def")
+	stale.Spec.Taints = []corev1.Taint{plannedRemovalTaint}
+	going := namedNode("n4", "fake://p-jkl")
+	going.Spec.Taints = []corev1.Taint{disruptedTaint}
+	objs := []client.Object{emptyNodeClass(), emptyNodePool("0s"), emptyNode(), initializedClaim(),
+		stale, claimOf("p-def", "n2"), namedNode("n3", "fake://p-ghi"), going, claimOf("p-jkl", "n4")}
+	a, c, _, clk := testAgent(t, objs...)
+	ctx := context.Background()
+	v, err := a.disruption.observe(ctx, clk.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := a.disruption.steer(ctx, v, []string{"n1", "n3", "n4"}); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]bool{"n1": true, "n2": false, "n3": false, "n4": false}
+	for name, on := range want {
+		node := &corev1.Node{}
+		if err := c.Get(ctx, client.ObjectKey{Name: name}, node); err != nil {
+			t.Fatal(err)
+		}
+		if got := hasTaint(node, plannedRemovalTaint); got != on {
+			t.Errorf("%s: planned-removal taint %v; want %v", name, got, on)
+		}
+		if on && !slices.Contains(node.Spec.Taints, plannedRemovalTaint) {
+			t.Errorf("%s: taints %v; want %v among them", name, node.Spec.Taints, plannedRemovalTaint)
+		}
+	}
+	if v, err = a.disruption.observe(ctx, clk.Now()); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.disruption.steer(ctx, v, nil); err != nil {
+		t.Fatal(err)
+	}
+	node := &corev1.Node{}
+	if err := c.Get(ctx, client.ObjectKey{Name: "n1"}, node); err != nil {
+		t.Fatal(err)
+	}
+	if hasTaint(node, plannedRemovalTaint) {
+		t.Error("n1 keeps the planned-removal taint after a plan with nothing leaving")
+	}
+}

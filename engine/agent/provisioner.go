@@ -110,7 +110,7 @@ func (p *provisioner) reconcilePod(ctx context.Context, req reconcile.Request) (
 		return reconcile.Result{}, client.IgnoreNotFound(err)
 	}
 	if isUnschedulable(&pod) {
-		p.batcher.Trigger()
+		p.batcher.TriggerFor(foreseenOwner(&pod))
 		return reconcile.Result{}, nil
 	}
 	if pod.Status.Phase == corev1.PodRunning && p.nominated.forget(req.String()) {

@@ -40,8 +40,12 @@ func Plan(ctx context.Context, snap *state.Snapshot, now time.Time, opts Options
 		return nil, errors.New("planning consolidation: nil snapshot")
 	}
 	res, err := planOnce(ctx, snap, now, opts, nil)
-	if err != nil || opts.Lookahead <= 0 || !consolidates(res) {
-		return res, err
+	if err != nil {
+		return nil, err
+	}
+	if opts.Lookahead <= 0 || !consolidates(res) {
+		res.Leaving = slices.Clone(res.removed)
+		return res, nil
 	}
 	return walk(ctx, snap, now, opts, res)
 }

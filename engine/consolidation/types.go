@@ -39,6 +39,12 @@ type Result struct {
 	PodsEvicted int `json:"podsEvicted"`
 	// Evaluations counts the packing simulations the search ran.
 	Evaluations int `json:"evaluations"`
+	// Leaving are the nodes of the Snapshot the plan's walk ends without
+	// (see walk): those this plan's commands remove and those the plans
+	// after it are expected to remove, sorted. The agent steers new pods
+	// away from them, so a pod evicted now does not land on a node a later
+	// command evicts it from again. Not part of the report.
+	Leaving []string `json:"-"`
 
 	// result is the plan as one packing result against the Snapshot less
 	// the removed nodes: every evicted pod placed (or, for expired nodes,

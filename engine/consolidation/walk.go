@@ -2,6 +2,7 @@ package consolidation
 
 import (
 	"context"
+	"maps"
 	"slices"
 	"time"
 
@@ -28,6 +29,7 @@ func walk(ctx context.Context, snap *state.Snapshot, now time.Time, opts Options
 	if err != nil {
 		return nil, err
 	}
+	res.Leaving = first.leaving()
 	if !movesOnto(res, first.removes) {
 		return res, nil
 	}
@@ -47,7 +49,13 @@ func walk(ctx context.Context, snap *state.Snapshot, now time.Time, opts Options
 		return res, nil
 	}
 	walked.Evaluations += res.Evaluations
+	walked.Leaving = second.leaving()
 	return walked, nil
+}
+
+// leaving is e.removes sorted (Result.Leaving).
+func (e end) leaving() []string {
+	return slices.Sorted(maps.Keys(e.removes))
 }
 
 // end is where a trajectory leaves the cluster: the original nodes it

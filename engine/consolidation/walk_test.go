@@ -285,3 +285,45 @@ spec:
 	}
 	t.Logf("wrote %s: %d nodes, %d pods", *burstOut, len(snap.Nodes), len(snap.Pods))
 }
+
+// TestLeavingIsWhereTheWalkEnds: a plan's Leaving holds the nodes its
+// commands remove and, on burst-packed scale-downs where one plan cannot
+// reach the end (a budget of 10 %), the nodes later plans are expected to
+// remove too: the nodes the agent steers new pods away from. Without the
+// look-ahead it is the commands' nodes only.
+func TestLeavingIsWhereTheWalkEnds(t *testing.T) {
+	further := 0
+	for _, seed := range []uint64{1, 3, 5} {
+		snap := burstScaleDown(t, burstPool("10%"), 500, 7, seed)
+		names := map[string]bool{}
+		for _, n := range snap.Nodes {
+			names[n.Name] = true
+		}
+		res := mustPlan(t, snap, DefaultOptions())
+		if !slices.IsSorted(res.Leaving) {
+			t.Errorf("seed %d: Leaving %v is not sorted", seed, res.Leaving)
+		}
+		for _, c := range res.Commands {
+			for _, n := range c.Nodes {
+				if !slices.Contains(res.Leaving, n) {
+					t.Errorf("seed %d: command node %s is not in Leaving %v", seed, n, res.Leaving)
+				}
+			}
+		}
+		for _, n := range res.Leaving {
+			if !names[n] {
+				t.Errorf("seed %d: Leaving names %s, which is not a node of the snapshot", seed, n)
+			}
+		}
+		if len(res.Leaving) > len(res.removed) {
+			further++
+		}
+		step := mustPlan(t, snap, stepByStep())
+		if !slices.Equal(step.Leaving, step.removed) {
+			t.Errorf("seed %d: without look-ahead Leaving is %v; want the commands' nodes %v", seed, step.Leaving, step.removed)
+		}
+	}
+	if further == 0 {
+		t.Error("no case's Leaving reaches past its first plan's commands; want the walk's end")
+	}
+}

@@ -41,6 +41,12 @@ const (
 	// planned for them. The agent lifts it once every such pod is nominated, and at the latest a
 	// nomination window after the node registered.
 	TaintKeyAwaitingPods = Group + "/awaiting-pods"
+	// TaintKeyPlannedRemoval (PreferNoSchedule) is on the nodes consolidation expects to remove
+	// in the plans to come (the end of its walk): kube-scheduler places the pods a command evicts,
+	// and any new pod, elsewhere when they fit elsewhere, so no pod lands on a node it would be
+	// evicted from again. The agent refreshes it with every plan and takes it off a node the plan
+	// no longer removes.
+	TaintKeyPlannedRemoval = Group + "/planned-removal"
 
 	// TerminationFinalizer holds a NodeClaim (and its node) until the agent has drained the node
 	// and deleted the instance.
