@@ -258,7 +258,7 @@ func ParseFlags(args []string, stderr io.Writer) (Options, error) {
 	fs.StringVar(&o.HealthAddr, "health-addr", o.HealthAddr, "address of the /healthz and /readyz probes; 0 disables them")
 	fs.BoolVar(&o.LeaderElect, "leader-elect", o.LeaderElect, "elect a leader on the Lease "+LeaseName+" so that only one replica acts")
 	fs.StringVar(&o.LeaderElectNamespace, "leader-elect-namespace", o.LeaderElectNamespace, "namespace of the leader-election Lease (default $POD_NAMESPACE, else kube-system)")
-	fs.DurationVar(&o.BatchIdle, "batch-idle", o.BatchIdle, "close a batch of pending pods after this long without a new one")
+	fs.DurationVar(&o.BatchIdle, "batch-idle", o.BatchIdle, "close a batch of pending pods after this long without a new one (with --anticipate-pods, without a pod of a controller the batch has not seen)")
 	fs.DurationVar(&o.BatchMax, "batch-max", o.BatchMax, "close a batch of pending pods at the latest this long after its first pod")
 	fs.BoolVar(&o.AnticipatePods, "anticipate-pods", o.AnticipatePods, "size each batch's new nodes for the pods ReplicaSets, StatefulSets and Jobs are still creating (false: only for the pods waiting now)")
 	fs.BoolVar(&o.AwaitPods, "await-pods", o.AwaitPods, "start the nodes a burst's plan launches for pods still to come with the taint tenon.dev/awaiting-pods, lifted once every such pod is nominated, so kube-scheduler binds the burst as planned (false: pods bind as they come, sooner, where the scheduler's score puts them)")

@@ -158,9 +158,11 @@ func (p *provisioner) provision(ctx context.Context) error {
 		p.metrics.unschedulablePods.Set(0)
 		return nil
 	}
+	solveStart := p.clock.Now()
 	solveCtx, cancel := context.WithTimeout(ctx, p.timings.SolveTimeout)
 	res, err := packing.Solve(solveCtx, v.snap, pending)
 	cancel()
+	solved := p.clock.Since(solveStart)
 	p.metrics.schedulingDuration.Observe(p.clock.Since(start).Seconds())
 	if err != nil {
 		return fmt.Errorf("solving %d pending pods: %w", len(pending), err)
@@ -186,7 +188,8 @@ func (p *provisioner) provision(ctx context.Context) error {
 	p.slots.record(v, res, names, start)
 	p.log.Info("solved a batch", "pods", waiting, "anticipated", len(pending)-waiting, "awaitingTheirNodes", reserved+len(filled), "heldForPodsToCome", held,
 		"newClaims", len(res.Claims), "unschedulable", unschedulable,
-		"costPerHour", res.CostPerHour, "lowerBoundPerHour", res.LowerBoundPerHour, "duration", p.clock.Since(start).String())
+		"costPerHour", res.CostPerHour, "lowerBoundPerHour", res.LowerBoundPerHour, "duration", p.clock.Since(start).String(),
+		"view", solveStart.Sub(start).String(), "solve", solved.String())
 	// The next batch must see these claims as in flight, or it would
 	// launch for the same pods again: wait until the cache has them.
 	return p.waitForCache(ctx, slices.Collect(maps.Values(names)))
