@@ -98,6 +98,7 @@ func (p *provisioner) liftAwaiting(ctx context.Context, v *clusterView, heldOn m
 	// where the cache still shows it, so the pods go where they are
 	// nominated when the taint lifts.
 	rehints := rehintsFor(v, p.nominated.expected(v, v.pending, now), tainted)
+	start := time.Now()
 	p.hints.write(ctx, rehints)
 	if hinted+len(rehints) > 0 {
 		// The scheduler sees pods and nodes through separate watches: let
@@ -122,7 +123,8 @@ func (p *provisioner) liftAwaiting(ctx context.Context, v *clusterView, heldOn m
 		})
 	}
 	wg.Wait()
-	p.log.Info("lifted the awaiting-pods taint: every pod planned on the nodes has come and is nominated", "nodes", len(tainted), "podsRenominated", len(rehints))
+	p.log.Info("lifted the awaiting-pods taint: every pod planned on the nodes has come and is nominated", "nodes", len(tainted), "podsRenominated", len(rehints),
+		"took", time.Since(start).Round(time.Millisecond).String())
 }
 
 // rehintsFor are the hints of the pending pods expected (pod key → node)

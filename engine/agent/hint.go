@@ -65,8 +65,11 @@ func (h *hinter) write(ctx context.Context, hints []hint) {
 	wg.Wait()
 }
 
-// hintWorkers is how many nominated-node patches are in flight at once.
-const hintWorkers = 8
+// hintWorkers is how many nominated-node patches are in flight at once:
+// enough for the client's rate limiter (200 a second, burst 300), not the
+// round trip, to pace them; a burst's pods are nominated again all at once
+// when the awaiting-pods taint lifts (awaiting.go), and their nodes wait.
+const hintWorkers = 32
 
 func (h *hinter) patch(ctx context.Context, hi hint) error {
 	body, err := json.Marshal(map[string]any{"status": map[string]any{"nominatedNodeName": hi.node}})
