@@ -221,6 +221,8 @@ func (p *planner) localSearch(rest []*nodeInfo) error {
 		// words the reason better.
 		queue = append(queue, hopeless...)
 	} else {
+		// The triage's bound proves a hopeless candidate can go neither
+		// alone nor replaced: no simulation is spent on it.
 		for i, n := range hopeless {
 			p.keep(n.node.Name, why[i])
 		}
