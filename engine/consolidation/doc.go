@@ -47,8 +47,12 @@
 // room left on the other nodes) picks the first size, one packing result
 // calibrates it, and a step search refines it; then the remaining
 // candidates are tried (local search, screen.go): triaged without
-// simulating (first fit into the other nodes' free room; a per-resource
-// price bound on any replacement), likely deletions first, each alone
+// simulating (first fit into the other nodes' free room, less the room of
+// daemonsets that run on a node but have no pod there yet; a bound on any
+// replacement: per resource, and the cheapest type that holds a pod that
+// must move to a new node, both on what a new node offers pods beside the
+// daemonsets every node of its pool runs, claimbound.go), likely deletions
+// first, each alone
 // while the simulations left allow, else in windows of consecutive
 // candidates sized so every one is reached within the caps (one packing
 // run per window, its commands checked one by one; the prefix search

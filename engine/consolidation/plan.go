@@ -83,6 +83,8 @@ type planner struct {
 	budgets *budgets
 	pdbs    *pdbs
 	values  *valuer
+	// claims bounds what new nodes cost (see triage).
+	claims *claimBound
 	// kept is the first reason recorded for each node left alone; soft
 	// the budget or PDB that refused it a place in the search, which a
 	// later admission clears and any kept reason overrides.
@@ -130,6 +132,7 @@ func newPlanner(ctx context.Context, snap *state.Snapshot, now time.Time, opts O
 		p.pools[pool.Name] = pool
 	}
 	p.values = newValuer(snap)
+	p.claims = newClaimBound(snap)
 	p.index()
 	p.balanced = p.balancedTotals()
 	return p

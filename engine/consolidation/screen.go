@@ -3,6 +3,7 @@ package consolidation
 import (
 	"cmp"
 	"fmt"
+	"math"
 	"slices"
 
 	corev1 "k8s.io/api/core/v1"
@@ -64,6 +65,8 @@ func (p *planner) rooms() *roomIndex {
 		idx.names = append(idx.names, n.Name)
 		idx.room = append(idx.room, freeRoom{cpu: n.Allocatable.Cpu().MilliValue(), mem: n.Allocatable.Memory().Value(), pods: n.Allocatable.Pods().Value()})
 	}
+	type bound struct{ node, namespace, name string }
+	present := map[bound]bool{}
 	for _, pod := range p.work.Pods {
 		i, ok := at[pod.NodeName]
 		if !ok {
@@ -72,6 +75,26 @@ func (p *planner) rooms() *roomIndex {
 		r := &idx.room[i]
 		c, m := podRequests(pod)
 		r.cpu, r.mem, r.pods = r.cpu-c, r.mem-m, r.pods-1
+		if pod.DaemonSet {
+			present[bound{pod.NodeName, pod.Namespace, pod.Owner.Name}] = true
+		}
+	}
+	// A daemonset that runs on a node but has no pod there yet gets one
+	// soon: its room is not free (packing reserves it the same way).
+	for _, ds := range p.work.DaemonSets {
+		f, err := ds.Pod.NodeFilter()
+		if err != nil {
+			continue
+		}
+		c, m := podRequests(ds.Pod)
+		for _, n := range p.work.Nodes {
+			i, ok := at[n.Name]
+			if !ok || present[bound{n.Name, ds.Namespace, ds.Name}] || !f.Admits(n.Labels, n.SchedulingTaints(p.pools[n.Pool])) {
+				continue
+			}
+			r := &idx.room[i]
+			r.cpu, r.mem, r.pods = r.cpu-c, r.mem-m, r.pods-1
+		}
 	}
 	p.roomIdx = idx
 	return idx
@@ -131,33 +154,39 @@ func (p *planner) triage(n *nodeInfo) (triage, string) {
 	if idx.firstFits(n.node.Name, n.pods) {
 		return likelyDeletion, ""
 	}
-	cpu, mem := idx.onNewClaims(n)
-	u := p.values.global
-	bound := max(float64(cpu)*u.cpu, float64(mem)*u.mem)
+	cpu, mem, single := idx.onNewClaims(n, p.claims)
+	bound := p.claims.cost(cpu, mem, single)
 	s := p.savingsOf(n.pool)
 	need := max(s.perHour, s.percent/100*n.price, s.perPod*float64(len(n.pods)))
 	if n.price-bound >= need-1e-12 {
 		return maybeReplacement, ""
 	}
-	return hopeless, fmt.Sprintf("no cheaper placement: its pods do not fit in the other nodes' free room (first fit), and new nodes for the %s cpu and %s of memory that room cannot hold cost at least $%s/h against its $%s/h, short of the $%s/h a replacement must save (not simulated)",
+	return hopeless, fmt.Sprintf("no cheaper placement: its pods do not fit in the other nodes' free room (first fit), and new nodes for the %s cpu and %s of memory that room cannot hold, beside the daemonsets each runs, cost at least $%s/h against its $%s/h, short of the $%s/h a replacement must save (not simulated)",
 		resource.NewMilliQuantity(cpu, resource.DecimalSI), resource.NewQuantity(mem, resource.BinarySI), money(bound), money(n.price), money(need))
 }
 
 // onNewClaims is, per resource, the least any placement of n's pods puts
 // on new claims: the larger of what the pods that fit in no other node's
 // free room request and what all of them request beyond the free room of
-// the nodes that could take one of them.
-func (idx *roomIndex) onNewClaims(n *nodeInfo) (cpu, mem int64) {
+// the nodes that could take one of them. single is the least one new node
+// costs when some pod must go on one: the dearest of the cheapest types
+// holding each pod that fits nowhere else, or, when every pod fits
+// somewhere but not all of them do, the cheapest type holding any of them.
+func (idx *roomIndex) onNewClaims(n *nodeInfo, b *claimBound) (cpu, mem int64, single float64) {
 	type req struct{ cpu, mem int64 }
 	var lost, all, room req
 	var fitting []req
+	lostSingle, anySingle := 0.0, math.Inf(1)
 	for _, pod := range n.pods {
 		c, m := podRequests(pod)
 		all.cpu, all.mem = all.cpu+c, all.mem+m
+		price := b.cheapestFor(c, m)
+		anySingle = min(anySingle, price)
 		if idx.fitsElsewhere(n.node.Name, c, m) {
 			fitting = append(fitting, req{c, m})
 		} else {
 			lost.cpu, lost.mem = lost.cpu+c, lost.mem+m
+			lostSingle = max(lostSingle, price)
 		}
 	}
 	for i, r := range idx.room {
@@ -171,7 +200,14 @@ func (idx *roomIndex) onNewClaims(n *nodeInfo) (cpu, mem int64) {
 			}
 		}
 	}
-	return max(lost.cpu, all.cpu-room.cpu, 0), max(lost.mem, all.mem-room.mem, 0)
+	cpu, mem = max(lost.cpu, all.cpu-room.cpu, 0), max(lost.mem, all.mem-room.mem, 0)
+	switch {
+	case lost.cpu > 0 || lost.mem > 0 || lostSingle > 0:
+		single = lostSingle
+	case cpu > 0 || mem > 0:
+		single = anySingle
+	}
+	return cpu, mem, single
 }
 
 // fitsElsewhere reports whether some node other than skip has the free

@@ -215,14 +215,15 @@ func (p *planner) localSearch(rest []*nodeInfo) error {
 			hopeless, why = append(hopeless, old), append(why, reason)
 		}
 	}
-	queue := append(first, later...)
-	if p.simulationsLeft() >= len(queue)+len(hopeless) {
-		// Enough to try every one alone, hopeless ones too: a simulation
-		// words the reason better.
-		queue = append(queue, hopeless...)
-	} else {
+	// Hopeless candidates come last. The triage's bound proves each can
+	// go neither alone nor replaced, but in a window it may join a merge;
+	// where one would be tried alone while the simulations left cannot
+	// try every candidate alone, it is kept with the proof instead.
+	queue := append(append(first, later...), hopeless...)
+	proof := map[*nodeInfo]string{}
+	if p.simulationsLeft() < len(queue) {
 		for i, n := range hopeless {
-			p.keep(n.node.Name, why[i])
+			proof[n] = why[i]
 		}
 	}
 	for len(queue) > 0 {
@@ -234,9 +235,12 @@ func (p *planner) localSearch(rest []*nodeInfo) error {
 		}
 		w = min(w, len(queue))
 		var err error
-		if w == 1 {
+		switch reason, ok := proof[queue[0]]; {
+		case w == 1 && ok:
+			p.keep(queue[0].node.Name, reason)
+		case w == 1:
 			err = p.tryAlone(queue[0])
-		} else {
+		default:
 			err = p.tryWindow(queue[:w])
 		}
 		if err != nil {

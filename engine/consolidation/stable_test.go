@@ -1,7 +1,10 @@
 package consolidation
 
 import (
+	"cmp"
 	"context"
+	"math"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -12,12 +15,17 @@ import (
 
 // stableRun is the outcome of planning and applying until nothing changes.
 type stableRun struct {
-	rounds, evicted, minEvictions int
-	firstPlan, total              time.Duration
+	rounds, evicted int
+	// vacated counts the workload pods on the nodes the run removed:
+	// each is evicted at least once, so evicted/vacated measures pods
+	// moved twice. minEvictions is the fewest evictions any plan reaching
+	// the run's end cost must make (see leastEvictions).
+	vacated, minEvictions int
+	firstPlan, total      time.Duration
 	// maxPlan and maxPlanCPU are the longest single Plan, in wall and
 	// CPU time.
 	maxPlan, maxPlanCPU time.Duration
-	// unreached counts the nodes the last plan kept untried because the
+	// unreached is the most nodes any plan kept untried because the
 	// search ran out of simulations.
 	unreached int
 	// firstPlanCPU and totalCPU are the process's CPU time for the same.
@@ -45,12 +53,13 @@ func untilStable(tb testing.TB, snap *state.Snapshot, opts Options, maxRounds in
 			out.firstPlan, out.firstPlanCPU = time.Since(t), cpuTime()-tCPU
 		}
 		out.rounds++
-		out.unreached = 0
+		unreached := 0
 		for _, k := range res.Kept {
 			if strings.Contains(k.Reason, "the search stopped") {
-				out.unreached++
+				unreached++
 			}
 		}
+		out.unreached = max(out.unreached, unreached)
 		if len(res.Commands) == 0 {
 			break
 		}
@@ -74,9 +83,14 @@ func untilStable(tb testing.TB, snap *state.Snapshot, opts Options, maxRounds in
 		}
 		workload = append(workload, p)
 		if !left[p.NodeName] {
-			out.minEvictions++
+			out.vacated++
 		}
 	}
+	before := 0.0
+	for _, n := range snap.Nodes {
+		before += n.PricePerHour
+	}
+	out.minEvictions = leastEvictions(snap, before-out.cost)
 	empty := &state.Snapshot{Pools: snap.Pools, DaemonSets: snap.DaemonSets}
 	r, err := packing.Solve(context.Background(), empty, workload)
 	if err != nil {
@@ -84,4 +98,33 @@ func untilStable(tb testing.TB, snap *state.Snapshot, opts Options, maxRounds in
 	}
 	out.lowerBound = r.LowerBoundPerHour
 	return out
+}
+
+// leastEvictions is a lower bound on the workload pods any plan that cuts
+// snap's cost by saving $/h must evict. Such a plan removes nodes S and
+// launches replacements R with price(S) - price(R) = saving, so
+// price(S) >= saving, and it evicts every workload pod on S. The fewest
+// pods on any set of nodes whose prices reach saving is a 0/1 knapsack;
+// its fractional relaxation (nodes taken by pods per dollar, fewest first,
+// the last one in part, rounded up) bounds it from below.
+func leastEvictions(snap *state.Snapshot, saving float64) int {
+	pods := map[string]int{}
+	for _, p := range snap.Pods {
+		if !p.DaemonSet && p.NodeName != "" {
+			pods[p.NodeName]++
+		}
+	}
+	nodes := slices.Clone(snap.Nodes)
+	perDollar := func(n *state.Node) float64 { return float64(pods[n.Name]) / max(n.PricePerHour, 1e-12) }
+	slices.SortFunc(nodes, func(a, b *state.Node) int { return cmp.Compare(perDollar(a), perDollar(b)) })
+	least := 0.0
+	for _, n := range nodes {
+		if saving <= 1e-9 {
+			break
+		}
+		take := min(1, saving/n.PricePerHour)
+		least += take * float64(pods[n.Name])
+		saving -= take * n.PricePerHour
+	}
+	return int(math.Ceil(least - 1e-9))
 }

@@ -366,7 +366,7 @@ func poolAllows(p *poolPlan, terms []scheduling.Requirements, key, v string) boo
 		return true
 	}
 	for _, t := range terms {
-		if t.Get(key).Has(v) && p.pool.Requirements.Compatible(t, scheduling.WithAllowUndefinedWellKnownLabels()) == nil {
+		if t.Get(key).Has(v) && p.pool.Requirements.Allows(t, scheduling.WithAllowUndefinedWellKnownLabels()) {
 			return true
 		}
 	}

@@ -405,7 +405,7 @@ func (s *solver) compileType(p *poolPlan, t *poolType) {
 		var reqs scheduling.Requirements
 		lazy := func() scheduling.Requirements {
 			if reqs == nil {
-				reqs = p.pool.Requirements.Intersection(t.instance.Requirements)
+				reqs = intersectOn(p.pool.Requirements, t.instance.Requirements, s.daemons)
 			}
 			return reqs
 		}

@@ -79,6 +79,32 @@ func (r Requirements) Compatible(other Requirements, opts ...CompatibleOption) e
 	return errors.Join(errs...)
 }
 
+// Allows reports whether Compatible would return nil, without building
+// the error (nor its "did you mean" hint, which measures the edit distance
+// to every known label): the fast check for hot loops such as deciding, per
+// instance type, whether a daemonset that selects nodes by label runs on it.
+func (r Requirements) Allows(other Requirements, opts ...CompatibleOption) bool {
+	var o compatibleOptions
+	for _, opt := range opts {
+		opt(&o)
+	}
+	for key, required := range other {
+		if allowed, ok := r[key]; ok {
+			if !compatibleValues(allowed, required) {
+				return false
+			}
+			continue
+		}
+		if op := required.Operator(); op == OpNotIn || op == OpDoesNotExist {
+			continue
+		}
+		if o.allowUndefined == nil || !o.allowUndefined(key) {
+			return false
+		}
+	}
+	return true
+}
+
 // Intersects returns nil when, for every key both r and other define, some
 // value satisfies both; keys only one side defines are ignored. An empty
 // intersection is still fine when both sides accept an absent label (NotIn

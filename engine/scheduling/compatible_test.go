@@ -63,6 +63,9 @@ func TestCompatible(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			err := pool.Compatible(tt.pod, tt.opts...)
+			if got := pool.Allows(tt.pod, tt.opts...); got != (err == nil) {
+				t.Errorf("Allows = %v, Compatible = %v: they must agree", got, err)
+			}
 			switch {
 			case tt.wantErr == "" && err != nil:
 				t.Fatalf("unexpected error: %v", err)
