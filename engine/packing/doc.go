@@ -47,8 +47,9 @@
 //   - A local-improvement pass (improve.go) then merges a claim into
 //     another or empties it into others' spare room when that costs less,
 //     moving only pods whose rules are all per zone, within a pool and
-//     zone. Its last move (regroup.go) re-packs the pods of the cheapest
-//     claims together (across zones for pods no rule counts): five
+//     zone (across zones for pods no rule counts). Its last move
+//     (regroup.go) re-packs the pods of the cheapest claims together
+//     (across zones for pods no rule counts): five
 //     t3a.micro holding a 512Mi pod each become one t3a.medium, which no
 //     move of one claim at a time finds; at every step each re-pack also
 //     prices putting all the pods it has left on the one cheapest node

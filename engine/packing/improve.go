@@ -16,8 +16,10 @@ import (
 const improveBudget = 150_000
 
 // improve is the local-improvement pass run on the new claims after
-// packing and before finalize. Within each (pool, zone) it visits the
-// claims cheapest first and tries to empty each one:
+// packing and before finalize. Within each (pool, zone), then across the
+// zones of each pool for claims whose pods no rule counts per zone
+// (zoneFree), it visits the claims cheapest first and tries to empty each
+// one:
 //
 //   - merge: all its pods onto one other claim, which is re-sized to the
 //     cheapest offering that holds both, when that costs less than the two;
@@ -69,7 +71,15 @@ func (s *solver) improve() bool {
 		if len(ns) < 2 {
 			continue
 		}
-		pass.group(ns)
+		pass.group(ns, pass.allMovable)
+	}
+	// A claim whose pods no rule counts per zone (zoneFree) may empty
+	// into claims of any zone of its pool: its pods go where they are
+	// cheapest to add, which the groups above, one zone each, never see.
+	for _, ns := range pass.claimGroups(func(n *node) (claimGroup, bool) {
+		return claimGroup{pool: n.pool.idx, zone: -1}, true
+	}) {
+		pass.group(ns, pass.allZoneFree)
 	}
 	pass.refill()
 	for range 3 {
@@ -248,15 +258,16 @@ func (pass *improver) retype(n *node, o offer) {
 	n.room = o.t.alloc.Sub(n.used)
 }
 
-// group improves the claims of one pool and zone.
-func (pass *improver) group(ns []*node) {
+// group improves the claims ns, of one pool: it tries to empty each claim
+// whose pods may all move to any of ns (movable says which) into others.
+func (pass *improver) group(ns []*node, movable func(*node) bool) {
 	order := slices.Clone(ns)
 	slices.SortStableFunc(order, func(a, b *node) int { return cmp.Compare(price(a), price(b)) })
 	for _, n := range order {
 		if pass.budget <= 0 || pass.s.ctx.Err() != nil {
 			return
 		}
-		if len(n.pods) == 0 || !pass.allMovable(n) {
+		if len(n.pods) == 0 || !movable(n) {
 			continue
 		}
 		if pass.merge(n, ns) || pass.evacuate(n, ns) {

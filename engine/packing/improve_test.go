@@ -4,7 +4,10 @@ import (
 	"math"
 	"testing"
 
+	corev1 "k8s.io/api/core/v1"
+
 	"github.com/tenonhq/terraform-provider-tenon/engine/packing/internal/resources"
+	"github.com/tenonhq/terraform-provider-tenon/engine/scheduling"
 	"github.com/tenonhq/terraform-provider-tenon/engine/state"
 	"github.com/tenonhq/terraform-provider-tenon/engine/state/statetest"
 )
@@ -63,6 +66,49 @@ func TestImproveMergesHalfEmptyClaims(t *testing.T) {
 	}
 	if a, b := placedByKey(s, "default/a"), placedByKey(s, "default/b"); left[0].name != "default-1" || a != "default-1" || b != "default-1" {
 		t.Errorf("survivor is %s, pods on %s and %s; want default-1", left[0].name, a, b)
+	}
+}
+
+// TestImproveEmptiesZoneFreeClaimAcrossZones checks that a claim whose
+// pods no rule counts per zone empties into a claim of another zone: a pod
+// spread over zones keeps its claim in zone a (a zonal rule counts it, so
+// no re-pack across zones takes that claim), and a plain pod alone in zone
+// b moves into its spare room. Each zone alone has one claim, so only the
+// move across zones finds the saving (scenario 469 of TestMonotoneCost
+// cost 52 % more on a pool than on a sub-pool for want of it).
+func TestImproveEmptiesZoneFreeClaimAcrossZones(t *testing.T) {
+	p := statetest.Pool("default")
+	snap := statetest.Snapshot(statetest.Pools(p), nil, nil)
+	sel := map[string]string{"app": "spread"}
+	ps := []*state.Pod{
+		statetest.Pod("a", "3", "1Gi", statetest.WithLabel("app", "spread"), statetest.WithSpread(scheduling.LabelTopologyZone, 1, corev1.DoNotSchedule, sel)),
+		statetest.Pod("b", "100m", "32Mi"),
+	}
+	s := classifiedSolver(t, snap, ps)
+	pool := s.pools[0]
+	big := typeNamed(t, pool, "m5.2xlarge")
+	for i, c := range s.classes {
+		b := &bucket{class: c, zones: s.allZones(), capacityTypes: pool.capacityTypeMask, pods: c.pods}
+		s.place(b, s.newClaim(pool, big, i, capacityOnDemand), 1)
+	}
+	pass := newImprover(s)
+	var before float64
+	for _, n := range s.claims {
+		o, ok := pass.cheapest(n, pass.mask(n), pass.mask(n), n.capacityTypes, n.used, 0, math.Inf(1))
+		if !ok {
+			t.Fatal("no offering holds a claim's pod")
+		}
+		before += o.price
+	}
+	if !s.improve() {
+		t.Fatal("improve emptied no claim")
+	}
+	left, cost := claimsLeft(t, s, ps)
+	if len(left) != 1 || left[0].zone != 0 {
+		t.Fatalf("want one claim left, in zone %s; got %d", s.zones[0], len(left))
+	}
+	if cost >= before-1e-9 {
+		t.Errorf("the claim left costs %.4f, want less than the %.4f of the two shrunk apart", cost, before)
 	}
 }
 

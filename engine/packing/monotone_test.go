@@ -75,7 +75,7 @@ func monotoneScenario(rng *rand.Rand) (pool, sub []*catalog.InstanceType, build 
 // pods by another LP, so opens other nodes first), and pods with hostname
 // rules never move between claims. Lower it with every fix; the test
 // fails when more pairs break, and says so when fewer do.
-const maxNonMonotone = 31
+const maxNonMonotone = 29
 
 // TestMonotoneCost checks that a pool that allows more instance types
 // never costs more than a random sub-pool of it (any answer on the
