@@ -30,6 +30,8 @@ const improveBudget = 150_000
 // Then two moves over many claims at once: refill (refill.go) packs the
 // movable pods afresh around the pods that cannot move, and regroup
 // (regroup.go) re-packs the cheapest claims' pods onto new offerings.
+// Last, relocate (relocate.go) moves some pods of a claim onto others'
+// spare room so that the claim shrinks.
 //
 // Every claim is first shrunk to its cheapest offering. Only movable pods
 // move (see movable): pods whose hard and soft rules all hold per zone or
@@ -87,6 +89,7 @@ func (s *solver) improve() bool {
 			break
 		}
 	}
+	pass.relocate()
 	return pass.emptied > 0
 }
 

@@ -213,3 +213,48 @@ func placedByKey(s *solver, key string) string {
 	}
 	return ""
 }
+
+// TestRelocateShrinksTheSource checks relocate: claim A holds a 3-cpu and
+// a 1-cpu pod (an 8-cpu node), claim B a 5-cpu pod with room for 1 cpu
+// more. Neither can empty into the other for less (both pods of A do not
+// fit B's room; all of them need a node as dear as the two), but the
+// 1-cpu pod riding on B lets A shrink to a 4-cpu node.
+func TestRelocateShrinksTheSource(t *testing.T) {
+	p := statetest.Pool("default")
+	snap := statetest.Snapshot(statetest.Pools(p), nil, nil)
+	ps := []*state.Pod{statetest.Pod("a", "3", "1Gi"), statetest.Pod("b", "1", "1Gi"), statetest.Pod("c", "5", "1Gi")}
+	s := classifiedSolver(t, snap, ps)
+	pool := s.pools[0]
+	big := typeNamed(t, pool, "m5.4xlarge")
+	claimOf := map[string]*node{}
+	for _, c := range s.classes {
+		b := &bucket{class: c, zones: s.allZones(), capacityTypes: pool.capacityTypeMask, pods: c.pods}
+		name := c.pods[0].Name
+		if name == "b" {
+			claimOf[name] = claimOf["a"]
+		} else {
+			claimOf[name] = s.newClaim(pool, big, 0, capacityOnDemand)
+		}
+		s.place(b, claimOf[name], 1)
+	}
+	pass := newImprover(s)
+	var before float64
+	for _, n := range s.claims {
+		pass.shrink(n)
+		before += price(n)
+	}
+	if pass.merge(claimOf["a"], s.claims) || pass.evacuate(claimOf["a"], s.claims) {
+		t.Fatal("a merge or evacuation saves here; the case no longer tests relocate")
+	}
+	pass.relocate()
+	left, cost := claimsLeft(t, s, ps)
+	if len(left) != 2 {
+		t.Fatalf("want both claims kept, got %d", len(left))
+	}
+	if cost >= before-1e-9 {
+		t.Errorf("claims cost %.4f after relocate, want less than %.4f", cost, before)
+	}
+	if got := placedByKey(s, "default/b"); got != claimOf["c"].name {
+		t.Errorf("b is on %s, want it beside c on %s", got, claimOf["c"].name)
+	}
+}
