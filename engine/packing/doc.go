@@ -55,7 +55,8 @@
 //     prices putting all the pods it has left on the one cheapest node
 //     that holds them, or on one more node and that one. Then relocate
 //     (relocate.go) moves a few pods of a claim onto others' spare room
-//     when the claim then shrinks to a cheaper type. Work is counted,
+//     when the claim then shrinks to a cheaper type (pods with hostname
+//     anti-affinity or spread too, onto claims that keep those rules). Work is counted,
 //     not timed, so results stay deterministic.
 //   - Two fill strategies (two plan efforts with a clique of 50 or more)
 //     run concurrently, a core each, and the cheapest result wins

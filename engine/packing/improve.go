@@ -102,6 +102,8 @@ type improver struct {
 	// masks caches, per claim, the types its classes allow.
 	masks    map[*node]bitset
 	maxAlloc map[*poolPlan]resources.Vector
+	// needed caches hostAffinityGroups.
+	needed map[int]bool
 	// emptied counts the claims the pass emptied.
 	emptied int
 	// offerBuf and bucketBuf are regroup's scratch, reused across

