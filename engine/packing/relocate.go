@@ -13,11 +13,11 @@ import (
 // apart from improveBudget, so neither pass starves the other.
 const relocateBudget = 100_000
 
-// relocateTargets is how many claims that can take a pod relocate
+// relocateCompared is how many claims that can take a pod relocate
 // compares for it, among those with the most spare room: with thousands
 // of claims, scanning every one for every pod would spend the budget on
 // the first few claims.
-const relocateTargets = 64
+const relocateCompared = 64
 
 // relocate is the improve pass's last move, for a claim that is too big
 // for what it holds once a few of its pods could ride elsewhere: merge
@@ -61,21 +61,34 @@ func (pass *improver) relocateGroup(ns []*node, movable func(*class, *poolPlan) 
 	// Targets by spare room, most first: a pod looks at the first
 	// relocateTargets that hold it.
 	s := pass.s
-	targets := slices.Clone(ns)
-	slices.SortStableFunc(targets, func(a, b *node) int { return cmp.Compare(s.size(b.room), s.size(a.room)) })
+	t := relocateTargets{nodes: slices.Clone(ns)}
+	slices.SortStableFunc(t.nodes, func(a, b *node) int { return cmp.Compare(s.size(b.room), s.size(a.room)) })
+	t.sizes = make([]int64, len(t.nodes))
+	for i, m := range t.nodes {
+		t.sizes[i] = s.size(m.room)
+	}
 	for _, n := range order {
 		if *budget <= 0 || s.ctx.Err() != nil {
 			return
 		}
 		if len(n.pods) > 0 {
-			pass.relocateFrom(n, targets, movable, budget)
+			pass.relocateFrom(n, t, movable, budget)
 		}
 	}
 }
 
+// relocateTargets are the claims of a group by spare room, most first,
+// and the size (solver.size) of each one's room when sorted: rooms only
+// shrink, so no claim after one whose room was smaller than a pod holds
+// the pod.
+type relocateTargets struct {
+	nodes []*node
+	sizes []int64
+}
+
 // relocateFrom moves pods off n (see relocate) and reports whether it
 // did.
-func (pass *improver) relocateFrom(n *node, ns []*node, movable func(*class, *poolPlan) bool, budget *int) bool {
+func (pass *improver) relocateFrom(n *node, ns relocateTargets, movable func(*class, *poolPlan) bool, budget *int) bool {
 	s := pass.s
 	var pods []*state.Pod
 	for _, p := range n.pods {
@@ -159,19 +172,20 @@ func (pass *improver) relocateFrom(n *node, ns []*node, movable func(*class, *po
 	return true
 }
 
-// relocateTarget is the claim of ns (by spare room, most first) other
-// than from whose spare room (in room, tentatively, else its own) holds p
-// with the least left over among the first relocateTargets that hold it,
-// nil when none does or the budget ran out.
-func (pass *improver) relocateTarget(p *state.Pod, from *node, ns []*node, room map[*node]resources.Vector, added func(*node, int) int32, budget *int) *node {
+// relocateTarget is the claim of ns other than from whose spare room (in
+// room, tentatively, else its own) holds p with the least left over among
+// the first relocateCompared that hold it, nil when none does or the
+// budget ran out.
+func (pass *improver) relocateTarget(p *state.Pod, from *node, ns relocateTargets, room map[*node]resources.Vector, added func(*node, int) int32, budget *int) *node {
 	s := pass.s
 	c := s.podClass[p]
 	req := c.req
+	size := s.size(req)
 	var best *node
 	var bestLeft int64
 	fits := 0
-	for _, m := range ns {
-		if fits == relocateTargets {
+	for i, m := range ns.nodes {
+		if fits == relocateCompared || ns.sizes[i] < size {
 			break
 		}
 		if m == from || len(m.pods) == 0 {
