@@ -102,6 +102,8 @@ type improver struct {
 	// masks caches, per claim, the types its classes allow.
 	masks    map[*node]bitset
 	maxAlloc map[*poolPlan]resources.Vector
+	// relocBuf is relocate's scratch.
+	relocBuf []*state.Pod
 	// needed caches hostAffinityGroups.
 	needed map[int]bool
 	// emptied counts the claims the pass emptied.

@@ -90,13 +90,18 @@ type relocateTargets struct {
 // did.
 func (pass *improver) relocateFrom(n *node, ns relocateTargets, movable func(*class, *poolPlan) bool, budget *int) bool {
 	s := pass.s
-	var pods []*state.Pod
+	// The movable pods; none moves when the most spare room any claim had
+	// holds none of them.
+	pods := pass.relocBuf[:0]
+	fitsSome := false
 	for _, p := range n.pods {
-		if movable(s.podClass[p], n.pool) {
+		if c := s.podClass[p]; movable(c, n.pool) {
 			pods = append(pods, p)
+			fitsSome = fitsSome || len(ns.sizes) > 0 && s.size(c.req) <= ns.sizes[0]
 		}
 	}
-	if len(pods) == 0 {
+	pass.relocBuf = pods
+	if !fitsSome {
 		return false
 	}
 	slices.SortStableFunc(pods, func(a, b *state.Pod) int {
