@@ -245,7 +245,7 @@ func (pass *improver) hostMovable(c *class, p *poolPlan) bool {
 		}
 	}
 	for _, sp := range c.spreads {
-		if _, capped := s.hostSpread[sp.group]; !zonal(sp.group) && !(host(sp.group) && capped) {
+		if _, capped := s.hostSpread[sp.group]; !zonal(sp.group) && (!host(sp.group) || !capped) {
 			return false
 		}
 	}
