@@ -47,12 +47,16 @@
 //   - A local-improvement pass (improve.go) then merges a claim into
 //     another or empties it into others' spare room when that costs less,
 //     moving only pods whose rules are all per zone, within a pool and
-//     zone. Its last move (regroup.go) re-packs the pods of the cheapest
-//     claims together (across zones for pods no rule counts): five
+//     zone (across zones for pods no rule counts). Its last move
+//     (regroup.go) re-packs the pods of the cheapest claims together
+//     (across zones for pods no rule counts): five
 //     t3a.micro holding a 512Mi pod each become one t3a.medium, which no
 //     move of one claim at a time finds; at every step each re-pack also
 //     prices putting all the pods it has left on the one cheapest node
-//     that holds them, or on one more node and that one. Work is counted,
+//     that holds them, or on one more node and that one. Then relocate
+//     (relocate.go) moves a few pods of a claim onto others' spare room
+//     when the claim then shrinks to a cheaper type (pods with hostname
+//     anti-affinity or spread too, onto claims that keep those rules). Work is counted,
 //     not timed, so results stay deterministic.
 //   - Two fill strategies (two plan efforts with a clique of 50 or more)
 //     run concurrently, a core each, and the cheapest result wins
@@ -95,7 +99,8 @@
 //     (a claim's zone and type), fill_node.go (filling one node, or
 //     simulating it), plan.go and plan_knapsack.go (the configuration-LP
 //     plan).
-//   - improve.go, refill.go, regroup.go: the improvement pass.
+//   - improve.go, refill.go, regroup.go, relocate.go: the improvement
+//     pass.
 //   - claims.go: final offerings and the Result's claims; reasons.go: why
 //     a pod is unschedulable.
 //   - internal/resources: the resource vector; internal/lp: the simplex

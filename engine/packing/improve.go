@@ -16,8 +16,10 @@ import (
 const improveBudget = 150_000
 
 // improve is the local-improvement pass run on the new claims after
-// packing and before finalize. Within each (pool, zone) it visits the
-// claims cheapest first and tries to empty each one:
+// packing and before finalize. Within each (pool, zone), then across the
+// zones of each pool for claims whose pods no rule counts per zone
+// (zoneFree), it visits the claims cheapest first and tries to empty each
+// one:
 //
 //   - merge: all its pods onto one other claim, which is re-sized to the
 //     cheapest offering that holds both, when that costs less than the two;
@@ -28,6 +30,8 @@ const improveBudget = 150_000
 // Then two moves over many claims at once: refill (refill.go) packs the
 // movable pods afresh around the pods that cannot move, and regroup
 // (regroup.go) re-packs the cheapest claims' pods onto new offerings.
+// Last, relocate (relocate.go) moves some pods of a claim onto others'
+// spare room so that the claim shrinks.
 //
 // Every claim is first shrunk to its cheapest offering. Only movable pods
 // move (see movable): pods whose hard and soft rules all hold per zone or
@@ -69,7 +73,15 @@ func (s *solver) improve() bool {
 		if len(ns) < 2 {
 			continue
 		}
-		pass.group(ns)
+		pass.group(ns, pass.allMovable)
+	}
+	// A claim whose pods no rule counts per zone (zoneFree) may empty
+	// into claims of any zone of its pool: its pods go where they are
+	// cheapest to add, which the groups above, one zone each, never see.
+	for _, ns := range pass.claimGroups(func(n *node) (claimGroup, bool) {
+		return claimGroup{pool: n.pool.idx, zone: -1}, true
+	}) {
+		pass.group(ns, pass.allZoneFree)
 	}
 	pass.refill()
 	for range 3 {
@@ -77,6 +89,7 @@ func (s *solver) improve() bool {
 			break
 		}
 	}
+	pass.relocate()
 	return pass.emptied > 0
 }
 
@@ -89,6 +102,10 @@ type improver struct {
 	// masks caches, per claim, the types its classes allow.
 	masks    map[*node]bitset
 	maxAlloc map[*poolPlan]resources.Vector
+	// relocBuf is relocate's scratch.
+	relocBuf []*state.Pod
+	// needed caches hostAffinityGroups.
+	needed map[int]bool
 	// emptied counts the claims the pass emptied.
 	emptied int
 	// offerBuf and bucketBuf are regroup's scratch, reused across
@@ -248,15 +265,16 @@ func (pass *improver) retype(n *node, o offer) {
 	n.room = o.t.alloc.Sub(n.used)
 }
 
-// group improves the claims of one pool and zone.
-func (pass *improver) group(ns []*node) {
+// group improves the claims ns, of one pool: it tries to empty each claim
+// whose pods may all move to any of ns (movable says which) into others.
+func (pass *improver) group(ns []*node, movable func(*node) bool) {
 	order := slices.Clone(ns)
 	slices.SortStableFunc(order, func(a, b *node) int { return cmp.Compare(price(a), price(b)) })
 	for _, n := range order {
 		if pass.budget <= 0 || pass.s.ctx.Err() != nil {
 			return
 		}
-		if len(n.pods) == 0 || !pass.allMovable(n) {
+		if len(n.pods) == 0 || !movable(n) {
 			continue
 		}
 		if pass.merge(n, ns) || pass.evacuate(n, ns) {

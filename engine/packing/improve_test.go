@@ -4,7 +4,10 @@ import (
 	"math"
 	"testing"
 
+	corev1 "k8s.io/api/core/v1"
+
 	"github.com/tenonhq/terraform-provider-tenon/engine/packing/internal/resources"
+	"github.com/tenonhq/terraform-provider-tenon/engine/scheduling"
 	"github.com/tenonhq/terraform-provider-tenon/engine/state"
 	"github.com/tenonhq/terraform-provider-tenon/engine/state/statetest"
 )
@@ -63,6 +66,49 @@ func TestImproveMergesHalfEmptyClaims(t *testing.T) {
 	}
 	if a, b := placedByKey(s, "default/a"), placedByKey(s, "default/b"); left[0].name != "default-1" || a != "default-1" || b != "default-1" {
 		t.Errorf("survivor is %s, pods on %s and %s; want default-1", left[0].name, a, b)
+	}
+}
+
+// TestImproveEmptiesZoneFreeClaimAcrossZones checks that a claim whose
+// pods no rule counts per zone empties into a claim of another zone: a pod
+// spread over zones keeps its claim in zone a (a zonal rule counts it, so
+// no re-pack across zones takes that claim), and a plain pod alone in zone
+// b moves into its spare room. Each zone alone has one claim, so only the
+// move across zones finds the saving (scenario 469 of TestMonotoneCost
+// cost 52 % more on a pool than on a sub-pool for want of it).
+func TestImproveEmptiesZoneFreeClaimAcrossZones(t *testing.T) {
+	p := statetest.Pool("default")
+	snap := statetest.Snapshot(statetest.Pools(p), nil, nil)
+	sel := map[string]string{"app": "spread"}
+	ps := []*state.Pod{
+		statetest.Pod("a", "3", "1Gi", statetest.WithLabel("app", "spread"), statetest.WithSpread(scheduling.LabelTopologyZone, 1, corev1.DoNotSchedule, sel)),
+		statetest.Pod("b", "100m", "32Mi"),
+	}
+	s := classifiedSolver(t, snap, ps)
+	pool := s.pools[0]
+	big := typeNamed(t, pool, "m5.2xlarge")
+	for i, c := range s.classes {
+		b := &bucket{class: c, zones: s.allZones(), capacityTypes: pool.capacityTypeMask, pods: c.pods}
+		s.place(b, s.newClaim(pool, big, i, capacityOnDemand), 1)
+	}
+	pass := newImprover(s)
+	var before float64
+	for _, n := range s.claims {
+		o, ok := pass.cheapest(n, pass.mask(n), pass.mask(n), n.capacityTypes, n.used, 0, math.Inf(1))
+		if !ok {
+			t.Fatal("no offering holds a claim's pod")
+		}
+		before += o.price
+	}
+	if !s.improve() {
+		t.Fatal("improve emptied no claim")
+	}
+	left, cost := claimsLeft(t, s, ps)
+	if len(left) != 1 || left[0].zone != 0 {
+		t.Fatalf("want one claim left, in zone %s; got %d", s.zones[0], len(left))
+	}
+	if cost >= before-1e-9 {
+		t.Errorf("the claim left costs %.4f, want less than the %.4f of the two shrunk apart", cost, before)
 	}
 }
 
@@ -166,4 +212,106 @@ func placedByKey(s *solver, key string) string {
 		}
 	}
 	return ""
+}
+
+// TestRelocateShrinksTheSource checks relocate: claim A holds a 3-cpu and
+// a 1-cpu pod (an 8-cpu node), claim B a 5-cpu pod with room for 1 cpu
+// more. Neither can empty into the other for less (both pods of A do not
+// fit B's room; all of them need a node as dear as the two), but the
+// 1-cpu pod riding on B lets A shrink to a 4-cpu node.
+func TestRelocateShrinksTheSource(t *testing.T) {
+	p := statetest.Pool("default")
+	snap := statetest.Snapshot(statetest.Pools(p), nil, nil)
+	ps := []*state.Pod{statetest.Pod("a", "3", "1Gi"), statetest.Pod("b", "1", "1Gi"), statetest.Pod("c", "5", "1Gi")}
+	s := classifiedSolver(t, snap, ps)
+	pool := s.pools[0]
+	big := typeNamed(t, pool, "m5.4xlarge")
+	claimOf := map[string]*node{}
+	for _, c := range s.classes {
+		b := &bucket{class: c, zones: s.allZones(), capacityTypes: pool.capacityTypeMask, pods: c.pods}
+		name := c.pods[0].Name
+		if name == "b" {
+			claimOf[name] = claimOf["a"]
+		} else {
+			claimOf[name] = s.newClaim(pool, big, 0, capacityOnDemand)
+		}
+		s.place(b, claimOf[name], 1)
+	}
+	pass := newImprover(s)
+	var before float64
+	for _, n := range s.claims {
+		pass.shrink(n)
+		before += price(n)
+	}
+	if pass.merge(claimOf["a"], s.claims) || pass.evacuate(claimOf["a"], s.claims) {
+		t.Fatal("a merge or evacuation saves here; the case no longer tests relocate")
+	}
+	pass.relocate()
+	left, cost := claimsLeft(t, s, ps)
+	if len(left) != 2 {
+		t.Fatalf("want both claims kept, got %d", len(left))
+	}
+	if cost >= before-1e-9 {
+		t.Errorf("claims cost %.4f after relocate, want less than %.4f", cost, before)
+	}
+	if got := placedByKey(s, "default/b"); got != claimOf["c"].name {
+		t.Errorf("b is on %s, want it beside c on %s", got, claimOf["c"].name)
+	}
+}
+
+// TestRelocateKeepsHostnameRules checks that relocate moves a pod some
+// hostname rule counts (a clique member, a pod spread over hostnames with
+// maxSkew 1) off its claim so the claim shrinks, but never onto the claim
+// that holds its peer, though that claim's room fits it best: claim A
+// holds the pod and a 3-cpu pod, B its peer (5.5 cpu), C a plain 5-cpu
+// pod; the pod must go to C.
+func TestRelocateKeepsHostnameRules(t *testing.T) {
+	sel := map[string]string{"app": "db"}
+	for name, rule := range map[string]statetest.PodOption{
+		"anti-affinity":   statetest.WithAntiAffinity(scheduling.LabelHostname, sel),
+		"hostname spread": statetest.WithSpread(scheduling.LabelHostname, 1, corev1.DoNotSchedule, sel),
+	} {
+		t.Run(name, func(t *testing.T) {
+			p := statetest.Pool("default")
+			snap := statetest.Snapshot(statetest.Pools(p), nil, nil)
+			ps := []*state.Pod{
+				statetest.Pod("m1", "1", "1Gi", statetest.WithLabel("app", "db"), rule),
+				statetest.Pod("m2", "5500m", "1Gi", statetest.WithLabel("app", "db"), rule),
+				statetest.Pod("x", "3", "1Gi"),
+				statetest.Pod("y", "5", "1Gi"),
+			}
+			s := classifiedSolver(t, snap, ps)
+			// The hostname spreads in force, as a round sets them.
+			s.hostSpread = map[int]int32{}
+			for _, sp := range s.spreadsInForce(s.classes) {
+				if isHostname(s.groups.list[sp.group].key) {
+					s.hostSpread[sp.group] = sp.maxSkew
+				}
+			}
+			pool := s.pools[0]
+			big := typeNamed(t, pool, "m5.4xlarge")
+			claims := map[string]*node{"A": s.newClaim(pool, big, 0, capacityOnDemand), "B": s.newClaim(pool, big, 0, capacityOnDemand), "C": s.newClaim(pool, big, 0, capacityOnDemand)}
+			on := map[string]string{"m1": "A", "x": "A", "m2": "B", "y": "C"}
+			for _, c := range s.classes {
+				b := &bucket{class: c, zones: s.allZones(), capacityTypes: pool.capacityTypeMask, pods: c.pods}
+				for _, pd := range c.pods {
+					s.place(b, claims[on[pd.Name]], 1)
+				}
+			}
+			pass := newImprover(s)
+			var before float64
+			for _, n := range s.claims {
+				pass.shrink(n)
+				before += price(n)
+			}
+			pass.relocate()
+			_, cost := claimsLeft(t, s, ps)
+			if cost >= before-1e-9 {
+				t.Errorf("claims cost %.4f after relocate, want less than %.4f", cost, before)
+			}
+			if got := placedByKey(s, "default/m1"); got != claims["C"].name {
+				t.Errorf("m1 is on %s, want %s (C); B (%s) holds its peer", got, claims["C"].name, claims["B"].name)
+			}
+		})
+	}
 }

@@ -72,10 +72,11 @@ func monotoneScenario(rng *rand.Rand) (pool, sub []*catalog.InstanceType, build 
 // maxNonMonotone is how many of the monotoneScenarios pairs may still
 // cost more on the pool than on its sub-pool. Issue 22 asks for none; the
 // greedy fill and its local moves are path-dependent (a wider pool values
-// pods by another LP, so opens other nodes first), and pods with hostname
-// rules never move between claims. Lower it with every fix; the test
-// fails when more pairs break, and says so when fewer do.
-const maxNonMonotone = 31
+// pods by another LP, so opens other nodes first). Pods with hostname
+// rules move between claims of a zone only in relocate (31 -> 29 with
+// moves across zones, 26 with relocate). Lower it with every fix; the
+// test fails when more pairs break, and says so when fewer do.
+const maxNonMonotone = 26
 
 // TestMonotoneCost checks that a pool that allows more instance types
 // never costs more than a random sub-pool of it (any answer on the
