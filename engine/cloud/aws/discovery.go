@@ -190,6 +190,14 @@ func (p *Provider) discover(ctx context.Context, nc *v1.NodeClass) (*resolved, e
 		r.status.SecurityGroups = append(r.status.SecurityGroups, v1.SecurityGroup{ID: aws.ToString(g.GroupId), Name: aws.ToString(g.GroupName)})
 	}
 	r.status.AMIs = amis
+	if len(spec.CapacityReservationSelectorTerms) > 0 {
+		if r.status.CapacityReservations, err = p.discoverReservations(ctx, spec.CapacityReservationSelectorTerms); err != nil {
+			return nil, err
+		}
+		p.mu.Lock()
+		p.reservations[nc.Name] = &reservationView{at: p.now(), list: r.status.CapacityReservations, launched: map[string]int{}}
+		p.mu.Unlock()
+	}
 	if spec.InstanceProfile != "" {
 		r.status.InstanceProfile = spec.InstanceProfile
 	} else {

@@ -143,6 +143,10 @@ func (p *Provider) withInstance(claim *v1.NodeClaim, inst *ec2types.Instance) *v
 	if inst.InstanceLifecycle == ec2types.InstanceLifecycleTypeSpot {
 		ct = scheduling.CapacityTypeSpot
 	}
+	if id := aws.ToString(inst.CapacityReservationId); id != "" {
+		ct = scheduling.CapacityTypeReserved
+		setReservationLabels(out.Labels, id, p.reservationType(id))
+	}
 	if pool := tagValue(inst.Tags, TagNodePool); pool != "" {
 		out.Labels[scheduling.LabelNodePool] = pool
 	}
@@ -213,6 +217,9 @@ func (p *Provider) IsDrifted(ctx context.Context, claim *v1.NodeClaim) (cloud.Dr
 	_, id, err := ParseProviderID(claim.Status.ProviderID)
 	if err != nil {
 		return "", fmt.Errorf("drift of nodeclaim %s: %w", claim.Name, err)
+	}
+	if reason := p.capacityBlockDrift(claim); reason != "" {
+		return reason, nil
 	}
 	_, r, err := p.resolveByName(ctx, claim.Spec.NodeClassRef.Name)
 	if cloud.IsNodeClassNotReady(err) {
