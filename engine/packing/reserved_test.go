@@ -92,7 +92,7 @@ func TestReservedCapacity(t *testing.T) {
 				nodes = tc.nodes(tc.pools)
 				pods = append(pods, statetest.Pod("bound", "3500m", "1Gi", statetest.BoundTo("planned")))
 			}
-			
+
 			r := solveReserved(t, tc.pools, nodes, pods)
 			if got := reservedClaims(r)["cr-m5"]; got != tc.reserved {
 				t.Errorf("claims in cr-m5 = %d, want %d (claims %s)", got, tc.reserved, describeClaims(r))

@@ -41,7 +41,9 @@ func InstanceMatchCriteria() []string { return slices.Clone(matchCriteria) }
 
 // CapacityTypes returns the values of the tenon.dev/capacity-type label: on-demand, spot and
 // reserved (EC2 capacity reservations, selected by the NodeClass).
-func CapacityTypes() []string { return []string{CapacityTypeOnDemand, CapacityTypeSpot, CapacityTypeReserved} }
+func CapacityTypes() []string {
+	return []string{CapacityTypeOnDemand, CapacityTypeSpot, CapacityTypeReserved}
+}
 
 // MetadataEndpointStates returns the values of metadataOptions.httpEndpoint and
 // httpProtocolIPv6.

@@ -125,6 +125,7 @@ type CapacityReservationSelectorTerm struct {
 	Tags SelectorTags `json:"tags,omitempty"`
 	// OwnerID is the 12-digit account that owns the reservations (one shared with this account
 	// through AWS RAM). Absent means any owner.
+	// +kubebuilder:validation:MaxLength=12
 	// +kubebuilder:validation:XValidation:rule="self.matches('^[0-9]{12}$')",message="ownerID must be a 12-digit AWS account ID such as 123456789012"
 	// +optional
 	OwnerID string `json:"ownerID,omitempty"`
