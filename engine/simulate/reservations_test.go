@@ -2,6 +2,9 @@ package simulate
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -116,4 +119,63 @@ func TestSelects(t *testing.T) {
 
 func selectorTerm(id string, tags map[string]string, owner, criteria string) v1.CapacityReservationSelectorTerm {
 	return v1.CapacityReservationSelectorTerm{ID: id, Tags: tags, OwnerID: owner, InstanceMatchCriteria: criteria}
+}
+
+// TestReservedCapacityExampleFiles runs examples/reserved-capacity (with
+// --check): the GPU pods go into the capacity block, the web pods fill the
+// web reservation and the room left, the other team's reservation is not
+// used, and with more web pods than the reservations hold the rest are
+// bought.
+func TestReservedCapacityExampleFiles(t *testing.T) {
+	requirePacking(t)
+	dir := filepath.Join("..", "..", "examples", "reserved-capacity")
+	run := func(t *testing.T, files ...string) Report {
+		t.Helper()
+		args := []string{"-o", "json", "--check"}
+		for _, f := range files {
+			args = append(args, "-f", f)
+		}
+		out, stderr, code := runCLI(t, args...)
+		if code != ExitOK {
+			t.Fatalf("exit %d; stderr:\n%s", code, stderr)
+		}
+		var rep Report
+		if err := json.Unmarshal([]byte(out), &rep); err != nil {
+			t.Fatal(err)
+		}
+		return rep
+	}
+	count := func(rep Report) (byReservation map[string]int, paid int) {
+		byReservation = map[string]int{}
+		for _, n := range rep.Nodes {
+			if id := n.Labels["tenon.dev/capacity-reservation-id"]; id != "" {
+				byReservation[id]++
+			} else {
+				paid++
+			}
+		}
+		return byReservation, paid
+	}
+	rep := run(t, filepath.Join(dir, "policy.yaml"), filepath.Join(dir, "workload.yaml"))
+	got, paid := count(rep)
+	if got["cr-0a1b2c3d4e5f60718"] != 2 || got["cr-0fedcba9876543210"] != 2 || got["cr-0123456789abcdef0"] != 0 || paid != 0 || len(rep.Unschedulable) != 0 {
+		t.Errorf("reservations used %v, %d paid nodes, %d unschedulable; want both selected reservations full and nothing bought", got, paid, len(rep.Unschedulable))
+	}
+	for _, n := range rep.Nodes {
+		if n.InstanceType == "g5.2xlarge" && !slices.ContainsFunc(n.Pods, func(p string) bool { return strings.HasPrefix(p, "default/train-") }) {
+			t.Errorf("capacity block node %s holds no training pod: %v", n.Name, n.Pods)
+		}
+	}
+	workload, err := os.ReadFile(filepath.Join(dir, "workload.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	more := filepath.Join(t.TempDir(), "more.yaml")
+	if err := os.WriteFile(more, []byte(strings.Replace(string(workload), "replicas: 8", "replicas: 20", 1)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	got, paid = count(run(t, filepath.Join(dir, "policy.yaml"), more))
+	if got["cr-0a1b2c3d4e5f60718"] != 2 || got["cr-0fedcba9876543210"] != 2 || paid == 0 {
+		t.Errorf("with 20 web pods: reservations %v, %d paid nodes; want the reservations full and the rest bought", got, paid)
+	}
 }
