@@ -68,7 +68,14 @@ func (p *Provider) NodeClassStatus(ctx context.Context, name string) (v1.NodeCla
 	if err != nil {
 		return v1.NodeClassStatus{}, err
 	}
-	return *r.status.DeepCopy(), nil
+	st := *r.status.DeepCopy()
+	if len(st.CapacityReservations) > 0 {
+		// The counts as the provider sees them now (described again every
+		// ReservationsTTL, launches counted at once), not as discovery last
+		// saw them.
+		st.CapacityReservations = p.reservationStatus(ctx, r)
+	}
+	return st, nil
 }
 
 // rediscover resolves NodeClass name again and replaces the cached

@@ -218,9 +218,6 @@ func (p *Provider) IsDrifted(ctx context.Context, claim *v1.NodeClaim) (cloud.Dr
 	if err != nil {
 		return "", fmt.Errorf("drift of nodeclaim %s: %w", claim.Name, err)
 	}
-	if reason := p.capacityBlockDrift(claim); reason != "" {
-		return reason, nil
-	}
 	_, r, err := p.resolveByName(ctx, claim.Spec.NodeClassRef.Name)
 	if cloud.IsNodeClassNotReady(err) {
 		return "", nil
@@ -231,6 +228,9 @@ func (p *Provider) IsDrifted(ctx context.Context, claim *v1.NodeClaim) (cloud.Dr
 	inst, err := p.describe(ctx, claim.Status.ProviderID, id)
 	if err != nil {
 		return "", fmt.Errorf("drift of nodeclaim %s: %w", claim.Name, err)
+	}
+	if reason := p.capacityBlockDrift(aws.ToString(inst.CapacityReservationId)); reason != "" {
+		return reason, nil
 	}
 	if !slices.ContainsFunc(r.status.AMIs, func(a v1.AMI) bool { return a.ID == aws.ToString(inst.ImageId) }) {
 		return cloud.DriftImage, nil

@@ -154,6 +154,31 @@ func (p *Provider) reservationsFor(ctx context.Context, r *resolved) []catalog.R
 	return out
 }
 
+// reservationStatus is the class's reservations for its status, with the
+// available counts reservationsFor gives.
+func (p *Provider) reservationStatus(ctx context.Context, r *resolved) []v1.CapacityReservation {
+	now := p.reservationsFor(ctx, r)
+	avail := map[string]int32{}
+	for _, res := range now {
+		avail[res.ID] = int32(res.Available)
+	}
+	p.mu.Lock()
+	view := p.reservations[r.class.Name]
+	p.mu.Unlock()
+	if view == nil {
+		return r.status.CapacityReservations
+	}
+	out := make([]v1.CapacityReservation, 0, len(view.list))
+	for _, cr := range view.list {
+		cr := *cr.DeepCopy()
+		if n, ok := avail[cr.ID]; ok {
+			cr.AvailableInstanceCount = n
+		}
+		out = append(out, cr)
+	}
+	return out
+}
+
 // expiring reports whether a capacity block ends within CapacityBlockLead.
 func expiring(r catalog.Reservation, now time.Time) bool {
 	return r.Type == v1.CapacityReservationTypeCapacityBlock && !r.EndTime.IsZero() && r.EndTime.Sub(now) < CapacityBlockLead
@@ -224,11 +249,10 @@ const (
 	karpenterReservationType = "karpenter.k8s.aws/capacity-reservation-type"
 )
 
-// capacityBlockDrift reports whether the claim's node runs in a capacity
-// block that ends within CapacityBlockLead: it is replaced before EC2
-// reclaims it.
-func (p *Provider) capacityBlockDrift(claim *v1.NodeClaim) cloud.DriftReason {
-	id := claim.Labels[scheduling.LabelCapacityReservationID]
+// capacityBlockDrift reports whether an instance in reservation id (""
+// for none) runs in a capacity block that ends within CapacityBlockLead:
+// it is replaced before EC2 reclaims it.
+func (p *Provider) capacityBlockDrift(id string) cloud.DriftReason {
 	if id == "" {
 		return ""
 	}
