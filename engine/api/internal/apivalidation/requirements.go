@@ -1,12 +1,13 @@
 package apivalidation
 
 import (
-	"github.com/tenonhq/terraform-provider-tenon/engine/scheduling"
 	"slices"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/tenonhq/terraform-provider-tenon/engine/scheduling"
 )
 
 const (
