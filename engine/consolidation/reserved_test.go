@@ -1,6 +1,8 @@
 package consolidation
 
 import (
+	"fmt"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/tenonhq/terraform-provider-tenon/engine/catalog"
@@ -90,4 +92,66 @@ func TestReservedCapacityConsolidation(t *testing.T) {
 			check: intoReservation(0),
 		},
 	})
+}
+
+// Random clusters of on-demand and reserved nodes with a reservation of
+// random room: a plan never launches more replacements into the
+// reservation than it has room for, never replaces a reserved node by a
+// paid one, and never costs more than before.
+func TestReservedCapacityProperties(t *testing.T) {
+	types := []string{"m5.large", "m5.xlarge", "m5.2xlarge"}
+	zones := []string{zoneA, "us-east-1b"}
+	for seed := range 30 {
+		rng := rand.New(rand.NewPCG(uint64(seed), 11))
+		room := rng.IntN(3)
+		res := catalog.Reservation{ID: "cr-1", InstanceType: types[rng.IntN(len(types))], Zone: zones[rng.IntN(len(zones))], Available: room}
+		p := reservedPool(res)
+		var nodes []*state.Node
+		var pods []*state.Pod
+		reservedNodes := map[string]bool{}
+		for i := range 2 + rng.IntN(4) {
+			name := fmt.Sprintf("n%d", i)
+			if rng.IntN(3) == 0 {
+				nodes = append(nodes, reservedNode(p, name, res.InstanceType, res.Zone, "cr-1"))
+				reservedNodes[name] = true
+			} else {
+				nodes = append(nodes, testNode(p, name, types[rng.IntN(len(types))], zones[rng.IntN(len(zones))], od))
+			}
+			for j := range 1 + rng.IntN(2) {
+				pods = append(pods, testPod(fmt.Sprintf("app%d-%d", i, j), fmt.Sprintf("%dm", 200+rng.IntN(1200)), "1Gi", name))
+			}
+		}
+		t.Run(fmt.Sprint(seed), func(t *testing.T) {
+			snap := snapshot([]*state.Pool{p}, nodes, pods)
+			res, err := Plan(t.Context(), snap, t0, DefaultOptions())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if v := Validate(snap, res); len(v) > 0 {
+				t.Fatalf("plan breaks rules: %v", v)
+			}
+			into := 0
+			for _, c := range res.Commands {
+				paid := false
+				for _, r := range c.Replacements {
+					if r.CapacityType == scheduling.CapacityTypeReserved {
+						into++
+					} else {
+						paid = true
+					}
+				}
+				for _, n := range c.Nodes {
+					if reservedNodes[n] && paid {
+						t.Errorf("reserved node %s replaced by a paid node: %+v", n, c)
+					}
+				}
+			}
+			if into > room {
+				t.Errorf("%d replacements into a reservation with room for %d", into, room)
+			}
+			if res.CostAfterPerHour > res.CostBeforePerHour+1e-9 {
+				t.Errorf("plan costs $%.4f/h after, $%.4f/h before", res.CostAfterPerHour, res.CostBeforePerHour)
+			}
+		})
+	}
 }
