@@ -33,6 +33,31 @@ type awsModel struct {
 	MetadataOptions            *metadataOptionsModel     `tfsdk:"metadata_options"`
 	UserData                   types.String              `tfsdk:"user_data"`
 	Kubelet                    *kubeletModel             `tfsdk:"kubelet"`
+	// CapacityReservationSelectorTerms select EC2 capacity reservations.
+	CapacityReservationSelectorTerms []reservationTermModel `tfsdk:"capacity_reservation_selector_terms"`
+}
+
+type reservationTermModel struct {
+	ID                    types.String            `tfsdk:"id"`
+	Tags                  map[string]types.String `tfsdk:"tags"`
+	OwnerID               types.String            `tfsdk:"owner_id"`
+	InstanceMatchCriteria types.String            `tfsdk:"instance_match_criteria"`
+}
+
+func reservationTermsToAPI(terms []reservationTermModel) []v1.CapacityReservationSelectorTerm {
+	var out []v1.CapacityReservationSelectorTerm
+	for _, t := range terms {
+		out = append(out, v1.CapacityReservationSelectorTerm{ID: str(t.ID), Tags: strMap[string](t.Tags), OwnerID: str(t.OwnerID), InstanceMatchCriteria: str(t.InstanceMatchCriteria)})
+	}
+	return out
+}
+
+func reservationTermsFromAPI(terms []v1.CapacityReservationSelectorTerm) []reservationTermModel {
+	var out []reservationTermModel
+	for _, t := range terms {
+		out = append(out, reservationTermModel{ID: tfStr(t.ID), Tags: tfStrMap(t.Tags), OwnerID: tfStr(t.OwnerID), InstanceMatchCriteria: tfStr(t.InstanceMatchCriteria)})
+	}
+	return out
 }
 
 type amiTermModel struct {
@@ -135,6 +160,8 @@ func (m *nodeClassModel) toAPI() (*v1.NodeClass, field.ErrorList) {
 		Tags:            strMap[string](a.Tags),
 		UserData:        strPtr(a.UserData),
 		Kubelet:         a.Kubelet.toAPI(),
+
+		CapacityReservationSelectorTerms: reservationTermsToAPI(a.CapacityReservationSelectorTerms),
 	}
 	for _, t := range a.AMISelectorTerms {
 		spec.AMISelectorTerms = append(spec.AMISelectorTerms, v1.AMISelectorTerm{
@@ -203,6 +230,8 @@ func awsFromAPI(a *v1.AWSNodeClassSpec, prior *awsModel) *awsModel {
 		Tags:            tfStrMap(a.Tags),
 		UserData:        tfStrPtr(a.UserData),
 		Kubelet:         kubeletFromAPI(a.Kubelet),
+
+		CapacityReservationSelectorTerms: reservationTermsFromAPI(a.CapacityReservationSelectorTerms),
 	}
 	for _, t := range a.AMISelectorTerms {
 		out.AMISelectorTerms = append(out.AMISelectorTerms, amiTermModel{Tags: tfStrMap(t.Tags), ID: tfStr(t.ID), Name: tfStr(t.Name),

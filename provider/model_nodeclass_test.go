@@ -20,9 +20,13 @@ func TestNodeClassRoundTrip(t *testing.T) {
 			AMISelectorTerms:           []amiTermModel{{Tags: map[string]types.String{"team": s("a")}, ID: types.StringNull(), Name: s("eks-*"), Owner: s("amazon"), SSMParameter: types.StringNull()}},
 			SubnetSelectorTerms:        []subnetTermModel{{Tags: nil, ID: s("subnet-0123456789abcdef0")}},
 			SecurityGroupSelectorTerms: []securityGroupTermModel{{Tags: map[string]types.String{"k": s("*")}, ID: types.StringNull(), Name: types.StringNull()}},
-			Role:                       types.StringNull(),
-			InstanceProfile:            s("profile"),
-			Tags:                       map[string]types.String{"cost-center": s("42")},
+			CapacityReservationSelectorTerms: []reservationTermModel{
+				{ID: s("cr-0123456789abcdef0"), Tags: nil, OwnerID: types.StringNull(), InstanceMatchCriteria: types.StringNull()},
+				{ID: types.StringNull(), Tags: map[string]types.String{"team": s("ml")}, OwnerID: s("123456789012"), InstanceMatchCriteria: s("targeted")},
+			},
+			Role:            types.StringNull(),
+			InstanceProfile: s("profile"),
+			Tags:            map[string]types.String{"cost-center": s("42")},
 			BlockDeviceMappings: []blockDeviceMappingModel{
 				{DeviceName: s("/dev/xvda"), RootVolume: b(true), EBS: &ebsModel{DeleteOnTermination: b(false), Encrypted: b(true), IOPS: i(3000),
 					KMSKeyID: s("alias/k"), SnapshotID: types.StringNull(), Throughput: i(125), VolumeSize: s("100Gi"), VolumeType: s("gp3")}},

@@ -59,11 +59,12 @@ func awsAttributes() map[string]schema.Attribute {
 		"ami_family": schema.StringAttribute{Optional: true, Computed: true, Default: stringdefault.StaticString(v1.AMIFamilyAL2023),
 			MarkdownDescription: "Operating system family: " + codeList(v1.AMIFamilies(), map[string]string{
 				v1.AMIFamilyAL2023: "the default", v1.AMIFamilyCustom: "requires `ami_selector_terms`"}) + ". It decides the bootstrap user data."},
-		"ami_selector_terms":            amiSelectorTermsAttribute(),
-		"subnet_selector_terms":         subnetSelectorTermsAttribute(),
-		"security_group_selector_terms": securityGroupSelectorTermsAttribute(),
-		"role":                          optString("IAM role of the nodes; the agent manages an instance profile for it. Exclusive with `instance_profile`."),
-		"instance_profile":              optString("Existing IAM instance profile of the nodes. Exclusive with `role`."),
+		"ami_selector_terms":                  amiSelectorTermsAttribute(),
+		"subnet_selector_terms":               subnetSelectorTermsAttribute(),
+		"security_group_selector_terms":       securityGroupSelectorTermsAttribute(),
+		"capacity_reservation_selector_terms": reservationSelectorTermsAttribute(),
+		"role":                                optString("IAM role of the nodes; the agent manages an instance profile for it. Exclusive with `instance_profile`."),
+		"instance_profile":                    optString("Existing IAM instance profile of the nodes. Exclusive with `role`."),
 		"tags": optStringMap("Tags put on instances, volumes and launch templates. `tenon.dev/cluster`, `tenon.dev/nodepool`, " +
 			"`tenon.dev/nodeclaim` and `kubernetes.io/cluster/*` are set by the agent and cannot be set here."),
 		"block_device_mappings": blockDeviceMappingsAttribute(),
@@ -107,6 +108,19 @@ func securityGroupSelectorTermsAttribute() schema.ListNestedAttribute {
 			"tags": selectorTagsAttribute(),
 			"id":   optString("Security group ID such as `sg-0123456789abcdef0`."),
 			"name": optString("Security group name (not its Name tag)."),
+		}}}
+}
+
+func reservationSelectorTermsAttribute() schema.ListNestedAttribute {
+	return schema.ListNestedAttribute{Optional: true, Validators: nonEmptyList(),
+		MarkdownDescription: "Select the EC2 On-Demand Capacity Reservations and capacity blocks nodes may launch into; terms are ORed, the fields of a term ANDed. " +
+			"A node pool whose requirements allow the capacity type `reserved` fills them first, at near-zero marginal cost, until their available count is used up, then falls back to on-demand (or spot). " +
+			"See the reserved-capacity guide.",
+		NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+			"id":                      optString("Capacity reservation ID such as `cr-0123456789abcdef0`; selects that reservation on its own."),
+			"tags":                    selectorTagsAttribute(),
+			"owner_id":                optString("12-digit account that owns the reservations (shared through AWS RAM). Absent means any owner."),
+			"instance_match_criteria": optString(codeList(v1.InstanceMatchCriteria(), nil) + ": reservations that take any matching instance, or only instances launched into them by ID. Absent means both."),
 		}}}
 }
 

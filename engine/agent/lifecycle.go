@@ -141,6 +141,14 @@ func (l *lifecycle) launch(ctx context.Context, claim *v1.NodeClaim) (reconcile.
 		// instance.
 		return reconcile.Result{}, fmt.Errorf("recording the launch of nodeclaim %s: %w", claim.Name, err)
 	}
+	if recordReservation(claim, launched) {
+		// The reservation is known only now: the claim's labels carry it
+		// for its node and for packing, which counts a reservation's
+		// launched nodes by them.
+		if err := l.client.Update(ctx, claim); err != nil {
+			return reconcile.Result{}, fmt.Errorf("labelling nodeclaim %s with its capacity reservation: %w", claim.Name, err)
+		}
+	}
 	l.recorder.Eventf(claim, nil, corev1.EventTypeNormal, ReasonLaunched, "Launch", "Launched %s (%s, %s) as %s",
 		claim.Status.InstanceType, claim.Status.Zone, claim.Status.CapacityType, claim.Status.ProviderID)
 	l.log.Info("launched nodeclaim", "nodeclaim", claim.Name, "providerID", claim.Status.ProviderID, "instanceType", claim.Status.InstanceType)
@@ -185,6 +193,24 @@ func recordLaunch(claim, launched *v1.NodeClaim) {
 	claim.Status.CapacityType = launched.Status.CapacityType
 	claim.Status.Capacity = launched.Status.Capacity
 	claim.Status.Allocatable = launched.Status.Allocatable
+}
+
+// recordReservation copies the capacity reservation labels of a launch
+// into claim's labels, reporting whether any changed.
+func recordReservation(claim, launched *v1.NodeClaim) bool {
+	changed := false
+	for _, k := range []string{v1.LabelCapacityReservationID, v1.LabelCapacityReservationType} {
+		v, ok := launched.Labels[k]
+		if !ok || claim.Labels[k] == v {
+			continue
+		}
+		if claim.Labels == nil {
+			claim.Labels = map[string]string{}
+		}
+		claim.Labels[k] = v
+		changed = true
+	}
+	return changed
 }
 
 // giveUp deletes a claim that cannot become a node, saying why.

@@ -346,6 +346,7 @@ func mergeResolvedStatus(dst *v1.NodeClassStatus, resolved v1.NodeClassStatus, g
 	dst.SecurityGroups = resolved.SecurityGroups
 	dst.AMIs = resolved.AMIs
 	dst.InstanceProfile = resolved.InstanceProfile
+	dst.CapacityReservations = resolved.CapacityReservations
 	for _, c := range resolved.Conditions {
 		if c.Type == v1.ConditionReady {
 			continue

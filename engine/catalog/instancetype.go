@@ -33,13 +33,19 @@ type InstanceType struct {
 type Offering struct {
 	// Zone is the availability zone, e.g. "us-east-1a".
 	Zone string
-	// CapacityType is scheduling.CapacityTypeOnDemand or CapacityTypeSpot.
+	// CapacityType is scheduling.CapacityTypeOnDemand, CapacityTypeSpot or
+	// CapacityTypeReserved.
 	CapacityType string
-	// PricePerHour is in USD, always > 0. Spot prices are estimates.
+	// PricePerHour is in USD, always > 0. Spot prices are estimates; a
+	// reserved offering's is ReservedPrice of the on-demand price.
 	PricePerHour float64
 	// Available is false when the offering is known to have no capacity;
-	// the embedded data has no availability, so it starts true.
+	// the embedded data has no availability, so it starts true. A reserved
+	// offering is available while its reservation has instances left.
 	Available bool
+	// Reservation is set on reserved offerings only: the capacity
+	// reservation the offering launches into.
+	Reservation *Reservation
 }
 
 // CheapestOffering returns the available offering with the lowest price,

@@ -81,6 +81,9 @@ const (
 	DriftSubnet        DriftReason = "SubnetDrift"
 	DriftSecurityGroup DriftReason = "SecurityGroupDrift"
 	DriftNodeClass     DriftReason = "NodeClassDrift"
+	// DriftCapacityBlockExpiring: the node runs in an EC2 capacity block
+	// that ends soon; it is replaced before the cloud reclaims it.
+	DriftCapacityBlockExpiring DriftReason = "CapacityBlockExpiring"
 )
 
 // InterruptionKind is what a cloud said is about to happen to an instance.

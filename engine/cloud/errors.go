@@ -28,9 +28,14 @@ type Offering struct {
 	InstanceType string
 	Zone         string
 	CapacityType string
+	// ReservationID is the capacity reservation of a reserved offering.
+	ReservationID string
 }
 
 func (o Offering) String() string {
+	if o.ReservationID != "" {
+		return o.InstanceType + "/" + o.Zone + "/" + o.CapacityType + "/" + o.ReservationID
+	}
 	return o.InstanceType + "/" + o.Zone + "/" + o.CapacityType
 }
 

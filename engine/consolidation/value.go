@@ -33,6 +33,11 @@ func newValuer(snap *state.Snapshot) *valuer {
 			}
 			price := math.Inf(1)
 			for _, o := range it.Offerings {
+				if o.Reservation != nil {
+					// A reservation's near-zero price is no measure of
+					// what the pod's resources are worth.
+					continue
+				}
 				if pool.Requirements.Has(scheduling.LabelTopologyZone) && !zones.Has(o.Zone) {
 					continue
 				}

@@ -21,10 +21,9 @@ const (
 
 // Karpenter annotation keys the converter knows.
 const (
-	karpenterDoNotDisrupt    = karpenterCore + "/do-not-disrupt"
-	karpenterDoNotConsolid   = karpenterCore + "/do-not-consolidate"
-	karpenterDoNotEvict      = karpenterCore + "/do-not-evict"
-	karpenterCapacityReserve = "reserved"
+	karpenterDoNotDisrupt  = karpenterCore + "/do-not-disrupt"
+	karpenterDoNotConsolid = karpenterCore + "/do-not-consolidate"
+	karpenterDoNotEvict    = karpenterCore + "/do-not-evict"
 )
 
 // mapLabelKey returns the Tenon key of a node label key, or "" and why it has
@@ -140,31 +139,7 @@ func (n *node) requirements(key string, withMinValues bool) []requirement {
 			continue
 		}
 		r.key = tenon
-		if r.key == v1.LabelCapacityType && len(r.values) > 0 {
-			// Only values reserved left: the rest of the requirement
-			// would mean another thing. A requirement without values is
-			// left as it is, for the NodePool's validation to refuse.
-			r.values = withoutReserved(n.c, item.path, r.values)
-			if len(r.values) == 0 && (r.operator == "In" || r.operator == "NotIn") {
-				n.c.unmap(item.path, "requirement on capacity type reserved only: Tenon launches spot and on-demand capacity, not EC2 capacity reservations")
-				continue
-			}
-		}
 		out = append(out, r)
-	}
-	return out
-}
-
-// withoutReserved drops Karpenter's reserved capacity type, which Tenon
-// does not have.
-func withoutReserved(c *conversion, path *field.Path, values []string) []string {
-	out := values[:0:0]
-	for i, v := range values {
-		if v == karpenterCapacityReserve {
-			c.unmap(path.Child("values").Index(i), "capacity type reserved (EC2 capacity reservations) has no Tenon equivalent; Tenon launches spot and on-demand")
-			continue
-		}
-		out = append(out, v)
 	}
 	return out
 }

@@ -151,19 +151,16 @@ spec:
 				"spec.template.spec.nodeClassRef":            `{"name":"default"}`,
 				"spec.template.spec.expireAfter":             `"24h"`,
 				"spec.template.spec.terminationGracePeriod":  `"1h"`,
-				"spec.template.spec.requirements[0]":         `{"key":"tenon.dev/capacity-type","operator":"In","values":["spot"]}`,
+				"spec.template.spec.requirements[0]":         `{"key":"tenon.dev/capacity-type","operator":"In","values":["reserved","spot"]}`,
 				"spec.template.spec.requirements[1]":         `{"key":"tenon.dev/instance-family","operator":"In","values":["m5","m6i","m7i"],"minValues":2}`,
-				"spec.template.spec.requirements[2]":         "absent",
+				"spec.template.spec.requirements[2]":         `{"key":"tenon.dev/capacity-type","operator":"In","values":["reserved"]}`,
 				"spec.template.spec.taints[0].key":           `"dedicated"`,
 				"spec.template.spec.startupTaints[0].effect": `"NoExecute"`,
 				"spec.disruption.consolidationPolicy":        `"WhenEmpty"`,
 				"spec.disruption.consolidateAfter":           `"30s"`,
 				"spec.disruption.budgets":                    `[{"nodes":"1","reasons":["Empty","Drifted"]},{"nodes":"0","schedule":"@daily","duration":"1h30m"}]`,
 			},
-			wantUnmapped: []string{
-				"spec.template.spec.requirements[0].values[0]", "spec.template.spec.requirements[1]",
-				"spec.template.spec.requirements[3].values[0]", "spec.template.spec.requirements[3]",
-			},
+			wantUnmapped: []string{"spec.template.spec.requirements[1]"},
 		},
 		{
 			name: "v1 nodepool: Balanced consolidation",
@@ -376,7 +373,7 @@ spec:
   instanceProfile: Profile
   subnetSelectorTerms: [{id: subnet-1}, {tags: {a: "*"}}]
   securityGroupSelectorTerms: [{name: sg-name}, {id: sg-1}]
-  capacityReservationSelectorTerms: [{id: cr-1}]
+  capacityReservationSelectorTerms: [{id: cr-1}, {tags: {team: ml}, ownerID: "123456789012", instanceMatchCriteria: targeted}]
   tags: {team: a}
   blockDeviceMappings:
     - {deviceName: /dev/xvda, rootVolume: true, ebs: {volumeSize: 20Gi, volumeType: gp3, kmsKeyID: k, snapshotID: snap-1, volumeInitializationRate: 100}}
@@ -390,19 +387,20 @@ spec:
 `,
 			want: map[string]string{
 				"apiVersion": `"tenon.dev/v1"`, "kind": `"NodeClass"`,
-				"metadata.labels":                     `{"team":"a"}`,
-				"spec.aws.amiFamily":                  `"Bottlerocket"`,
-				"spec.aws.amiSelectorTerms":           "absent",
-				"spec.aws.instanceProfile":            `"Profile"`,
-				"spec.aws.subnetSelectorTerms":        `[{"id":"subnet-1"},{"tags":{"a":"*"}}]`,
-				"spec.aws.securityGroupSelectorTerms": `[{"name":"sg-name"},{"id":"sg-1"}]`,
-				"spec.aws.blockDeviceMappings":        `[{"deviceName":"/dev/xvda","ebs":{"kmsKeyID":"k","snapshotID":"snap-1","volumeSize":"20Gi","volumeType":"gp3"},"rootVolume":true}]`,
-				"spec.aws.metadataOptions":            `{"httpPutResponseHopLimit":2,"httpTokens":"optional"}`,
-				"spec.aws.kubelet":                    `{"podsPerCore":4}`,
-				"spec.aws.userData":                   `"echo hi"`,
+				"metadata.labels":                           `{"team":"a"}`,
+				"spec.aws.amiFamily":                        `"Bottlerocket"`,
+				"spec.aws.amiSelectorTerms":                 "absent",
+				"spec.aws.instanceProfile":                  `"Profile"`,
+				"spec.aws.subnetSelectorTerms":              `[{"id":"subnet-1"},{"tags":{"a":"*"}}]`,
+				"spec.aws.securityGroupSelectorTerms":       `[{"name":"sg-name"},{"id":"sg-1"}]`,
+				"spec.aws.capacityReservationSelectorTerms": `[{"id":"cr-1"},{"tags":{"team":"ml"},"ownerID":"123456789012","instanceMatchCriteria":"targeted"}]`,
+				"spec.aws.blockDeviceMappings":              `[{"deviceName":"/dev/xvda","ebs":{"kmsKeyID":"k","snapshotID":"snap-1","volumeSize":"20Gi","volumeType":"gp3"},"rootVolume":true}]`,
+				"spec.aws.metadataOptions":                  `{"httpPutResponseHopLimit":2,"httpTokens":"optional"}`,
+				"spec.aws.kubelet":                          `{"podsPerCore":4}`,
+				"spec.aws.userData":                         `"echo hi"`,
 			},
 			wantUnmapped: []string{
-				"spec.amiSelectorTerms[0].alias", "spec.capacityReservationSelectorTerms",
+				"spec.amiSelectorTerms[0].alias",
 				"spec.blockDeviceMappings[0].ebs.volumeInitializationRate",
 				"spec.instanceStorePolicy", "spec.detailedMonitoring", "spec.associatePublicIPAddress", "spec.context",
 			},
@@ -600,7 +598,8 @@ func TestSnake(t *testing.T) {
 		"cpuCFSQuota": "cpu_cfs_quota", "httpProtocolIPv6": "http_protocol_ipv6", "imageGCHighThresholdPercent": "image_gc_high_threshold_percent",
 		"httpPutResponseHopLimit": "http_put_response_hop_limit", "ttlSecondsAfterEmpty": "ttl_seconds_after_empty",
 		"minValues": "min_values", "ssmParameter": "ssm_parameter", "weight": "weight", "id": "id", "evictionSoftGracePeriod": "eviction_soft_grace_period",
-		"securityGroupSelectorTerms": "security_group_selector_terms", "rootVolume": "root_volume", "IOPS": "iops", "iops": "iops",
+		"securityGroupSelectorTerms": "security_group_selector_terms", "rootVolume": "root_volume", "IOPS": "iops", "iops": "iops", "ownerID": "owner_id",
+		"capacityReservationSelectorTerms": "capacity_reservation_selector_terms", "instanceMatchCriteria": "instance_match_criteria",
 	}
 	for in, want := range tests {
 		if got := snake(in); got != want {

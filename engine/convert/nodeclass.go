@@ -50,7 +50,11 @@ func convertEC2NodeClass(c *conversion, root *node, version string) *v1.NodeClas
 		aws.SecurityGroupSelectorTerms = append(aws.SecurityGroupSelectorTerms, v1.SecurityGroupSelectorTerm{Tags: t.strMap("tags"), ID: t.str("id"), Name: t.str("name")})
 		t.finish()
 	}
-	spec.drop("capacityReservationSelectorTerms", "Tenon does not launch into EC2 capacity reservations")
+	for _, t := range spec.items("capacityReservationSelectorTerms") {
+		aws.CapacityReservationSelectorTerms = append(aws.CapacityReservationSelectorTerms, v1.CapacityReservationSelectorTerm{
+			ID: t.str("id"), Tags: t.strMap("tags"), OwnerID: t.str("ownerID"), InstanceMatchCriteria: t.str("instanceMatchCriteria")})
+		t.finish()
+	}
 	aws.Role = spec.str("role")
 	aws.InstanceProfile = spec.str("instanceProfile")
 	aws.Tags = spec.strMap("tags")

@@ -13,8 +13,8 @@ import (
 
 // convertNodeOverlay converts a karpenter.sh/v1alpha1 NodeOverlay into a tenon.dev/v1
 // NodeOverlay. The fields are Karpenter's; label keys move to Tenon's, karpenter.sh/nodepool
-// included (an overlay may select a pool by name), and a requirement on the reserved capacity
-// type, which Tenon does not launch, is reported. Weights, the order of same-weight overlays and
+// included (an overlay may select a pool by name), and the reserved capacity type is kept
+// (Tenon launches into capacity reservations too). Weights, the order of same-weight overlays and
 // what a conflict does are Karpenter's, so the converted overlays resolve as they did.
 func convertNodeOverlay(c *conversion, root *node) *v1.NodeOverlay {
 	o := &v1.NodeOverlay{
@@ -35,13 +35,6 @@ func convertNodeOverlay(c *conversion, root *node) *v1.NodeOverlay {
 		tenon, ok := overlayLabelKey(c, item.path, key)
 		if !ok {
 			continue
-		}
-		if tenon == v1.LabelCapacityType && len(values) > 0 {
-			values = withoutReserved(c, item.path, values)
-			if len(values) == 0 && (op == "In" || op == "NotIn") {
-				c.unmap(item.path, "requirement on capacity type reserved only: Tenon launches spot and on-demand capacity, not EC2 capacity reservations, so the overlay would select other offerings")
-				continue
-			}
 		}
 		c.from(tenonReqs.Index(len(o.Spec.Requirements)), item.path)
 		o.Spec.Requirements = append(o.Spec.Requirements, v1.NodeSelectorRequirementWithMinValues{

@@ -18,12 +18,31 @@ import (
 )
 
 // Solve places pods (pending pods of snap) on snap's existing nodes and
-// in-flight claims first, then on new claims chosen for cost, and explains
-// every pod it cannot place. The result is deterministic for a given input.
+// in-flight claims first, then in the capacity reservations its pools may
+// launch into (reserved.go), then on new claims chosen for cost, and
+// explains every pod it cannot place. The result is deterministic for a
+// given input.
+func Solve(ctx context.Context, snap *state.Snapshot, pods []*state.Pod, opts ...Option) (*Result, error) {
+	if snap == nil {
+		return nil, errors.New("solving: nil snapshot")
+	}
+	slots := reservedSlots(snap, pods)
+	if len(slots) == 0 {
+		return solve(ctx, snap, pods, opts...)
+	}
+	r, err := solve(ctx, withSlots(snap, slots), pods, opts...)
+	if err != nil {
+		return nil, err
+	}
+	keepSlots(r, slots, pods)
+	return r, nil
+}
+
+// solve is Solve without capacity reservations.
 //
 // It packs the batch with two fill strategies at once (see strategiesFor)
 // and returns the cheapest result among those that place the most pods.
-func Solve(ctx context.Context, snap *state.Snapshot, pods []*state.Pod, opts ...Option) (*Result, error) {
+func solve(ctx context.Context, snap *state.Snapshot, pods []*state.Pod, opts ...Option) (*Result, error) {
 	if snap == nil {
 		return nil, errors.New("solving: nil snapshot")
 	}

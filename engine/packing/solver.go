@@ -201,7 +201,7 @@ func (s *solver) compileNodes(pending map[string]bool) {
 				n.taints = append(n.taints, t)
 			}
 		}
-		if p != nil {
+		if p != nil && !sn.ReservedSlot {
 			p.usage = p.usage.Add(s.dims.nodeCapacity(p.pool.NodeCapacity(sn)))
 		}
 		byName[sn.Name] = n

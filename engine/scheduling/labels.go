@@ -10,8 +10,14 @@ import (
 const (
 	// LabelNodePool names the pool a node belongs to; Tenon sets it.
 	LabelNodePool = "tenon.dev/nodepool"
-	// LabelCapacityType is spot or on-demand.
+	// LabelCapacityType is spot, on-demand or reserved.
 	LabelCapacityType = "tenon.dev/capacity-type"
+	// LabelCapacityReservationID is the EC2 capacity reservation a reserved
+	// node runs in (cr-...); only reserved nodes carry it.
+	LabelCapacityReservationID = "tenon.dev/capacity-reservation-id"
+	// LabelCapacityReservationType is default (an On-Demand Capacity
+	// Reservation) or capacity-block; only reserved nodes carry it.
+	LabelCapacityReservationType = "tenon.dev/capacity-reservation-type"
 
 	LabelInstanceCategory                = "tenon.dev/instance-category"          // e.g. "m"
 	LabelInstanceFamily                  = "tenon.dev/instance-family"            // e.g. "m5a"
@@ -46,6 +52,7 @@ const (
 const (
 	CapacityTypeSpot     = "spot"
 	CapacityTypeOnDemand = "on-demand"
+	CapacityTypeReserved = "reserved"
 	ArchAMD64            = "amd64"
 	ArchARM64            = "arm64"
 	OSLinux              = "linux"

@@ -47,6 +47,28 @@ type ScenarioSpec struct {
 	// --now says otherwise. `tenon simulate --save` records when it read the cluster, so the
 	// file replays with the same answer later.
 	Now *metav1.Time `json:"now,omitempty"`
+	// CapacityReservations are the EC2 capacity reservations (and capacity blocks) the
+	// account holds: a NodeClass's capacityReservationSelectorTerms select among them, as
+	// the agent's DescribeCapacityReservations would.
+	CapacityReservations []ScenarioReservation `json:"capacityReservations,omitempty"`
+}
+
+// ScenarioReservation is one capacity reservation of a scenario.
+type ScenarioReservation struct {
+	// ID is the reservation's ID, such as cr-0123456789abcdef0.
+	ID string `json:"id"`
+	// InstanceType and Zone are what it holds.
+	InstanceType string `json:"instanceType"`
+	Zone         string `json:"zone"`
+	// Available is how many more instances it can take.
+	Available int `json:"available"`
+	// Type is default (an On-Demand Capacity Reservation, the default) or capacity-block.
+	Type string `json:"type,omitempty"`
+	// Tags, OwnerID and InstanceMatchCriteria (open, the default, or targeted) are what
+	// selector terms match.
+	Tags                  map[string]string `json:"tags,omitempty"`
+	OwnerID               string            `json:"ownerID,omitempty"`
+	InstanceMatchCriteria string            `json:"instanceMatchCriteria,omitempty"`
 }
 
 // Scenario is a set of scenario files, parsed and validated: the objects
@@ -74,6 +96,8 @@ type Scenario struct {
 	Workloads int
 
 	instanceTypes []*catalog.InstanceType
+	// reservations are the header's capacity reservations, checked.
+	reservations []ScenarioReservation
 	// origins records the document each object came from, so converter
 	// errors name the file.
 	origins manifest.Origins
@@ -244,6 +268,11 @@ func (s *Scenario) setCatalog(h *ScenarioHeader, d *manifest.Document) error {
 	for _, it := range cat.InstanceTypes() {
 		if len(it.Offerings) > 0 {
 			s.instanceTypes = append(s.instanceTypes, it)
+		}
+	}
+	if h != nil {
+		if errs := s.setReservations(h.Spec.CapacityReservations); len(errs) > 0 {
+			return errors.Join(d.FieldErrors(errs)...)
 		}
 	}
 	return nil

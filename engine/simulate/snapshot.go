@@ -56,7 +56,17 @@ func (s *Scenario) poolInstanceTypes(pool *v1.NodePool, class *v1.NodeClass) ([]
 	if err != nil {
 		return nil, err
 	}
-	return state.WithKubelet(s.instanceTypes, k)
+	types, err := state.WithKubelet(s.instanceTypes, k)
+	if err != nil {
+		return nil, err
+	}
+	reserved := s.reservationsFor(class)
+	if len(reserved) == 0 {
+		return types, nil
+	}
+	// Every reservation's type is in the catalog (setReservations checked).
+	types, _ = catalog.WithReservations(types, reserved)
+	return types, nil
 }
 
 // nameFiles prefixes each converter error with the file its object came

@@ -187,6 +187,12 @@ type Node struct {
 	// them there. Disruption leaves such a node alone, since removing it
 	// would only launch another for the same pods. Files never set it.
 	Nominated bool
+	// ReservedSlot is set on the nodes packing.Solve adds for the instances
+	// capacity reservations can still take (engine/packing, reserved.go):
+	// room that costs nothing until pods are put on it, and that counts
+	// toward the pool's limits only then. Snapshots never carry it outside
+	// a solve.
+	ReservedSlot bool
 	// Conditions are the node's status conditions (none for an in-flight
 	// claim), which node repair matches against RepairPolicies.
 	Conditions []Condition

@@ -35,6 +35,16 @@ func AMIFamilies() []string { return slices.Clone(amiFamilies) }
 // VolumeTypes returns the EBS volume types of a block device.
 func VolumeTypes() []string { return slices.Clone(volumeTypes) }
 
+// InstanceMatchCriteria returns the values of a capacity reservation selector term's
+// instanceMatchCriteria.
+func InstanceMatchCriteria() []string { return slices.Clone(matchCriteria) }
+
+// CapacityTypes returns the values of the tenon.dev/capacity-type label: on-demand, spot and
+// reserved (EC2 capacity reservations, selected by the NodeClass).
+func CapacityTypes() []string {
+	return []string{CapacityTypeOnDemand, CapacityTypeSpot, CapacityTypeReserved}
+}
+
 // MetadataEndpointStates returns the values of metadataOptions.httpEndpoint and
 // httpProtocolIPv6.
 func MetadataEndpointStates() []string { return slices.Clone(enabledDisabled) }

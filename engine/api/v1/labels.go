@@ -13,7 +13,8 @@ const (
 	// LabelNodePool is set on every node and NodeClaim to the name of the NodePool that launched it.
 	// Users cannot set or require it on a NodePool.
 	LabelNodePool = scheduling.LabelNodePool
-	// LabelCapacityType is the purchase option of a node: CapacityTypeSpot or CapacityTypeOnDemand.
+	// LabelCapacityType is the purchase option of a node: CapacityTypeSpot, CapacityTypeOnDemand
+	// or CapacityTypeReserved.
 	LabelCapacityType = scheduling.LabelCapacityType
 	// LabelNodeRegistered is set on a node once it has joined the cluster as a NodeClaim's node.
 	LabelNodeRegistered = Group + "/registered"
@@ -24,6 +25,13 @@ const (
 	CapacityTypeSpot = scheduling.CapacityTypeSpot
 	// CapacityTypeOnDemand is the LabelCapacityType value of on-demand instances.
 	CapacityTypeOnDemand = scheduling.CapacityTypeOnDemand
+	// CapacityTypeReserved is the LabelCapacityType value of instances in an EC2 capacity
+	// reservation (an On-Demand Capacity Reservation or a capacity block).
+	CapacityTypeReserved = scheduling.CapacityTypeReserved
+	// LabelCapacityReservationID names the capacity reservation a reserved node runs in.
+	LabelCapacityReservationID = scheduling.LabelCapacityReservationID
+	// LabelCapacityReservationType is default or capacity-block on a reserved node.
+	LabelCapacityReservationType = scheduling.LabelCapacityReservationType
 
 	// AnnotationDoNotDisrupt on a pod or node ("true") keeps the agent from disrupting that node
 	// voluntarily (consolidation, drift, expiry). The termination grace period still applies.

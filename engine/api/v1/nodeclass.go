@@ -62,12 +62,44 @@ type NodeClassStatus struct {
 	// spec, or the one the agent manages for the role.
 	// +optional
 	InstanceProfile string `json:"instanceProfile,omitempty"`
+	// CapacityReservations are the active capacity reservations the selector resolved to, with
+	// their instance type, zone and the instances still available in each.
+	// +optional
+	CapacityReservations []CapacityReservation `json:"capacityReservations,omitempty"`
 	// Conditions are the class's conditions: Ready, SubnetsReady, SecurityGroupsReady,
 	// AMIsReady, InstanceProfileReady.
 	// +listType=map
 	// +listMapKey=type
 	// +optional
 	Conditions []metav1.Condition `json:"conditions,omitempty"`
+}
+
+// CapacityReservation is a resolved EC2 capacity reservation.
+type CapacityReservation struct {
+	// ID is the capacity reservation ID.
+	// +required
+	ID string `json:"id"`
+	// InstanceType is the instance type the reservation holds.
+	// +required
+	InstanceType string `json:"instanceType"`
+	// Zone is the availability zone of the reservation.
+	// +required
+	Zone string `json:"zone"`
+	// OwnerID is the account that owns the reservation.
+	// +optional
+	OwnerID string `json:"ownerID,omitempty"`
+	// InstanceMatchCriteria is open or targeted.
+	// +optional
+	InstanceMatchCriteria string `json:"instanceMatchCriteria,omitempty"`
+	// ReservationType is default (an On-Demand Capacity Reservation) or capacity-block.
+	// +optional
+	ReservationType string `json:"reservationType,omitempty"`
+	// AvailableInstanceCount is how many more instances the reservation can take.
+	// +optional
+	AvailableInstanceCount int32 `json:"availableInstanceCount,omitempty"`
+	// EndTime is when the reservation ends; absent for one without an end date.
+	// +optional
+	EndTime *metav1.Time `json:"endTime,omitempty"`
 }
 
 // Subnet is a resolved AWS subnet.

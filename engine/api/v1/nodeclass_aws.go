@@ -81,6 +81,59 @@ type AWSNodeClassSpec struct {
 	// Kubelet overrides kubelet settings of the nodes.
 	// +optional
 	Kubelet *KubeletConfiguration `json:"kubelet,omitempty"`
+	// CapacityReservationSelectorTerms select the EC2 On-Demand Capacity Reservations and
+	// capacity blocks (for ML) nodes may launch into. Terms are ORed; the fields of one term are
+	// ANDed. A pool whose requirements allow the capacity type reserved launches into them first,
+	// at near-zero marginal cost, until their available count is used up; see
+	// docs/guides/reserved-capacity.md.
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=30
+	// +optional
+	CapacityReservationSelectorTerms []CapacityReservationSelectorTerm `json:"capacityReservationSelectorTerms,omitempty"`
+}
+
+// Instance match criteria of a capacity reservation.
+const (
+	// InstanceMatchCriteriaOpen reservations take any matching instance, targeted or not.
+	InstanceMatchCriteriaOpen = "open"
+	// InstanceMatchCriteriaTargeted reservations take only instances launched into them by ID.
+	InstanceMatchCriteriaTargeted = "targeted"
+)
+
+// Capacity reservation types, the values of the tenon.dev/capacity-reservation-type label.
+const (
+	// CapacityReservationTypeDefault is an On-Demand Capacity Reservation.
+	CapacityReservationTypeDefault = "default"
+	// CapacityReservationTypeCapacityBlock is a capacity block for ML: it ends at a set time,
+	// and EC2 terminates its instances then.
+	CapacityReservationTypeCapacityBlock = "capacity-block"
+)
+
+// CapacityReservationSelectorTerm selects capacity reservations by ID, or by tags, owner and
+// instance match criteria.
+//
+// +kubebuilder:validation:XValidation:rule="has(self.tags) || has(self.id) || has(self.instanceMatchCriteria)",message="a capacity reservation selector term needs id, tags or instanceMatchCriteria; add one"
+// +kubebuilder:validation:XValidation:rule="!has(self.id) || !(has(self.tags) || has(self.ownerID) || has(self.instanceMatchCriteria))",message="id selects one capacity reservation on its own; remove tags, ownerID and instanceMatchCriteria from this term",fieldPath=".id"
+type CapacityReservationSelectorTerm struct {
+	// ID is a capacity reservation ID such as cr-0123456789abcdef0.
+	// +kubebuilder:validation:MaxLength=64
+	// +kubebuilder:validation:XValidation:rule="self.matches('^cr-[0-9a-z]+$')",message="id must be a capacity reservation ID such as cr-0123456789abcdef0"
+	// +optional
+	ID string `json:"id,omitempty"`
+	// Tags select the reservations carrying all of them. A value of "*" matches any value.
+	// +optional
+	Tags SelectorTags `json:"tags,omitempty"`
+	// OwnerID is the 12-digit account that owns the reservations (one shared with this account
+	// through AWS RAM). Absent means any owner.
+	// +kubebuilder:validation:MaxLength=12
+	// +kubebuilder:validation:XValidation:rule="self.matches('^[0-9]{12}$')",message="ownerID must be a 12-digit AWS account ID such as 123456789012"
+	// +optional
+	OwnerID string `json:"ownerID,omitempty"`
+	// InstanceMatchCriteria selects reservations that take any matching instance (open) or only
+	// instances launched into them by ID (targeted). Absent means both.
+	// +kubebuilder:validation:Enum=open;targeted
+	// +optional
+	InstanceMatchCriteria string `json:"instanceMatchCriteria,omitempty"`
 }
 
 // SubnetSelectorTerm selects subnets by tags or by ID.

@@ -14,6 +14,8 @@ var (
 	subnetIDRE        = regexp.MustCompile(`^subnet-[0-9a-z]+$`)
 	securityGroupIDRE = regexp.MustCompile(`^sg-[0-9a-z]+$`)
 	amiIDRE           = regexp.MustCompile(`^ami-[0-9a-z]+$`)
+	reservationIDRE   = regexp.MustCompile(`^cr-[0-9a-z]+$`)
+	accountIDRE       = regexp.MustCompile(`^[0-9]{12}$`)
 )
 
 const (
@@ -35,6 +37,10 @@ const (
 	msgAMITermID            = "id selects one AMI on its own; remove tags, name, owner and ssmParameter from this term"
 	msgAMITermSSM           = "ssmParameter selects one AMI on its own; remove tags, name and owner from this term"
 	msgAMIID                = "id must be an AMI ID such as ami-0123456789abcdef0"
+	msgReservationTerm      = "a capacity reservation selector term needs id, tags or instanceMatchCriteria; add one"
+	msgReservationTermID    = "id selects one capacity reservation on its own; remove tags, ownerID and instanceMatchCriteria from this term"
+	msgReservationID        = "id must be a capacity reservation ID such as cr-0123456789abcdef0"
+	msgOwnerID              = "ownerID must be a 12-digit AWS account ID such as 123456789012"
 )
 
 var (
@@ -42,6 +48,7 @@ var (
 	volumeTypes     = []string{"standard", "io1", "io2", "gp2", "sc1", "st1", "gp3"}
 	enabledDisabled = []string{"enabled", "disabled"}
 	httpTokens      = []string{"required", "optional"}
+	matchCriteria   = []string{InstanceMatchCriteriaOpen, InstanceMatchCriteriaTargeted}
 )
 
 // Validate checks the NodeClass as the API server's schema and CEL rules do, returning errors
@@ -90,6 +97,7 @@ func (in *AWSNodeClassSpec) validate(path *field.Path) field.ErrorList {
 	errs = append(errs, validateTerms(path.Child("amiSelectorTerms"), in.AMISelectorTerms, AMISelectorTerm.validate)...)
 	errs = append(errs, validateTerms(path.Child("subnetSelectorTerms"), in.SubnetSelectorTerms, SubnetSelectorTerm.validate)...)
 	errs = append(errs, validateTerms(path.Child("securityGroupSelectorTerms"), in.SecurityGroupSelectorTerms, SecurityGroupSelectorTerm.validate)...)
+	errs = append(errs, validateTerms(path.Child("capacityReservationSelectorTerms"), in.CapacityReservationSelectorTerms, CapacityReservationSelectorTerm.validate)...)
 	errs = append(errs, apivalidation.Tags(path.Child("tags"), in.Tags)...)
 	errs = append(errs, validateBlockDeviceMappings(path.Child("blockDeviceMappings"), in.BlockDeviceMappings)...)
 	if in.MetadataOptions != nil {
@@ -180,6 +188,25 @@ func (t AMISelectorTerm) validate(path *field.Path) field.ErrorList {
 	errs = append(errs, maxLength(path.Child("owner"), t.Owner, 64)...)
 	errs = append(errs, maxLength(path.Child("ssmParameter"), t.SSMParameter, 2048)...)
 	return append(errs, validateID(path.Child("id"), t.ID, amiIDRE, msgAMIID)...)
+}
+
+func (t CapacityReservationSelectorTerm) validate(path *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	hasID, hasTags, hasOwner, hasCriteria := t.ID != "", t.Tags != nil, t.OwnerID != "", t.InstanceMatchCriteria != ""
+	switch {
+	case !hasID && !hasTags && !hasCriteria:
+		errs = append(errs, field.Required(path, msgReservationTerm))
+	case hasID && (hasTags || hasOwner || hasCriteria):
+		errs = append(errs, field.Invalid(path.Child("id"), t.ID, msgReservationTermID))
+	}
+	errs = append(errs, validateSelectorTags(path.Child("tags"), t.Tags)...)
+	if hasOwner && !accountIDRE.MatchString(t.OwnerID) {
+		errs = append(errs, field.Invalid(path.Child("ownerID"), t.OwnerID, msgOwnerID))
+	}
+	if hasCriteria && !slices.Contains(matchCriteria, t.InstanceMatchCriteria) {
+		errs = append(errs, field.NotSupported(path.Child("instanceMatchCriteria"), t.InstanceMatchCriteria, matchCriteria))
+	}
+	return append(errs, validateID(path.Child("id"), t.ID, reservationIDRE, msgReservationID)...)
 }
 
 func validateID(path *field.Path, id string, re *regexp.Regexp, msg string) field.ErrorList {

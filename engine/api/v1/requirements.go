@@ -22,6 +22,7 @@ const (
 // +kubebuilder:validation:XValidation:rule="!(self.operator in ['Exists', 'DoesNotExist']) || !has(self.values) || size(self.values) == 0",message="operators Exists and DoesNotExist take no values; remove values or use In or NotIn",fieldPath=".values"
 // +kubebuilder:validation:XValidation:rule="!(self.operator in ['Gt', 'Lt', 'Gte', 'Lte']) || (has(self.values) && size(self.values) == 1 && self.values[0].matches('^[0-9]{1,18}$'))",message="operators Gt, Lt, Gte and Lte take exactly one value, a non-negative integer such as '4'; set values to a single number",fieldPath=".values"
 // +kubebuilder:validation:XValidation:rule="self.operator != 'In' || !has(self.minValues) || (has(self.values) && size(self.values) >= self.minValues)",message="minValues is more than the number of values; lower minValues or add values",fieldPath=".minValues"
+// +kubebuilder:validation:XValidation:rule="!(self.key in ['tenon.dev/capacity-type', 'karpenter.sh/capacity-type']) || !(self.operator in ['In', 'NotIn']) || !has(self.values) || self.values.all(v, v in ['on-demand', 'spot', 'reserved'])",message="capacity types are on-demand, spot and reserved (EC2 capacity reservations the NodeClass selects); fix the value",fieldPath=".values"
 type NodeSelectorRequirementWithMinValues struct {
 	// Key is the node label the requirement applies to, such as node.kubernetes.io/instance-type
 	// or tenon.dev/capacity-type. Keys in the tenon.dev domain are restricted to the well-known

@@ -68,7 +68,14 @@ func (p *Provider) NodeClassStatus(ctx context.Context, name string) (v1.NodeCla
 	if err != nil {
 		return v1.NodeClassStatus{}, err
 	}
-	return *r.status.DeepCopy(), nil
+	st := *r.status.DeepCopy()
+	if len(st.CapacityReservations) > 0 {
+		// The counts as the provider sees them now (described again every
+		// ReservationsTTL, launches counted at once), not as discovery last
+		// saw them.
+		st.CapacityReservations = p.reservationStatus(ctx, r)
+	}
+	return st, nil
 }
 
 // rediscover resolves NodeClass name again and replaces the cached
@@ -190,6 +197,14 @@ func (p *Provider) discover(ctx context.Context, nc *v1.NodeClass) (*resolved, e
 		r.status.SecurityGroups = append(r.status.SecurityGroups, v1.SecurityGroup{ID: aws.ToString(g.GroupId), Name: aws.ToString(g.GroupName)})
 	}
 	r.status.AMIs = amis
+	if len(spec.CapacityReservationSelectorTerms) > 0 {
+		if r.status.CapacityReservations, err = p.discoverReservations(ctx, spec.CapacityReservationSelectorTerms); err != nil {
+			return nil, err
+		}
+		p.mu.Lock()
+		p.reservations[nc.Name] = &reservationView{at: p.now(), list: r.status.CapacityReservations, launched: map[string]int{}}
+		p.mu.Unlock()
+	}
 	if spec.InstanceProfile != "" {
 		r.status.InstanceProfile = spec.InstanceProfile
 	} else {

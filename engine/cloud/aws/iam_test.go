@@ -104,7 +104,7 @@ func TestIAMGuideMatchesTheCode(t *testing.T) {
 			t.Errorf("RequiredActions lacks %s", a)
 		}
 	}
-	if slices.Contains(RequiredActions(), "ec2:RunInstance") || len(RequiredActions()) != 26 {
+	if slices.Contains(RequiredActions(), "ec2:RunInstance") || len(RequiredActions()) != 27 {
 		t.Errorf("RequiredActions = %d actions %v", len(RequiredActions()), RequiredActions())
 	}
 	checkInstanceProfileScope(t, p)

@@ -143,6 +143,10 @@ func (p *Provider) withInstance(claim *v1.NodeClaim, inst *ec2types.Instance) *v
 	if inst.InstanceLifecycle == ec2types.InstanceLifecycleTypeSpot {
 		ct = scheduling.CapacityTypeSpot
 	}
+	if id := aws.ToString(inst.CapacityReservationId); id != "" {
+		ct = scheduling.CapacityTypeReserved
+		setReservationLabels(out.Labels, id, p.reservationType(id))
+	}
 	if pool := tagValue(inst.Tags, TagNodePool); pool != "" {
 		out.Labels[scheduling.LabelNodePool] = pool
 	}
@@ -224,6 +228,9 @@ func (p *Provider) IsDrifted(ctx context.Context, claim *v1.NodeClaim) (cloud.Dr
 	inst, err := p.describe(ctx, claim.Status.ProviderID, id)
 	if err != nil {
 		return "", fmt.Errorf("drift of nodeclaim %s: %w", claim.Name, err)
+	}
+	if reason := p.capacityBlockDrift(aws.ToString(inst.CapacityReservationId)); reason != "" {
+		return reason, nil
 	}
 	if !slices.ContainsFunc(r.status.AMIs, func(a v1.AMI) bool { return a.ID == aws.ToString(inst.ImageId) }) {
 		return cloud.DriftImage, nil

@@ -142,7 +142,19 @@ func (p *Provider) instanceTypesFor(ctx context.Context, r *resolved) ([]*catalo
 		}
 		out = append(out, p.withOfferings(base, offerings))
 	}
-	return out, nil
+	reserved, unknown := catalog.WithReservations(out, p.reservationsFor(ctx, r))
+	for _, res := range unknown {
+		p.log.Warn("capacity reservation of a type the nodeclass cannot launch (no AMI for its architecture, or not offered in its zone's subnets); it is not used",
+			"nodeclass", r.class.Name, "reservation", res.String())
+	}
+	for _, it := range reserved {
+		for i, o := range it.Offerings {
+			if o.Reservation != nil && o.Available && p.isUnavailable(cloud.Offering{InstanceType: it.Name, Zone: o.Zone, CapacityType: o.CapacityType, ReservationID: o.Reservation.ID}) {
+				it.Offerings[i].Available = false
+			}
+		}
+	}
+	return reserved, nil
 }
 
 func (p *Provider) offering(name, zone, capacityType string, price float64) catalog.Offering {

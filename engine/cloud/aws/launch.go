@@ -38,18 +38,27 @@ type option struct {
 	capacityType string
 	price        float64
 	ami          int
+	// reservation is set on reserved options: the capacity reservation
+	// the option launches into.
+	reservation *catalog.Reservation
 }
 
 func (o option) offering() cloud.Offering {
-	return cloud.Offering{InstanceType: o.it.Name, Zone: o.zone, CapacityType: o.capacityType}
+	off := cloud.Offering{InstanceType: o.it.Name, Zone: o.zone, CapacityType: o.capacityType}
+	if o.reservation != nil {
+		off.ReservationID = o.reservation.ID
+	}
+	return off
 }
 
-// Create launches one instance for claim with an instant EC2 Fleet: up to 60
-// of the cheapest allowed instance-type × subnet options, spot
-// (price-capacity-optimized) when the claim allows spot and some is
-// available, else on-demand (lowest-price); when every spot option lacks
-// capacity and the claim allows on-demand, it falls back to on-demand at
-// once. Offerings that report insufficient capacity are skipped for
+// Create launches one instance for claim with an instant EC2 Fleet: into a
+// capacity reservation of the NodeClass with room when the claim allows
+// reserved (one reservation per request, with a launch template targeting
+// it), else up to 60 of the cheapest allowed instance-type × subnet
+// options, spot (price-capacity-optimized) when the claim allows spot and
+// some is available, else on-demand (lowest-price); when every reservation
+// is used up or every spot option lacks capacity, it falls back to the next
+// capacity type the claim allows at once. Offerings that report insufficient capacity are skipped for
 // UnavailableFor; when none is left the error is an
 // *cloud.InsufficientCapacityError.
 //
@@ -84,12 +93,16 @@ func (p *Provider) Create(ctx context.Context, claim *v1.NodeClaim) (*v1.NodeCla
 	}
 	options := p.launchOptions(claim, reqs, types, r)
 	var tried []cloud.Offering
-	for _, ct := range []string{scheduling.CapacityTypeSpot, scheduling.CapacityTypeOnDemand} {
+	for _, ct := range []string{scheduling.CapacityTypeReserved, scheduling.CapacityTypeSpot, scheduling.CapacityTypeOnDemand} {
 		opts := cheapest(options, ct)
 		if len(opts) == 0 {
 			continue
 		}
-		launched, ice, err := p.launch(ctx, claim, nc, r, reqs, ct, opts)
+		launch := p.launch
+		if ct == scheduling.CapacityTypeReserved {
+			launch = p.launchReserved
+		}
+		launched, ice, err := launch(ctx, claim, nc, r, reqs, ct, opts)
 		tried = append(tried, ice...)
 		if err != nil {
 			return nil, fmt.Errorf("launching nodeclaim %s: %w", claim.Name, err)
@@ -138,7 +151,7 @@ func (p *Provider) launchOptions(claim *v1.NodeClaim, reqs scheduling.Requiremen
 			if !o.Available || !zone.Has(o.Zone) || !capacityType.Has(o.CapacityType) {
 				continue
 			}
-			opt := option{it: it, zone: o.Zone, subnet: r.subnetFor[o.Zone], capacityType: o.CapacityType, price: o.PricePerHour, ami: ami}
+			opt := option{it: it, zone: o.Zone, subnet: r.subnetFor[o.Zone], capacityType: o.CapacityType, price: o.PricePerHour, ami: ami, reservation: o.Reservation}
 			if opt.subnet == "" || p.isUnavailable(opt.offering()) {
 				continue
 			}
@@ -184,6 +197,10 @@ func cheapest(options []option, capacityType string) []option {
 func (p *Provider) launch(ctx context.Context, claim *v1.NodeClaim, nc *v1.NodeClass, r *resolved, reqs scheduling.Requirements, ct string, opts []option) (*v1.NodeClaim, []cloud.Offering, error) {
 	pool := poolName(claim, reqs)
 	labels := nodeLabels(claim, reqs, ct)
+	res := opts[0].reservation
+	if res != nil {
+		setReservationLabels(labels, res.ID, res.Type)
+	}
 	taints := append(slices.Clone(claim.Spec.Taints), claim.Spec.StartupTaints...)
 	byAMI := map[int][]option{}
 	var amiOrder []int
@@ -213,9 +230,12 @@ func (p *Provider) launch(ctx context.Context, claim *v1.NodeClaim, nc *v1.NodeC
 	} else {
 		in.TargetCapacitySpecification.DefaultTargetCapacityType = ec2types.DefaultTargetCapacityTypeOnDemand
 		in.OnDemandOptions = &ec2types.OnDemandOptionsRequest{AllocationStrategy: ec2types.FleetOnDemandAllocationStrategyLowestPrice}
+		if res != nil && res.Type == v1.CapacityReservationTypeCapacityBlock {
+			in.TargetCapacitySpecification.DefaultTargetCapacityType = ec2types.DefaultTargetCapacityTypeCapacityBlock
+		}
 	}
 	for _, ami := range amiOrder {
-		name, data, err := p.launchTemplate(templateSpec{class: nc, r: r, ami: r.status.AMIs[ami], labels: labels, taints: taints, pool: pool})
+		name, data, err := p.launchTemplate(templateSpec{class: nc, r: r, ami: r.status.AMIs[ami], labels: labels, taints: taints, pool: pool, reservation: res})
 		if err != nil {
 			return nil, nil, &cloud.NodeClassNotReadyError{NodeClass: nc.Name, Reason: err.Error()}
 		}
@@ -239,14 +259,14 @@ func (p *Provider) launch(ctx context.Context, claim *v1.NodeClaim, nc *v1.NodeC
 	in.ClientToken = aws.String(token)
 	out, err := p.ec2.CreateFleet(ctx, in)
 	if err != nil {
-		if isCode(err, capacityErrorCodes...) {
+		if isCode(err, capacityErrorCodes...) || (res != nil && isCode(err, capacityReservationErrorCodes...)) {
 			ice := offeringsOf(opts)
 			p.markUnavailable(ice...)
 			return nil, ice, nil
 		}
 		return nil, nil, fmt.Errorf("creating fleet: %w", err)
 	}
-	ice, other := p.fleetErrors(out.Errors, ct, r)
+	ice, other := p.fleetErrors(out.Errors, ct, r, res)
 	p.markUnavailable(ice...)
 	for _, inst := range out.Instances {
 		if len(inst.InstanceIds) == 0 {
@@ -257,6 +277,9 @@ func (p *Provider) launch(ctx context.Context, claim *v1.NodeClaim, nc *v1.NodeC
 			return nil, ice, fmt.Errorf("fleet launched %s %s, which was not requested; this is always a bug in the provider", inst.InstanceType, inst.InstanceIds[0])
 		}
 		launched := p.launchedClaim(claim, inst.InstanceIds[0], chosen, r.status.AMIs[chosen.ami].ID)
+		if res != nil {
+			p.reservationLaunched(res.ID)
+		}
 		p.log.Info("launched instance", "nodeclaim", claim.Name, "instance", inst.InstanceIds[0], "instanceType", chosen.it.Name,
 			"zone", chosen.zone, "capacityType", ct, "price", chosen.price, "clientToken", token, "insufficientCapacity", len(ice))
 		return launched, ice, nil
@@ -267,9 +290,35 @@ func (p *Provider) launch(ctx context.Context, claim *v1.NodeClaim, nc *v1.NodeC
 	return nil, ice, nil
 }
 
+// launchReserved tries the claim's reserved options one reservation at a
+// time, cheapest first: a fleet request targets one reservation through its
+// launch template. A reservation without room is marked full (and its
+// offering unavailable), and the next is tried.
+func (p *Provider) launchReserved(ctx context.Context, claim *v1.NodeClaim, nc *v1.NodeClass, r *resolved, reqs scheduling.Requirements, ct string, opts []option) (*v1.NodeClaim, []cloud.Offering, error) {
+	var order []string
+	byID := map[string][]option{}
+	for _, o := range opts {
+		if _, ok := byID[o.reservation.ID]; !ok {
+			order = append(order, o.reservation.ID)
+		}
+		byID[o.reservation.ID] = append(byID[o.reservation.ID], o)
+	}
+	var tried []cloud.Offering
+	for _, id := range order {
+		launched, ice, err := p.launch(ctx, claim, nc, r, reqs, ct, byID[id])
+		tried = append(tried, ice...)
+		if err != nil || launched != nil {
+			return launched, tried, err
+		}
+		p.reservationFull(id)
+		p.log.Info("capacity reservation has no room; trying the next", "nodeclaim", claim.Name, "reservation", id)
+	}
+	return nil, tried, nil
+}
+
 // fleetErrors splits a fleet's errors into offerings without capacity and
 // other messages.
-func (p *Provider) fleetErrors(errs []ec2types.CreateFleetError, ct string, r *resolved) ([]cloud.Offering, []string) {
+func (p *Provider) fleetErrors(errs []ec2types.CreateFleetError, ct string, r *resolved, res *catalog.Reservation) ([]cloud.Offering, []string) {
 	var ice []cloud.Offering
 	var other []string
 	for _, e := range errs {
@@ -278,12 +327,17 @@ func (p *Provider) fleetErrors(errs []ec2types.CreateFleetError, ct string, r *r
 		if e.LaunchTemplateAndOverrides != nil {
 			ov = e.LaunchTemplateAndOverrides.Overrides
 		}
-		if slices.Contains(capacityErrorCodes, code) && ov != nil {
+		full := slices.Contains(capacityErrorCodes, code) || (res != nil && slices.Contains(capacityReservationErrorCodes, code))
+		if full && ov != nil {
 			zone := aws.ToString(ov.AvailabilityZone)
 			if zone == "" {
 				zone = subnetZone(r, aws.ToString(ov.SubnetId))
 			}
-			ice = append(ice, cloud.Offering{InstanceType: string(ov.InstanceType), Zone: zone, CapacityType: ct})
+			off := cloud.Offering{InstanceType: string(ov.InstanceType), Zone: zone, CapacityType: ct}
+			if res != nil {
+				off.ReservationID = res.ID
+			}
+			ice = append(ice, off)
 			continue
 		}
 		other = append(other, code+": "+aws.ToString(e.ErrorMessage))
@@ -409,6 +463,9 @@ func (p *Provider) launchedClaim(claim *v1.NodeClaim, id string, o option, image
 	}
 	out.Labels[scheduling.LabelTopologyZone] = o.zone
 	out.Labels[scheduling.LabelCapacityType] = o.capacityType
+	if o.reservation != nil {
+		setReservationLabels(out.Labels, o.reservation.ID, o.reservation.Type)
+	}
 	return out
 }
 

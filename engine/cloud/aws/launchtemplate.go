@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 
 	v1 "github.com/tenonhq/terraform-provider-tenon/engine/api/v1"
+	"github.com/tenonhq/terraform-provider-tenon/engine/catalog"
 )
 
 // templateSpec is everything one launch template depends on: the NodeClass,
@@ -27,6 +28,9 @@ type templateSpec struct {
 	labels map[string]string
 	taints []v1.Taint
 	pool   string
+	// reservation, when set, is the capacity reservation the template
+	// launches into (one template per reservation).
+	reservation *catalog.Reservation
 }
 
 // launchTemplate builds the template's name and data. The name is a hash of
@@ -67,6 +71,14 @@ func (p *Provider) launchTemplate(ts templateSpec) (string, *ec2types.RequestLau
 	}
 	if ud != "" {
 		data.UserData = aws.String(base64.StdEncoding.EncodeToString([]byte(ud)))
+	}
+	if res := ts.reservation; res != nil {
+		data.CapacityReservationSpecification = &ec2types.LaunchTemplateCapacityReservationSpecificationRequest{
+			CapacityReservationTarget: &ec2types.CapacityReservationTarget{CapacityReservationId: aws.String(res.ID)},
+		}
+		if res.Type == v1.CapacityReservationTypeCapacityBlock {
+			data.InstanceMarketOptions = &ec2types.LaunchTemplateInstanceMarketOptionsRequest{MarketType: ec2types.MarketTypeCapacityBlock}
+		}
 	}
 	raw, err := json.Marshal(struct {
 		Class string

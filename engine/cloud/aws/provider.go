@@ -46,6 +46,14 @@ const (
 	DefaultRefreshInterval   = 5 * time.Minute
 	DefaultUnavailableFor    = 3 * time.Minute
 	DefaultLaunchTemplateTTL = 30 * time.Minute
+	// DefaultReservationsTTL is how long described capacity reservations
+	// (and their available counts) are trusted before they are described
+	// again; launches into one count against it at once.
+	DefaultReservationsTTL = time.Minute
+	// CapacityBlockLead is how long before a capacity block ends that no
+	// node is launched into it any more and its nodes drift (they are
+	// replaced before EC2 reclaims them at the end).
+	CapacityBlockLead = 40 * time.Minute
 	// MaxOverrides is the most instance-type × subnet options one CreateFleet
 	// request carries.
 	MaxOverrides = 60
@@ -123,6 +131,9 @@ type Options struct {
 	// LaunchTemplateTTL is how long a launch template may go unused before it
 	// is deleted; 0 means 30 minutes.
 	LaunchTemplateTTL time.Duration
+	// ReservationsTTL is how long described capacity reservations are
+	// trusted; 0 means DefaultReservationsTTL.
+	ReservationsTTL time.Duration
 }
 
 // Provider is the AWS cloud provider. It implements cloud.CloudProvider and
@@ -150,6 +161,9 @@ type Provider struct {
 	prices      *priceView                   // on-demand and spot prices
 	unavailable map[cloud.Offering]time.Time // insufficient capacity until
 	templates   map[string]time.Time         // launch template name -> last used
+	// reservations are the capacity reservations each NodeClass selects,
+	// by NodeClass name.
+	reservations map[string]*reservationView
 }
 
 var _ cloud.CloudProvider = (*Provider)(nil)
@@ -179,6 +193,7 @@ func New(ctx context.Context, opts Options) (*Provider, error) {
 		opts: opts, region: region, ec2: opts.EC2, ssm: opts.SSM, pricing: opts.Pricing, sqs: opts.SQS, iam: opts.IAM,
 		log: slog.New(slog.DiscardHandler), now: opts.Now, specs: specs,
 		classes: map[string]*resolved{}, unavailable: map[cloud.Offering]time.Time{}, templates: map[string]time.Time{},
+		reservations: map[string]*reservationView{},
 	}
 	if opts.Logger.GetSink() != nil {
 		p.log = slog.New(logr.ToSlogHandler(opts.Logger))
@@ -189,6 +204,9 @@ func New(ctx context.Context, opts Options) (*Provider, error) {
 	}
 	if p.opts.UnavailableFor == 0 {
 		p.opts.UnavailableFor = DefaultUnavailableFor
+	}
+	if p.opts.ReservationsTTL == 0 {
+		p.opts.ReservationsTTL = DefaultReservationsTTL
 	}
 	if p.opts.LaunchTemplateTTL == 0 {
 		p.opts.LaunchTemplateTTL = DefaultLaunchTemplateTTL

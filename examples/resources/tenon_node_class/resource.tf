@@ -14,6 +14,9 @@ resource "tenon_node_class" "default" {
       ebs         = { volume_size = "100Gi", volume_type = "gp3", encrypted = true }
     }]
     kubelet = { max_pods = 110 }
+    # Capacity reservations (and capacity blocks) tagged for this cluster:
+    # pools that allow the capacity type "reserved" fill them first.
+    capacity_reservation_selector_terms = [{ tags = { "tenon.dev/discovery" = "prod" } }]
   }
 }
 

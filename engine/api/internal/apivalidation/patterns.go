@@ -34,6 +34,7 @@ const (
 	msgInValues     = "operator In requires at least one value; add values or use Exists"
 	msgNotInValues  = "operator NotIn requires at least one value; add values or use DoesNotExist"
 	msgExistsValues = "operators Exists and DoesNotExist take no values; remove values or use In or NotIn"
+	msgCapacityType = "capacity types are on-demand, spot and reserved (EC2 capacity reservations the NodeClass selects); fix the value"
 
 	msgStartupTaintRepeat = "a startup taint repeats a taint's key and effect; keep it in taints or startupTaints, not both"
 

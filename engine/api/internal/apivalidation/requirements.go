@@ -6,6 +6,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/tenonhq/terraform-provider-tenon/engine/scheduling"
 )
 
 const (
@@ -85,6 +87,10 @@ func requirement(path *field.Path, r corev1.NodeSelectorRequirement, ops Operato
 	for j, v := range r.Values {
 		errs = append(errs, labelValue(valuesPath.Index(j), v)...)
 	}
+	if capacityTypeKey(r.Key) && (r.Operator == corev1.NodeSelectorOpIn || r.Operator == corev1.NodeSelectorOpNotIn) &&
+		slices.ContainsFunc(r.Values, func(v string) bool { return !slices.Contains(capacityTypes(), v) }) {
+		errs = append(errs, field.Invalid(valuesPath, r.Values, msgCapacityType))
+	}
 	switch r.Operator {
 	case corev1.NodeSelectorOpIn:
 		if len(r.Values) == 0 {
@@ -104,6 +110,17 @@ func requirement(path *field.Path, r corev1.NodeSelectorRequirement, ops Operato
 		}
 	}
 	return errs
+}
+
+// capacityTypeKey reports whether key is the capacity type label, in Tenon's
+// or Karpenter's spelling.
+func capacityTypeKey(key string) bool {
+	return key == scheduling.LabelCapacityType || key == scheduling.KarpenterAlias(scheduling.LabelCapacityType)
+}
+
+// capacityTypes are the values of the capacity type label.
+func capacityTypes() []string {
+	return []string{scheduling.CapacityTypeOnDemand, scheduling.CapacityTypeSpot, scheduling.CapacityTypeReserved}
 }
 
 // ForbidRequirementKey reports each requirement on key, which the agent sets itself; msg says

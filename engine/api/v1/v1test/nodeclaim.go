@@ -42,6 +42,8 @@ status:
 
 	{Name: "spec changed", Old: `{spec: {resources: {requests: {cpu: "1"}}}}`,
 		Path: "spec", Fix: "spec is immutable; delete the NodeClaim and let the agent make a new one", CEL: true},
+	{Name: "unknown capacity type", Patch: `{spec: {requirements: [{key: tenon.dev/capacity-type, operator: In, values: [reserved, dedicated]}]}}`,
+		Path: "spec.requirements[0].values", Fix: "capacity types are on-demand, spot and reserved", CEL: true},
 	{Name: "In without values", Patch: `{spec: {requirements: [{key: tenon.dev/nodepool, operator: In}]}}`,
 		Path: "spec.requirements[0].values", Fix: "operator In requires at least one value; add values or use Exists", CEL: true},
 	{Name: "minValues above the values", Patch: `{spec: {requirements: [{key: node.kubernetes.io/instance-type, operator: In, values: [m5.large], minValues: 2}]}}`,

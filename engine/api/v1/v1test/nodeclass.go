@@ -125,6 +125,25 @@ spec:
 	{Name: "security group id syntax", Patch: `{spec: {aws: {securityGroupSelectorTerms: [{id: group-1}]}}}`,
 		Path: aws + ".securityGroupSelectorTerms[0].id", Fix: "id must be a security group ID such as sg-0123456789abcdef0", CEL: true},
 
+	// Capacity reservations.
+	{Name: "capacity reservations by id, tags, owner and criteria", Patch: `{spec: {aws: {capacityReservationSelectorTerms: [{id: cr-0123abc}, {tags: {team: ml}, ownerID: "123456789012", instanceMatchCriteria: targeted}, {instanceMatchCriteria: open}]}}}`},
+	{Name: "empty capacity reservation term", Patch: `{spec: {aws: {capacityReservationSelectorTerms: [{}]}}}`,
+		Path: aws + ".capacityReservationSelectorTerms[0]", Fix: "a capacity reservation selector term needs id, tags or instanceMatchCriteria; add one", CEL: true},
+	{Name: "owner alone selects nothing", Patch: `{spec: {aws: {capacityReservationSelectorTerms: [{ownerID: "123456789012"}]}}}`,
+		Path: aws + ".capacityReservationSelectorTerms[0]", Fix: "needs id, tags or instanceMatchCriteria", CEL: true},
+	{Name: "capacity reservation id with tags", Patch: `{spec: {aws: {capacityReservationSelectorTerms: [{id: cr-1, tags: {a: b}}]}}}`,
+		Path: aws + ".capacityReservationSelectorTerms[0].id", Fix: "id selects one capacity reservation on its own; remove tags, ownerID and instanceMatchCriteria from this term", CEL: true},
+	{Name: "capacity reservation id syntax", Patch: `{spec: {aws: {capacityReservationSelectorTerms: [{id: odcr-1}]}}}`,
+		Path: aws + ".capacityReservationSelectorTerms[0].id", Fix: "id must be a capacity reservation ID such as cr-0123456789abcdef0", CEL: true},
+	{Name: "capacity reservation owner syntax", Patch: `{spec: {aws: {capacityReservationSelectorTerms: [{tags: {a: b}, ownerID: "12345"}]}}}`,
+		Path: aws + ".capacityReservationSelectorTerms[0].ownerID", Fix: "ownerID must be a 12-digit AWS account ID such as 123456789012", CEL: true},
+	{Name: "capacity reservation match criteria", Patch: `{spec: {aws: {capacityReservationSelectorTerms: [{instanceMatchCriteria: any}]}}}`,
+		Path: aws + ".capacityReservationSelectorTerms[0].instanceMatchCriteria", Fix: `supported values: "open", "targeted"`},
+	{Name: "capacity reservation tag empty", Patch: `{spec: {aws: {capacityReservationSelectorTerms: [{tags: {team: ""}}]}}}`,
+		Path: aws + ".capacityReservationSelectorTerms[0].tags[team]", Fix: "tag keys and values must not be empty", CEL: true},
+	{Name: "empty capacity reservation terms", Patch: `{spec: {aws: {capacityReservationSelectorTerms: []}}}`,
+		Path: aws + ".capacityReservationSelectorTerms", Fix: "add at least one term"},
+
 	// Tags.
 	{Name: "kubernetes.io/cluster tag", Patch: `{spec: {aws: {tags: {kubernetes.io/cluster/prod: owned}}}}`,
 		Path: aws + ".tags[kubernetes.io/cluster/prod]", Fix: "tag keys starting with kubernetes.io/cluster/ are set by the agent; remove the tag", CEL: true},

@@ -148,6 +148,11 @@ spec:
 	{Name: "kubernetes.io/hostname", Patch: `{spec: {template: {spec: {requirements: [{key: kubernetes.io/hostname, operator: Exists}]}}}}`,
 		Path: req + ".key", Fix: "label kubernetes.io/hostname is restricted: the kubelet sets it to the node's name; remove it", CEL: true},
 	// Karpenter's aliases of the well-known labels may be required (read as Tenon's), not set.
+	{Name: "reserved capacity", Patch: `{spec: {template: {spec: {requirements: [{key: tenon.dev/capacity-type, operator: In, values: [reserved, on-demand]}]}}}}`},
+	{Name: "unknown capacity type", Patch: `{spec: {template: {spec: {requirements: [{key: tenon.dev/capacity-type, operator: In, values: [reserve]}]}}}}`,
+		Path: req + ".values", Fix: "capacity types are on-demand, spot and reserved (EC2 capacity reservations the NodeClass selects); fix the value", CEL: true},
+	{Name: "unknown karpenter capacity type", Patch: `{spec: {template: {spec: {requirements: [{key: karpenter.sh/capacity-type, operator: NotIn, values: [spot, preemptible]}]}}}}`,
+		Path: req + ".values", Fix: "capacity types are on-demand, spot and reserved", CEL: true},
 	{Name: "karpenter.sh/capacity-type", Patch: `{spec: {template: {spec: {requirements: [{key: karpenter.sh/capacity-type, operator: In, values: [spot]}]}}}}`},
 	{Name: "Karpenter's AWS instance labels", Patch: `{spec: {template: {spec: {requirements: [{key: karpenter.k8s.aws/instance-family, operator: In, values: [m5]}]}}}}`},
 	{Name: "karpenter.sh", Patch: `{spec: {template: {spec: {requirements: [{key: karpenter.sh/nodepool, operator: In, values: [general]}]}}}}`,

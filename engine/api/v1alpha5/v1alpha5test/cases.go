@@ -177,6 +177,9 @@ var Cases = []Case{
 		Want: []Error{cel("spec.startupTaints[1]", "spec.startupTaints", mStartupRepeat)}},
 
 	// Requirements.
+	{Name: "reserved capacity", Patch: `{spec: {requirements: [{key: karpenter.sh/capacity-type, operator: In, values: [reserved, on-demand]}]}}`},
+	{Name: "unknown capacity type", Patch: `{spec: {requirements: [{key: karpenter.sh/capacity-type, operator: In, values: [ondemand]}]}}`,
+		Want: []Error{cel("spec.requirements[0].values", "", "capacity types are on-demand, spot and reserved (EC2 capacity reservations the NodeClass selects); fix the value")}},
 	{Name: "In without values", Patch: `{spec: {requirements: [{key: a, operator: In}]}}`,
 		Want: []Error{cel("spec.requirements[0].values", "", mIn)}},
 	{Name: "NotIn without values", Patch: `{spec: {requirements: [{key: a, operator: NotIn}]}}`,

@@ -321,6 +321,9 @@ func (f *Fake) CreateFleet(ctx context.Context, in *ec2.CreateFleetInput, _ ...f
 	}
 	capacityType := "on-demand"
 	lifecycle := ec2types.InstanceLifecycleOnDemand
+	if in.TargetCapacitySpecification != nil && in.TargetCapacitySpecification.DefaultTargetCapacityType == ec2types.DefaultTargetCapacityTypeCapacityBlock {
+		capacityType = "capacity-block"
+	}
 	if in.TargetCapacitySpecification != nil && in.TargetCapacitySpecification.DefaultTargetCapacityType == ec2types.DefaultTargetCapacityTypeSpot {
 		capacityType, lifecycle = "spot", ec2types.InstanceLifecycleSpot
 	}
@@ -361,7 +364,16 @@ func (f *Fake) CreateFleet(ctx context.Context, in *ec2.CreateFleetInput, _ ...f
 				InstanceType: c.ov.InstanceType, SubnetId: c.ov.SubnetId, AvailabilityZone: aws.String(c.zone),
 			},
 		}
-		if f.ice[Offering{InstanceType: string(c.ov.InstanceType), Zone: c.zone, CapacityType: capacityType}] {
+		reservation := f.reservationTarget(c.lt)
+		if reservation != "" {
+			if code, msg := f.reserve(reservation, string(c.ov.InstanceType), c.zone); code != "" {
+				out.Errors = append(out.Errors, ec2types.CreateFleetError{
+					ErrorCode: aws.String(code), ErrorMessage: aws.String(msg), LaunchTemplateAndOverrides: resp, Lifecycle: lifecycle,
+				})
+				continue
+			}
+		}
+		if reservation == "" && f.ice[Offering{InstanceType: string(c.ov.InstanceType), Zone: c.zone, CapacityType: capacityType}] {
 			out.Errors = append(out.Errors, ec2types.CreateFleetError{
 				ErrorCode:                  aws.String("InsufficientInstanceCapacity"),
 				ErrorMessage:               aws.String("We currently do not have sufficient " + string(c.ov.InstanceType) + " capacity in the Availability Zone you requested (" + c.zone + ")."),
@@ -371,6 +383,9 @@ func (f *Fake) CreateFleet(ctx context.Context, in *ec2.CreateFleetInput, _ ...f
 			continue
 		}
 		id := f.launch(c.lt, c.ov, c.zone, lifecycle, in.TagSpecifications)
+		if reservation != "" {
+			f.instances[id].CapacityReservationId = aws.String(reservation)
+		}
 		out.Instances = append(out.Instances, ec2types.CreateFleetInstance{
 			InstanceIds: []string{id}, InstanceType: c.ov.InstanceType, LaunchTemplateAndOverrides: resp,
 			Lifecycle: lifecycle, SubnetId: c.ov.SubnetId, AvailabilityZone: aws.String(c.zone),

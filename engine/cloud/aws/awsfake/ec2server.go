@@ -37,6 +37,7 @@ var ec2Handlers = map[string]ec2Handler{
 	"DescribeInstances":             (*Server).describeInstances,
 	"TerminateInstances":            (*Server).terminateInstances,
 	"CreateTags":                    (*Server).createTags,
+	"DescribeCapacityReservations":  (*Server).describeCapacityReservations,
 }
 
 // ec2Op serves one EC2 query request from the fake; an operation it does not
@@ -137,7 +138,8 @@ func (w *Server) createLaunchTemplate(ctx context.Context, form url.Values) (str
 		LaunchTemplateName: aws.String(form.Get("LaunchTemplateName")),
 		LaunchTemplateData: &ec2types.RequestLaunchTemplateData{
 			ImageId: aws.String(form.Get("LaunchTemplateData.ImageId")), SecurityGroupIds: FormList(form, "LaunchTemplateData.SecurityGroupId"),
-			UserData: aws.String(form.Get("LaunchTemplateData.UserData")),
+			UserData:                         aws.String(form.Get("LaunchTemplateData.UserData")),
+			CapacityReservationSpecification: formReservationSpec(form),
 		},
 		TagSpecifications: FormTagSpecifications(form, "TagSpecification"),
 	})
@@ -323,5 +325,45 @@ func xinstance(in ec2types.Instance) []string {
 	return []string{x("instanceId", aws.ToString(in.InstanceId)), x("imageId", aws.ToString(in.ImageId)), x("instanceState", xstate(in.State)),
 		x("privateDnsName", aws.ToString(in.PrivateDnsName)), x("instanceType", string(in.InstanceType)),
 		x("launchTime", aws.ToTime(in.LaunchTime).UTC().Format(time.RFC3339)), x("placement", x("availabilityZone", aws.ToString(in.Placement.AvailabilityZone)), x("tenancy", "default")),
-		x("subnetId", aws.ToString(in.SubnetId)), x("vpcId", "vpc-1"), groups, lifecycle, xtags(in.Tags)}
+		x("subnetId", aws.ToString(in.SubnetId)), x("vpcId", "vpc-1"), groups, lifecycle, xreservation(in.CapacityReservationId), xtags(in.Tags)}
+}
+
+// xreservation renders an instance's capacity reservation, "" for none.
+func xreservation(id *string) string {
+	if id == nil {
+		return ""
+	}
+	return x("capacityReservationId", aws.ToString(id))
+}
+
+// formReservationSpec reads a launch template's capacity reservation
+// target, nil when it has none.
+func formReservationSpec(form url.Values) *ec2types.LaunchTemplateCapacityReservationSpecificationRequest {
+	id := form.Get("LaunchTemplateData.CapacityReservationSpecification.CapacityReservationTarget.CapacityReservationId")
+	if id == "" {
+		return nil
+	}
+	return &ec2types.LaunchTemplateCapacityReservationSpecificationRequest{
+		CapacityReservationTarget: &ec2types.CapacityReservationTarget{CapacityReservationId: aws.String(id)},
+	}
+}
+
+func (w *Server) describeCapacityReservations(ctx context.Context, form url.Values) (string, error) {
+	out, err := w.fake.DescribeCapacityReservations(ctx, &ec2.DescribeCapacityReservationsInput{
+		CapacityReservationIds: FormList(form, "CapacityReservationId"), Filters: FormFilters(form),
+	})
+	if err != nil {
+		return "", err
+	}
+	return xset("capacityReservationSet", out.CapacityReservations, func(cr ec2types.CapacityReservation) []string {
+		fields := []string{x("capacityReservationId", aws.ToString(cr.CapacityReservationId)), x("ownerId", aws.ToString(cr.OwnerId)),
+			x("instanceType", aws.ToString(cr.InstanceType)), x("availabilityZone", aws.ToString(cr.AvailabilityZone)),
+			x("availableInstanceCount", strconv.Itoa(int(aws.ToInt32(cr.AvailableInstanceCount)))),
+			x("totalInstanceCount", strconv.Itoa(int(aws.ToInt32(cr.TotalInstanceCount)))), x("state", string(cr.State)),
+			x("instanceMatchCriteria", string(cr.InstanceMatchCriteria)), x("reservationType", string(cr.ReservationType)), xtags(cr.Tags)}
+		if cr.EndDate != nil {
+			fields = append(fields, x("endDate", cr.EndDate.UTC().Format(time.RFC3339)))
+		}
+		return fields
+	}), nil
 }

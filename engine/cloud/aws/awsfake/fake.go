@@ -63,6 +63,10 @@ type Fake struct {
 	// SpotPrices are what DescribeSpotPriceHistory returns; CreateFleet uses
 	// them to order spot overrides.
 	SpotPrices []ec2types.SpotPrice
+	// CapacityReservations are what DescribeCapacityReservations returns;
+	// CreateFleet launches into the one a launch template targets and
+	// counts the instance against it.
+	CapacityReservations []ec2types.CapacityReservation
 
 	now           func() time.Time
 	nextErr       map[string][]error

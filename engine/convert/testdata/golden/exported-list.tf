@@ -1,7 +1,6 @@
 # Converted from Karpenter by `tenon convert`.
 #
-# NOT MAPPED (3): these input fields have no Tenon equivalent and are not in this file:
-#   examples/convert/exported-list.yaml: NodePool default: spec.template.spec.requirements[0].values[2]: capacity type reserved (EC2 capacity reservations) has no Tenon equivalent; Tenon launches spot and on-demand
+# NOT MAPPED (2): these input fields have no Tenon equivalent and are not in this file:
 #   examples/convert/exported-list.yaml: NodePool default: spec.template.spec.requirements[1]: requirement on karpenter.sh/nodepool: the agent sets tenon.dev/nodepool to the pool's name itself; remove it
 #   examples/convert/exported-list.yaml: EC2NodeClass default: spec.amiSelectorTerms[0].alias: alias al2023@v20240807 pins an AMI version; Tenon uses the family's latest EKS-optimized AMI, or pin one with an amiSelectorTerms id or ssmParameter
 #
@@ -31,7 +30,7 @@ resource "tenon_nodepool" "default" {
       {
         key      = "tenon.dev/capacity-type"
         operator = "In"
-        values   = ["spot", "on-demand"]
+        values   = ["spot", "on-demand", "reserved"]
       },
     ]
     node_class   = tenon_node_class.default.name
@@ -79,6 +78,16 @@ resource "tenon_node_class" "default" {
       http_put_response_hop_limit = 1
       http_tokens                 = "required"
     }
+    capacity_reservation_selector_terms = [
+      {
+        tags = {
+          "karpenter.sh/discovery" = "prod"
+        }
+      },
+      {
+        id = "cr-0a1b2c3d4e5f60718"
+      },
+    ]
   }
 }
 

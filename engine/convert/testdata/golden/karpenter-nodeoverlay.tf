@@ -1,7 +1,5 @@
 # Converted from Karpenter by `tenon convert`.
-#
-# NOT MAPPED (1): these input fields have no Tenon equivalent and are not in this file:
-#   examples/convert/karpenter-nodeoverlay.yaml: NodeOverlay savings-plan: spec.requirements[2].values[1]: capacity type reserved (EC2 capacity reservations) has no Tenon equivalent; Tenon launches spot and on-demand
+# Every input field was mapped.
 
 # From examples/convert/karpenter-nodeoverlay.yaml: NodeOverlay savings-plan
 resource "tenon_node_overlay" "savings-plan" {
@@ -20,7 +18,7 @@ resource "tenon_node_overlay" "savings-plan" {
     {
       key      = "tenon.dev/capacity-type"
       operator = "In"
-      values   = ["on-demand"]
+      values   = ["on-demand", "reserved"]
     },
     {
       key      = "tenon.dev/instance-cpu"
