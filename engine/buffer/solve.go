@@ -25,6 +25,12 @@ type Result struct {
 	BufferClaims []*packing.Claim
 	// Buffers say, per pool with a buffer, how much room it asked for and where it is.
 	Buffers []Status
+	// Real is the pending pods' plan alone (packing.Solve's); After is the Snapshot as Real
+	// leaves it (Planned), on which Placeholders were solved as Buffer. Buffer and After are
+	// nil without placeholders. They let a caller check each solve against its own input.
+	Real, Buffer *packing.Result
+	After        *state.Snapshot
+	Placeholders []*state.Pod
 }
 
 // Status is what became of one pool's buffer in a plan.
@@ -54,7 +60,7 @@ func Solve(ctx context.Context, snap *state.Snapshot, pending []*state.Pod, opts
 	if err != nil {
 		return nil, err
 	}
-	out := &Result{Result: real}
+	out := &Result{Result: real, Real: real}
 	if !hasBuffer(snap) {
 		return out, nil
 	}
@@ -72,6 +78,7 @@ func Solve(ctx context.Context, snap *state.Snapshot, pending []*state.Pod, opts
 	}
 	out.Result = merge(real, buf, holders)
 	out.BufferClaims = buf.Claims
+	out.Buffer, out.After, out.Placeholders = buf, after, holders
 	out.Buffers = statuses(snap, holders, real, buf)
 	return out, nil
 }
