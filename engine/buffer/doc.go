@@ -20,8 +20,9 @@
 //   - pods and percent together give the smaller, as the upstream API documents; Karpenter's
 //     computeReplicas takes the larger;
 //   - the buffer is sized from the snapshot each plan (percent of the pool's requests), not from
-//     a controller's status refreshed every 30 s, and consolidation re-places placeholders
-//     itself instead of trusting the previous provisioning pass's counts per node;
+//     a controller's status refreshed every 30 s, and consolidation's emptiness sees the
+//     placeholders Bind places in the same plan, where Karpenter's trusts the previous
+//     provisioning pass's counts per node;
 //   - it is priced: `tenon simulate` and the tenon_simulation data source report what each
 //     buffer costs before it is applied;
 //   - real pods are solved first and never moved by the buffer; Karpenter solves placeholders
