@@ -3,6 +3,8 @@ package provider
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"testing"
 
 	tfresource "github.com/hashicorp/terraform-plugin-testing/helper/resource"
@@ -82,5 +84,29 @@ func TestNodePoolBufferValidationAtPlan(t *testing.T) {
 		{"buffer requirement operator", top(`  buffer = { pods = 1, resources = { cpu = "1" }, requirements = [{ key = "topology.kubernetes.io/zone", operator = "Is", values = ["a"] }] }`), "buffer.requirements[0].operator"},
 		{"buffer on a static pool", top(`  replicas = 2
   buffer = { pods = 1, resources = { cpu = "1" } }`), "buffer"},
+	})
+}
+
+// TestSimulationPricesTheBuffer: tenon_simulation on examples/capacity-buffer's policy prices the
+// buffer in cost_per_hour and reports its part in buffer_cost_per_hour, as tenon simulate does.
+func TestSimulationPricesTheBuffer(t *testing.T) {
+	testenv.RequireTofu(t, testenv.CLITest)
+	policy, err := os.ReadFile(filepath.Join("..", "examples", "capacity-buffer", "policy.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := fmt.Sprintf(`data "tenon_simulation" "test" {
+  workloads = [{ name = "web", replicas = 6, requests = { cpu = "1", memory = "2Gi" }, node_selector = { "tenon.dev/nodepool" = "web" } }]
+  manifests = [<<-EOT
+%s
+EOT
+  ]
+}`, policy)
+	tfresource.UnitTest(t, tfresource.TestCase{
+		ProtoV6ProviderFactories: factories(newMemoryTarget()),
+		Steps: []tfresource.TestStep{{Config: cfg, ConfigStateChecks: []statecheck.StateCheck{
+			statecheck.ExpectKnownValue("data.tenon_simulation.test", tfjsonpath.New("buffer_cost_per_hour"), knownvalue.Float64Exact(0.192)),
+			statecheck.ExpectKnownValue("data.tenon_simulation.test", tfjsonpath.New("cost_per_hour"), knownvalue.Float64Exact(0.576)),
+		}}},
 	})
 }
