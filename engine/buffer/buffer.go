@@ -34,7 +34,7 @@ func IsPlaceholder(key string) bool {
 // Size is how many placeholder pods pool's buffer asks for, given the pods of snap: Pods, or
 // Percent of what the workload pods bound to the pool's nodes request (each resource the
 // buffer's pods request, the largest count of them), rounded up, capped by Pods when both are
-// set. 0 for a pool with no buffer.
+// set and at v1.MaxBufferPods always. 0 for a pool with no buffer.
 func Size(snap *state.Snapshot, pool *state.Pool) int {
 	b := pool.Buffer
 	if b == nil {
@@ -81,7 +81,7 @@ func percentSize(snap *state.Snapshot, pool string, percent int32, shape corev1.
 		den := big.NewInt(100 * per)
 		count := new(big.Int).Div(new(big.Int).Add(num, new(big.Int).Sub(den, big.NewInt(1))), den)
 		if count.IsInt64() {
-			n = max(n, int(min(count.Int64(), v1.MaxBufferPods*int64(v1.MaxBufferPercent))))
+			n = max(n, int(min(count.Int64(), v1.MaxBufferPods)))
 		}
 	}
 	return n

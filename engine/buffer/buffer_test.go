@@ -58,6 +58,9 @@ func TestSize(t *testing.T) {
 			pods: statetest.Pods(2, "mem", "500m", "5Gi", statetest.BoundTo("n1")), want: 5},
 		{name: "pods cap percent", pool: statetest.Pool("p", m5, withBuffer(int32p(2), 50, "1", "1Gi")),
 			pods: statetest.Pods(2, "mem", "500m", "5Gi", statetest.BoundTo("n1")), want: 2},
+		// 1000% of 2000 cpu is 20000 one-cpu placeholders: capped at 10000.
+		{name: "percent is capped at 10000 placeholders", pool: statetest.Pool("p", m5, withBuffer(nil, 1000, "1", "1Mi")),
+			pods: []*state.Pod{statetest.Pod("huge", "2000", "1Gi", statetest.BoundTo("n1"))}, want: v1.MaxBufferPods},
 		{name: "pending pods and other pools do not count", pool: statetest.Pool("p", m5, withBuffer(nil, 100, "1", "1Gi")),
 			pods: append(statetest.Pods(3, "pending", "1", "1Gi"), statetest.Pods(3, "elsewhere", "1", "1Gi", statetest.BoundTo("other-1"))...), want: 0},
 	}

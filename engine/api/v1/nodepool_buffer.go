@@ -55,7 +55,8 @@ type CapacityBuffer struct {
 	// Percent sizes the buffer from the pool's use: room for this percentage of what the pods
 	// on the pool's nodes request (cpu, memory and every other resource Resources names), in
 	// placeholder pods of Resources, rounded up. 20 keeps a fifth more room than the pool's pods
-	// use; an empty pool keeps none. With Pods set too, Pods caps it.
+	// use; an empty pool keeps none. With Pods set too, Pods caps it; it is never more than 10000
+	// placeholder pods.
 	// +kubebuilder:validation:Minimum=1
 	// +kubebuilder:validation:Maximum=1000
 	// +optional
