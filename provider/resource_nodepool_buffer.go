@@ -30,7 +30,7 @@ func bufferAttribute() schema.SingleNestedAttribute {
 				MarkdownDescription: "How many placeholder pods of `resources` the pool keeps room for, 0 to 10000."},
 			"percent": schema.Int64Attribute{Optional: true,
 				MarkdownDescription: "Room for this percentage (1 to 1000) of what the pods on the pool's nodes request, in placeholder pods of `resources`, rounded up; " +
-					"an empty pool keeps none. With `pods` set too, `pods` caps it."},
+					"an empty pool keeps none, and never more than 10000. With `pods` set too, `pods` caps it."},
 			"resources": schema.MapAttribute{Required: true, ElementType: types.StringType, Validators: nonEmptyMap(),
 				MarkdownDescription: "What one placeholder pod requests, such as `{ cpu = \"1\", memory = \"2Gi\" }`: the shape of the pods the room is for. Values are positive quantities."},
 			"requirements": schema.ListNestedAttribute{Optional: true, Validators: nonEmptyList(),
