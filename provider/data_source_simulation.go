@@ -59,6 +59,7 @@ type simulationModel struct {
 	CostPerHour       types.Float64        `tfsdk:"cost_per_hour"`
 	CostPerMonth      types.Float64        `tfsdk:"cost_per_month"`
 	LowerBoundPerHour types.Float64        `tfsdk:"lower_bound_per_hour"`
+	BufferCostPerHour types.Float64        `tfsdk:"buffer_cost_per_hour"`
 	Pods              types.Int64          `tfsdk:"pods"`
 	Placed            types.Int64          `tfsdk:"placed"`
 }
@@ -182,6 +183,7 @@ func (d *simulationDataSource) Schema(_ context.Context, _ datasource.SchemaRequ
 			"cost_per_hour":        computedFloat("Price of the new nodes, USD per hour."),
 			"cost_per_month":       computedFloat(fmt.Sprintf("Price of the new nodes, USD per month (%d hours).", HoursPerMonth)),
 			"lower_bound_per_hour": computedFloat("A proven lower bound on `cost_per_hour`: no valid set of nodes is cheaper."),
+			"buffer_cost_per_hour": computedFloat("The part of `cost_per_hour` the pools' capacity buffers (`tenon_nodepool.buffer`) add: the nodes launched for their placeholder pods alone, which `nodes` lists with pods named `tenon:buffer/<pool>-<n>`. 0 without buffers."),
 			"pods":                 schema.Int64Attribute{Computed: true, MarkdownDescription: "Pending pods simulated."},
 			"placed":               schema.Int64Attribute{Computed: true, MarkdownDescription: "Pods placed."},
 		},
@@ -482,6 +484,7 @@ func setReport(m *simulationModel, r *simulate.Report) {
 	m.CostPerHour = types.Float64Value(r.Summary.CostPerHour)
 	m.CostPerMonth = types.Float64Value(r.Summary.CostPerHour * HoursPerMonth)
 	m.LowerBoundPerHour = types.Float64Value(r.Summary.LowerBoundPerHour)
+	m.BufferCostPerHour = types.Float64Value(r.Summary.BufferCostPerHour)
 	m.Pods = types.Int64Value(int64(r.Summary.Pods))
 	m.Placed = types.Int64Value(int64(r.Summary.Placed))
 }

@@ -21,6 +21,7 @@ type nodePoolModel struct {
 	Limits     map[string]types.String `tfsdk:"limits"`
 	Weight     types.Int64             `tfsdk:"weight"`
 	Replicas   types.Int64             `tfsdk:"replicas"`
+	Buffer     *bufferModel            `tfsdk:"buffer"`
 	Status     types.Object            `tfsdk:"status"`
 }
 
@@ -114,7 +115,7 @@ var nodePoolKind = apiKind[nodePoolModel, *v1.NodePool]{
 		{api: "spec.template.spec", tf: path.Root("template")},
 		{api: "spec.template", tf: path.Root("template")},
 		{api: "spec", tf: path.Empty()},
-	}, "labels", "annotations", "limits"),
+	}, "labels", "annotations", "limits", "resources"),
 }
 
 // defaultBudget is the one budget a pool without budgets gets, as the CRD defaults it.
@@ -219,7 +220,9 @@ func (m *nodePoolModel) toAPI() (*v1.NodePool, field.ErrorList) {
 	spec.Limits = resourceList(m.Limits)
 	spec.Weight = int32Ptr(m.Weight)
 	spec.Replicas = int64Ptr(m.Replicas)
-	return np, quantityErrors(field.NewPath("spec", "limits"), m.Limits)
+	buffer, bufferErrs := m.Buffer.toAPI()
+	spec.Buffer = buffer
+	return np, append(quantityErrors(field.NewPath("spec", "limits"), m.Limits), bufferErrs...)
 }
 
 func taintsToAPI(ts []taintModel) []v1.Taint {
@@ -301,6 +304,11 @@ func nodePoolFromAPI(np *v1.NodePool, prior *nodePoolModel) nodePoolModel {
 	m.Limits = tfResourceList(np.Spec.Limits, priorLimits)
 	m.Weight = tfInt32Ptr(np.Spec.Weight)
 	m.Replicas = tfInt64Ptr(np.Spec.Replicas)
+	var priorBuffer *bufferModel
+	if prior != nil {
+		priorBuffer = prior.Buffer
+	}
+	m.Buffer = bufferFromAPI(np.Spec.Buffer, priorBuffer)
 	m.Status = types.ObjectValueMust(nodePoolStatusType.AttrTypes, map[string]attr.Value{
 		"nodes":         types.Int64Value(np.Status.Nodes),
 		"resources":     tfQuantities(np.Status.Resources),

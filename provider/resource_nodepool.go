@@ -40,6 +40,7 @@ func nodePoolAttributes() map[string]schema.Attribute {
 		"weight": schema.Int64Attribute{Optional: true,
 			MarkdownDescription: "Rank against other pools, 1 to 100: the agent tries higher weights first. Pools without a weight come last."},
 		"replicas": replicasAttribute(),
+		"buffer":   bufferAttribute(),
 		"status": schema.SingleNestedAttribute{
 			Computed:            true,
 			MarkdownDescription: "What the agent observed about the pool.",

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"time"
 
 	"github.com/go-logr/logr"
 	"github.com/prometheus/client_golang/prometheus"
@@ -164,6 +165,7 @@ type controllers struct {
 	interruption *interruption
 	status       *poolStatus
 	static       *staticCapacity
+	buffers      *capacityBuffers
 }
 
 // newControllers wires the controllers to one client, cloud, recorder,
@@ -181,24 +183,27 @@ func newControllers(c client.Client, provider cloud.CloudProvider, rec events.Ev
 		anticipate: opts.AnticipatePods, await: opts.AnticipatePods && opts.AwaitPods, slots: slots, hints: hints}
 	prov.batcher = newBatcher(opts.BatchIdle, opts.BatchMax, prov.provision, clk, prov.log)
 	prov.batcher.foresee = opts.AnticipatePods
+	buffers := &capacityBuffers{views: views, prov: prov, log: log.WithName("capacity-buffers"), clock: clk, last: map[string]string{},
+		interval: t.DisruptionInterval, timeout: t.SolveTimeout, window: t.NominationWindow, launched: map[string]time.Time{}}
 	return &controllers{
 		provisioner: prov,
 		lifecycle:   &lifecycle{client: c, hints: hints, cloud: provider, termination: term, recorder: rec, metrics: m, log: log.WithName("lifecycle"), clock: clk, timings: t},
 		termination: term,
 		gc: &garbageCollector{client: c, cloud: provider, disrupter: disrupter, recorder: rec, metrics: m,
 			log: log.WithName("garbage-collection"), clock: clk, timings: t},
-		disruption: &disruption{client: c, views: views, nominated: nominated, slots: slots, conditions: newClaimConditions(c), disrupter: disrupter,
+		disruption: &disruption{client: c, views: views, nominated: nominated, slots: slots, buffers: buffers, conditions: newClaimConditions(c), disrupter: disrupter,
 			metrics: m, log: log.WithName("disruption"), clock: clk, timings: t},
 		interruption: &interruption{client: c, cloud: provider, disrupter: disrupter, recorder: rec, metrics: m,
 			log: log.WithName("interruption"), clock: clk, timings: t},
-		status: &poolStatus{client: c, cloud: provider, views: views, recorder: rec, metrics: m, log: log.WithName("pool-status"), clock: clk, timings: t},
-		static: &staticCapacity{views: views, prov: prov, log: log.WithName("static-capacity"), clock: clk, blocked: map[string]string{}, interval: t.DisruptionInterval},
+		status:  &poolStatus{client: c, cloud: provider, views: views, recorder: rec, metrics: m, log: log.WithName("pool-status"), clock: clk, timings: t},
+		static:  &staticCapacity{views: views, prov: prov, log: log.WithName("static-capacity"), clock: clk, blocked: map[string]string{}, interval: t.DisruptionInterval},
+		buffers: buffers,
 	}
 }
 
 // all lists the controllers in the order they register.
 func (c *controllers) all() []interface{ Register(manager.Manager) error } {
 	return []interface{ Register(manager.Manager) error }{
-		c.provisioner, c.lifecycle, c.termination, c.gc, c.disruption, c.interruption, c.status, c.static,
+		c.provisioner, c.lifecycle, c.termination, c.gc, c.disruption, c.interruption, c.status, c.static, c.buffers,
 	}
 }

@@ -34,6 +34,7 @@ type disruption struct {
 	views      *viewBuilder
 	nominated  *nominations
 	slots      *slots // room held for pods still to come (provisioner's)
+	buffers    *capacityBuffers
 	conditions *claimConditions
 	disrupter  *disrupter
 	// inflight holds the nodes of the command being executed.
@@ -114,6 +115,9 @@ func (d *disruption) observe(ctx context.Context, now time.Time) (*clusterView, 
 		if awaited[n.Name] {
 			n.Nominated = true
 		}
+	}
+	if d.buffers != nil {
+		d.buffers.hold(v, now)
 	}
 	markHeld(v, &d.inflight, now, d.timings.ReplacementHold)
 	return v, nil

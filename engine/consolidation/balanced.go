@@ -67,6 +67,10 @@ func nodeDisruption(n *nodeInfo) float64 {
 // annotations, else the pod deletion cost); a value that is not an int32
 // counts as absent.
 func evictionCost(pool *state.Pool, pod *state.Pod) float64 {
+	if pod.Placeholder {
+		// A capacity buffer's placeholder is no pod: moving it disrupts nothing.
+		return 0
+	}
 	keys := []string{v1.AnnotationDisruptionCost}
 	if pool == nil || !pool.IgnoreKarpenterAnnotations {
 		keys = append(keys, v1.AnnotationKarpenterDisruptionCost)

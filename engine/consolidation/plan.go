@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tenonhq/terraform-provider-tenon/engine/buffer"
 	"github.com/tenonhq/terraform-provider-tenon/engine/packing"
 	"github.com/tenonhq/terraform-provider-tenon/engine/scheduling"
 	"github.com/tenonhq/terraform-provider-tenon/engine/state"
@@ -39,15 +40,53 @@ func Plan(ctx context.Context, snap *state.Snapshot, now time.Time, opts Options
 	if snap == nil {
 		return nil, errors.New("planning consolidation: nil snapshot")
 	}
-	res, err := planOnce(ctx, snap, now, opts, nil)
+	// The capacity buffers' placeholders are bound to the room they hold,
+	// so no method removes it: a node holding them is not empty, and a
+	// plan removing it must place them elsewhere (engine/buffer).
+	bound, _, err := buffer.Bind(ctx, snap)
+	if err != nil {
+		return nil, fmt.Errorf("planning consolidation: %w", err)
+	}
+	res, err := planOnce(ctx, bound, now, opts, nil)
+	if err == nil && opts.Lookahead > 0 && consolidates(res) {
+		res, err = walk(ctx, bound, now, opts, res)
+	} else if err == nil {
+		res.Leaving = slices.Clone(res.removed)
+	}
 	if err != nil {
 		return nil, err
 	}
-	if opts.Lookahead <= 0 || !consolidates(res) {
-		res.Leaving = slices.Clone(res.removed)
-		return res, nil
+	if bound != snap {
+		res.dropPlaceholders()
 	}
-	return walk(ctx, snap, now, opts, res)
+	return res, nil
+}
+
+// dropPlaceholders takes the capacity buffers' placeholders out of what
+// the plan evicts: they exist only in the plan (the room they hold is
+// kept by the placements the plan made for them), so nothing evicts or
+// binds them. Replacements still list them, to show the room they keep.
+func (r *Result) dropPlaceholders() {
+	r.PodsEvicted = 0
+	for i := range r.Commands {
+		c := &r.Commands[i]
+		c.Moves = slices.DeleteFunc(c.Moves, func(m Move) bool { return buffer.IsPlaceholder(m.Pod) })
+		r.PodsEvicted += len(c.Moves)
+	}
+	r.evicted = slices.DeleteFunc(r.evicted, buffer.IsPlaceholder)
+	if r.result == nil {
+		return
+	}
+	flat := *r.result
+	flat.Placements = slices.DeleteFunc(slices.Clone(flat.Placements), func(pl packing.Placement) bool { return buffer.IsPlaceholder(pl.Pod) })
+	flat.Unschedulable = slices.DeleteFunc(slices.Clone(flat.Unschedulable), func(u packing.Unschedulable) bool { return buffer.IsPlaceholder(u.Pod) })
+	flat.Claims = slices.Clone(flat.Claims)
+	for i, cl := range flat.Claims {
+		c := *cl
+		c.Pods = slices.DeleteFunc(slices.Clone(c.Pods), buffer.IsPlaceholder)
+		flat.Claims[i] = &c
+	}
+	r.result = &flat
 }
 
 // planOnce runs the methods once; nodes in avoid receive no pods (see

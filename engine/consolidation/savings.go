@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/tenonhq/terraform-provider-tenon/engine/buffer"
 	"github.com/tenonhq/terraform-provider-tenon/engine/state"
 )
 
@@ -46,7 +47,13 @@ func (p *planner) savingsOf(pool *state.Pool) savings {
 // candidate so each pays for its own disruption.
 func (p *planner) ask(n *nodeInfo) float64 {
 	s := p.savingsOf(n.pool)
-	return s.percent/100*n.price + s.perPod*float64(len(n.pods))
+	real := 0
+	for _, pod := range n.pods {
+		if !pod.Placeholder {
+			real++
+		}
+	}
+	return s.percent/100*n.price + s.perPod*float64(real)
 }
 
 // commandSavings is what a command must save, each node of it asking its
@@ -85,10 +92,15 @@ func (p *planner) commandSavings(c *command) commandSavings {
 		out.first = p.savingsOf(nil)
 		out.perHour = out.first.perHour
 	}
+	real := 0
 	for _, m := range c.Moves {
-		out.perPod += byName[m.From].perPod
+		// Moving a capacity buffer's placeholder evicts nothing.
+		if !buffer.IsPlaceholder(m.Pod) {
+			out.perPod += byName[m.From].perPod
+			real++
+		}
 	}
-	if len(c.Moves) == 0 {
+	if real == 0 {
 		for _, s := range byName {
 			out.perPod = max(out.perPod, s.perPod)
 		}

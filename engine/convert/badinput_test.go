@@ -79,7 +79,8 @@ spec:
 		{"missing spec", "apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata: {name: p}\n", Options{}, []string{"in.yaml: NodePool p: spec: missing"}},
 		{"list item", "apiVersion: v1\nkind: List\nitems:\n- apiVersion: karpenter.sh/v1\n  kind: Widget\n  metadata: {name: w}\n", Options{}, []string{`in.yaml: Widget w: kind: Unsupported value: "Widget": supported kinds:`}},
 		{"unnamed list item", "apiVersion: v1\nkind: List\nitems:\n- {apiVersion: karpenter.sh/v1, kind: NodePool, metadata: {}}\n", Options{}, []string{"in.yaml: NodePool (document 1, item 1): metadata.name: missing"}},
-		{"another group", "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\n", Options{}, []string{"in.yaml: Deployment web: apiVersion: only karpenter.sh and karpenter.k8s.aws kinds are accepted by tenon convert (", "Deployment.apps is not one: leave it out of the input"}},
+		{"another group", "apiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata: {name: web}\n", Options{}, []string{"in.yaml: PodDisruptionBudget web: apiVersion: ", "PodDisruptionBudget.policy is not one: leave it out of the input"}},
+		{"a Deployment no CapacityBuffer refers to", "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\n", Options{}, []string{"in.yaml: Deployment web: no CapacityBuffer in the input refers to it: tenon convert reads Deployment only as the shape of a buffer's pods"}},
 		{"a JSON array", `[{"apiVersion": "karpenter.sh/v1", "kind": "NodePool", "metadata": {"name": "p"}, "spec": {"weight": "x"}}]`, Options{}, []string{"in.yaml: NodePool p: spec.weight:"}},
 	}
 	for _, tt := range tests {

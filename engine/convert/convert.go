@@ -69,6 +69,8 @@ func Convert(inputs []Input, opts Options) (*Result, error) {
 	var moves []*movedKubelet
 	classes := map[string]*v1.NodeClass{}
 	var convs []*conversion
+	var buffers []*bufferDoc
+	templates := map[string]*templateDoc{}
 	seen := map[string]string{}
 	for _, in := range inputs {
 		docs, err := sources(in)
@@ -87,7 +89,14 @@ func Convert(inputs []Input, opts Options) (*Result, error) {
 			obj, move := convertDocument(c, opts)
 			errs = append(errs, c.errs...)
 			convs = append(convs, c)
-			if obj == nil {
+			switch o := obj.(type) {
+			case *bufferDoc:
+				buffers = append(buffers, o)
+				continue
+			case *templateDoc:
+				templates[o.key] = o
+				continue
+			case nil:
 				continue
 			}
 			if nc, ok := obj.(*v1.NodeClass); ok {
@@ -106,6 +115,7 @@ func Convert(inputs []Input, opts Options) (*Result, error) {
 		}
 	}
 	applyMovedKubelet(moves, classes)
+	errs = append(errs, attachBuffers(buffers, templates, res.Objects)...)
 	for _, obj := range res.Objects {
 		errs = append(errs, validate(obj.conv, obj.Value)...)
 	}
@@ -157,6 +167,16 @@ func convertDocument(c *conversion, opts Options) (any, *movedKubelet) {
 		return convertEC2NodeClass(c, root, version), nil
 	case "NodeOverlay":
 		return convertNodeOverlay(c, root), nil
+	case "CapacityBuffer":
+		if b := convertCapacityBuffer(c, root); b != nil {
+			return b, nil
+		}
+		return nil, nil
+	case "PodTemplate", "Deployment", "StatefulSet", "ReplicaSet":
+		if t := readTemplate(c, k.Kind); t != nil {
+			return t, nil
+		}
+		return nil, nil
 	default: // AWSNodeTemplate
 		return convertAWSNodeTemplate(c, root, opts), nil
 	}

@@ -3,7 +3,8 @@
 // It reads multi-document Karpenter YAML with engine/manifest
 // (karpenterKinds: karpenter.sh/v1alpha5 Provisioner, karpenter.sh/v1beta1
 // and v1 NodePool, karpenter.k8s.aws/v1beta1 and v1 EC2NodeClass,
-// karpenter.k8s.aws/v1alpha1 AWSNodeTemplate, karpenter.sh/v1alpha1 NodeOverlay), maps every field it knows to
+// karpenter.k8s.aws/v1alpha1 AWSNodeTemplate, karpenter.sh/v1alpha1 NodeOverlay,
+// autoscaling.x-k8s.io/v1alpha1 and v1beta1 CapacityBuffer), maps every field it knows to
 // the tenon.dev API (engine/api/v1 and v1alpha5), validates the result with
 // that API's Go validation, and writes it as Terraform HCL for the tenon_*
 // resources or as tenon.dev YAML.
@@ -17,6 +18,9 @@
 // unmapped, with the reason, on stderr and in a comment at the top of the
 // output, so nothing is dropped silently. Fields the API server or Karpenter
 // set (status, metadata.uid, hashes) are listed as ignored.
+//
+// A CapacityBuffer becomes the spec.buffer of the NodePool its pods would run in (buffer.go):
+// its PodTemplate or workload must be in the input too, read only for the pods' requests.
 //
 // The package is pure: it reads bytes and returns values; it imports no
 // client-go and nothing of Terraform (hclwrite formats the HCL).

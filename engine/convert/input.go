@@ -25,6 +25,13 @@ var karpenterKinds = &manifest.Scheme{
 		{APIVersion: "karpenter.k8s.aws/v1", Kind: "EC2NodeClass"},
 		{APIVersion: "karpenter.k8s.aws/v1alpha1", Kind: "AWSNodeTemplate"},
 		{APIVersion: "karpenter.sh/v1alpha1", Kind: "NodeOverlay"},
+		{APIVersion: "autoscaling.x-k8s.io/v1alpha1", Kind: "CapacityBuffer"},
+		{APIVersion: "autoscaling.x-k8s.io/v1beta1", Kind: "CapacityBuffer"},
+		// Read only for the CapacityBuffers that refer to them (their pods' shape).
+		{APIVersion: "v1", Kind: "PodTemplate"},
+		{APIVersion: "apps/v1", Kind: "Deployment"},
+		{APIVersion: "apps/v1", Kind: "StatefulSet"},
+		{APIVersion: "apps/v1", Kind: "ReplicaSet"},
 	},
 	Source:    "by tenon convert",
 	Elsewhere: "leave it out of the input; tenon convert reads Karpenter's policy objects",
@@ -46,7 +53,7 @@ func sources(in Input) ([]*source, error) {
 		return nil, err
 	}
 	if len(docs) == 0 {
-		return nil, manifest.NoObjects(in, "tenon convert reads Karpenter Provisioners, NodePools, EC2NodeClasses, AWSNodeTemplates and NodeOverlays")
+		return nil, manifest.NoObjects(in, "tenon convert reads Karpenter Provisioners, NodePools, EC2NodeClasses, AWSNodeTemplates and NodeOverlays, and CapacityBuffers")
 	}
 	out := make([]*source, 0, len(docs))
 	for _, d := range docs {

@@ -9,6 +9,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/tenonhq/terraform-provider-tenon/engine/buffer"
 	"github.com/tenonhq/terraform-provider-tenon/engine/catalog"
 	"github.com/tenonhq/terraform-provider-tenon/engine/packing"
 	"github.com/tenonhq/terraform-provider-tenon/engine/packing/check"
@@ -23,35 +24,73 @@ type packingSolver struct{}
 // as the agent launches them whatever the pods: the pending pods land on
 // them before packing opens other nodes, and the report prices them as new
 // nodes.
+//
+// Capacity buffers (NodePool spec.buffer) are planned after the pending
+// pods, as the agent plans them (engine/buffer): the report lists their
+// placeholder pods on the nodes that hold them and prices the nodes they
+// add.
 func (packingSolver) Solve(ctx context.Context, snap *state.Snapshot, pending []*state.Pod) (solution, error) {
 	claims, _ := static.Plan(snap)
-	r, err := packing.Solve(ctx, static.WithClaims(snap, claims), pending)
+	withStatic := static.WithClaims(snap, claims)
+	r, err := buffer.Solve(ctx, withStatic, pending)
 	if err != nil {
 		return nil, fmt.Errorf("solving: %w", err)
 	}
-	static.Merge(r, claims, snap.Pods)
-	return packingSolution{r}, nil
+	// With buffers, r.Real (checked against withStatic, where the static
+	// claims are nodes) stays apart from r.Result, which gets them.
+	static.Merge(r.Result, claims, snap.Pods)
+	return packingSolution{r: r.Result, buffers: r, withStatic: withStatic}, nil
 }
 
-type packingSolution struct{ r *packing.Result }
+type packingSolution struct {
+	r *packing.Result
+	// buffers is the plan with its capacity buffers; withStatic the
+	// Snapshot it was solved on.
+	buffers    *buffer.Result
+	withStatic *state.Snapshot
+}
 
 func (p packingSolution) Violations(snap *state.Snapshot, pending []*state.Pod) []string {
 	var out []string
-	for _, v := range check.Result(snap, pending, p.r) {
+	if p.buffers == nil || p.buffers.Buffer == nil {
+		for _, v := range check.Result(snap, pending, p.r) {
+			out = append(out, v.String())
+		}
+		return out
+	}
+	// Each solve is checked against its own input: the pending pods on
+	// the scenario (static claims as nodes), the placeholders on what the
+	// pending pods leave.
+	for _, v := range check.Result(p.withStatic, pending, p.buffers.Real) {
 		out = append(out, v.String())
+	}
+	for _, v := range check.Result(p.buffers.After, p.buffers.Placeholders, p.buffers.Buffer) {
+		out = append(out, "capacity buffer: "+v.String())
 	}
 	return out
 }
 
 func (p packingSolution) Report(s *Scenario, snap *state.Snapshot, pending []*state.Pod) *Report {
-	return newReport(s, snap, pending, p.r)
+	var holders []*state.Pod
+	if p.buffers != nil {
+		holders = p.buffers.Placeholders
+	}
+	rep := newReport(s, snap, pending, p.r, holders...)
+	if p.buffers != nil {
+		addBuffers(rep, p.buffers)
+	}
+	return rep
 }
 
-// newReport describes a result. It does not set the timings.
-func newReport(s *Scenario, snap *state.Snapshot, pending []*state.Pod, r *packing.Result) *Report {
+// newReport describes a result. It does not set the timings. placeholders
+// are the capacity buffers' pods r places beside the pending ones.
+func newReport(s *Scenario, snap *state.Snapshot, pending []*state.Pod, r *packing.Result, placeholders ...*state.Pod) *Report {
 	rep := &Report{Scenario: s.Name, Nodes: []ReportNode{}, Unschedulable: []ReportUnschedulable{}, Overlays: reportOverlays(snap)}
-	podByKey := make(map[string]*state.Pod, len(snap.Pods))
+	podByKey := make(map[string]*state.Pod, len(snap.Pods)+len(placeholders))
 	for _, p := range snap.Pods {
+		podByKey[p.Key()] = p
+	}
+	for _, p := range placeholders {
 		podByKey[p.Key()] = p
 	}
 	for _, c := range r.Claims {
@@ -75,7 +114,7 @@ func newReport(s *Scenario, snap *state.Snapshot, pending []*state.Pod, r *packi
 		NewNodes:          len(r.Claims),
 		CostPerHour:       round(r.CostPerHour),
 		LowerBoundPerHour: round(r.LowerBoundPerHour),
-		Placed:            len(r.Placements),
+		Placed:            len(r.Placements) - len(placeholders) + placeholdersUnplaced(r),
 		Unschedulable:     len(r.Unschedulable),
 		ExistingNodes:     len(rep.Nodes) - len(r.Claims),
 		SolveRuns:         []float64{},

@@ -22,6 +22,9 @@ type Report struct {
 	// Overlays say what became of the scenario's NodeOverlays; absent
 	// when it has none.
 	Overlays []ReportOverlay `json:"overlays,omitempty"`
+	// Buffers say what became of the NodePools' capacity buffers; absent
+	// when no pool has one.
+	Buffers []ReportBuffer `json:"buffers,omitempty"`
 }
 
 // ReportNode is a node that receives pending pods.
@@ -66,6 +69,9 @@ type Summary struct {
 	NewNodes int `json:"newNodes"`
 	// CostPerHour is the price of the new nodes.
 	CostPerHour float64 `json:"costPerHour"`
+	// BufferCostPerHour is the part of CostPerHour the capacity buffers
+	// add (nodes launched for their placeholder pods alone).
+	BufferCostPerHour float64 `json:"bufferCostPerHour,omitempty"`
 	// LowerBoundPerHour is a proven lower bound on that price.
 	LowerBoundPerHour float64 `json:"lowerBoundPerHour"`
 	// SolveSeconds is the median of SolveRuns.

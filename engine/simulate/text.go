@@ -56,6 +56,7 @@ func writeText(w io.Writer, s *Scenario, rep *Report, intro string) {
 		}
 		p.table(rows)
 	}
+	writeBuffers(p, rep)
 
 	p.line("")
 	sum := rep.Summary

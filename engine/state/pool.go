@@ -159,6 +159,9 @@ func (b *builder) pool(src poolSource, classes map[string]*v1.NodeClass) (*Pool,
 	if np.Spec.Weight != nil {
 		pool.Weight = *np.Spec.Weight
 	}
+	if np.Spec.Buffer != nil {
+		pool.Buffer = np.Spec.Buffer.DeepCopy()
+	}
 	if np.Spec.Replicas != nil {
 		r := *np.Spec.Replicas
 		pool.Replicas = &r

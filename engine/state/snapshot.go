@@ -97,6 +97,10 @@ type Pool struct {
 	Replicas *int64
 	// Repair is the pool's node repair (disruption.repair); nil when off.
 	Repair *Repair
+	// Buffer is the pool's capacity buffer (NodePool spec.buffer), the
+	// spare room engine/buffer plans as placeholder pods; nil when none.
+	// Read-only.
+	Buffer *v1.CapacityBuffer
 }
 
 // Static reports whether the pool keeps a fixed number of nodes (Replicas).
@@ -236,6 +240,10 @@ type Pod struct {
 	DaemonSet bool
 	// StartTime is when the pod started; zero when pending.
 	StartTime time.Time
+	// Placeholder is set for a pod engine/buffer made up to hold a pool's
+	// capacity buffer: it never exists in the API server, so nothing may
+	// evict, nominate or bind it, and it costs nothing to move.
+	Placeholder bool
 	// Terminating is set for a pod being deleted (metadata.deletionTimestamp):
 	// it still holds its node's resources, but kube-scheduler's topology
 	// spread no longer counts it.

@@ -37,6 +37,7 @@ type NodePool struct {
 // +kubebuilder:validation:XValidation:rule="has(self.replicas) == has(oldSelf.replicas)",message="replicas cannot be added to or removed from an existing NodePool (a static pool and a dynamic one are different kinds of pool); create a new NodePool instead"
 // +kubebuilder:validation:XValidation:rule="!has(self.replicas) || !has(self.limits) || self.limits.all(k, k == 'nodes')",message="a static NodePool (replicas set) takes only limits.nodes; remove the other limits",fieldPath=".limits"
 // +kubebuilder:validation:XValidation:rule="!has(self.replicas) || !has(self.weight)",message="a static NodePool (replicas set) takes no weight: the agent never chooses it for pending pods; remove weight",fieldPath=".weight"
+// +kubebuilder:validation:XValidation:rule="!has(self.replicas) || !has(self.buffer)",message="a static NodePool (replicas set) takes no buffer: it launches no node for pending pods, so it cannot keep room for them; raise replicas or put the buffer on a dynamic pool",fieldPath=".buffer"
 type NodePoolSpec struct {
 	// Template describes the nodes this pool may launch. Each node the agent launches is further
 	// constrained by the pods it is launched for.
@@ -68,6 +69,12 @@ type NodePoolSpec struct {
 	// +kubebuilder:validation:Maximum=10000
 	// +optional
 	Replicas *int64 `json:"replicas,omitempty"`
+	// Buffer keeps spare room in the pool for pods that have not arrived yet (headroom), so a
+	// burst schedules without waiting for a launch: room for a number of placeholder pods of a
+	// given shape, or for a percentage of what the pool's pods request. Not allowed with
+	// replicas.
+	// +optional
+	Buffer *CapacityBuffer `json:"buffer,omitempty"`
 }
 
 // NodeClaimTemplate describes the nodes a pool may launch.

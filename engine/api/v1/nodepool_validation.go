@@ -63,6 +63,7 @@ func (in *NodePoolSpec) validate(path *field.Path) field.ErrorList {
 		errs = append(errs, field.Invalid(path.Child("weight"), *in.Weight, msgWeight))
 	}
 	errs = append(errs, in.validateStatic(path)...)
+	errs = append(errs, in.validateBuffer(path)...)
 	// Not in the CRD's schema: the agent refuses such a pool when it reads it.
 	return append(errs, scheduling.ValidateLimits(path.Child("limits"), in.Limits)...)
 }

@@ -54,6 +54,28 @@ resource "tenon_nodepool" "baseline" {
   limits = { nodes = "4" }
 }
 
+# A pool that keeps room for four more web pods (1 vCPU, 2 GiB) than it runs,
+# so a burst of up to four schedules at once instead of waiting for a launch.
+# The room is planned as placeholder pods after the real pods; real pods take
+# it at once and the agent launches for the buffer again. Consolidation keeps
+# it, limits cap it, and `tenon simulate` prices it.
+resource "tenon_nodepool" "web" {
+  name = "web"
+  template = {
+    requirements = [
+      { key = "tenon.dev/capacity-type", operator = "In", values = ["on-demand"] },
+    ]
+    node_class = tenon_node_class.default.name
+  }
+  buffer = {
+    pods      = 4
+    resources = { cpu = "1", memory = "2Gi" }
+    # percent = 20  # or room for 20% of what the pool's pods request (pods then caps it)
+  }
+  disruption = { consolidate_after = "30s" }
+  limits     = { cpu = "200" }
+}
+
 resource "tenon_node_class" "default" {
   name = "default"
   aws = {

@@ -39,7 +39,19 @@ var patches = append([]patch{{
 	path: []string{"spec", "versions", "*", "schema", "openAPIV3Schema", "properties", "spec", "properties",
 		"template", "properties", "metadata", "properties", "labels", "additionalProperties"},
 	add: []keyValue{{"maxLength", "63"}, {"pattern", labelValue}},
-}}, append(kubeletMapValues(), overlayCapacity()...)...)
+}}, append(append(kubeletMapValues(), overlayCapacity()...), bufferResources()...)...)
+
+// bufferResources bounds a NodePool buffer's resources map (a ResourceList, which takes no
+// maxProperties marker), so its CEL rule over quantities stays within the API server's cost
+// budget.
+func bufferResources() []patch {
+	resources := []string{"spec", "versions", "*", "schema", "openAPIV3Schema", "properties", "spec", "properties",
+		"buffer", "properties", "resources"}
+	return []patch{
+		{file: "tenon.dev_nodepools.yaml", path: resources, add: []keyValue{{"maxProperties", "16"}}},
+		{file: "tenon.dev_nodepools.yaml", path: append(slices.Clone(resources), "additionalProperties"), add: []keyValue{{"maxLength", "64"}}},
+	}
+}
 
 // overlayCapacity bounds a NodeOverlay's capacity map (a ResourceList, which takes no
 // maxProperties marker), so its CEL rules over keys and quantities stay within the API server's
