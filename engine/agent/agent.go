@@ -178,16 +178,17 @@ func newControllers(c client.Client, provider cloud.CloudProvider, rec events.Ev
 	term := &termination{client: c, cloud: provider, evictions: newEvictionBackoff(t.EvictionBackoffMin, t.EvictionBackoffMax),
 		recorder: rec, metrics: m, log: log.WithName("termination"), clock: clk, timings: t}
 	slots := newSlots(t.NominationWindow)
+	arrivals := &arrivals{}
 	hints := &hinter{client: c, log: log.WithName("provisioner")}
 	prov := &provisioner{client: c, views: views, nominated: nominated, recorder: rec, metrics: m, log: log.WithName("provisioner"), clock: clk, timings: t,
-		anticipate: opts.AnticipatePods, await: opts.AnticipatePods && opts.AwaitPods, slots: slots, hints: hints}
+		anticipate: opts.AnticipatePods, await: opts.AnticipatePods && opts.AwaitPods, slots: slots, hints: hints, arrivals: arrivals}
 	prov.batcher = newBatcher(opts.BatchIdle, opts.BatchMax, prov.provision, clk, prov.log)
 	prov.batcher.foresee = opts.AnticipatePods
 	buffers := &capacityBuffers{views: views, prov: prov, log: log.WithName("capacity-buffers"), clock: clk, last: map[string]string{},
 		interval: t.DisruptionInterval, timeout: t.SolveTimeout, window: t.NominationWindow, launched: map[string]time.Time{}}
 	return &controllers{
 		provisioner: prov,
-		lifecycle:   &lifecycle{client: c, hints: hints, cloud: provider, termination: term, recorder: rec, metrics: m, log: log.WithName("lifecycle"), clock: clk, timings: t},
+		lifecycle:   &lifecycle{client: c, hints: hints, cloud: provider, termination: term, recorder: rec, metrics: m, log: log.WithName("lifecycle"), clock: clk, timings: t, arrivals: arrivals},
 		termination: term,
 		gc: &garbageCollector{client: c, cloud: provider, disrupter: disrupter, recorder: rec, metrics: m,
 			log: log.WithName("garbage-collection"), clock: clk, timings: t},

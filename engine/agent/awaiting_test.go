@@ -188,3 +188,46 @@ func burstClaims(t *testing.T, app burstApp, await bool) (*controllers, client.W
 	}
 	return a, c, clk, claims
 }
+
+// TestAwaitingWindowFollowsArrivals: the awaiting-pods taint's window runs
+// from registration, or from the last arrival of a pod slots held when
+// later (a burst still coming), but never past maxAwaitWindows windows
+// after registration.
+func TestAwaitingWindowFollowsArrivals(t *testing.T) {
+	const window = 30 * time.Second
+	reg := time.Unix(1000, 0)
+	claim := &v1.NodeClaim{Status: v1.NodeClaimStatus{Conditions: []metav1.Condition{
+		{Type: v1.ConditionRegistered, Status: metav1.ConditionTrue, LastTransitionTime: metav1.NewTime(reg)}}}}
+	for _, tc := range []struct {
+		name        string
+		at, arrival time.Duration // after registration; arrival < 0: none
+		wantExpired bool
+		wantLeft    time.Duration
+	}{
+		{name: "no arrival, inside the window", at: 10 * time.Second, arrival: -1, wantLeft: 20 * time.Second},
+		{name: "no arrival, window over", at: window, arrival: -1, wantExpired: true},
+		{name: "an arrival before registration", at: window, arrival: -5 * time.Second, wantExpired: true},
+		{name: "pods still coming", at: 50 * time.Second, arrival: 40 * time.Second, wantLeft: 20 * time.Second},
+		{name: "a window after the last arrival", at: 70 * time.Second, arrival: 40 * time.Second, wantExpired: true},
+		{name: "capped", at: maxAwaitWindows*window - time.Second, arrival: maxAwaitWindows*window - 2*time.Second, wantLeft: time.Second},
+		{name: "past the cap", at: maxAwaitWindows * window, arrival: maxAwaitWindows*window - time.Second, wantExpired: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var last time.Time
+			if tc.arrival >= 0 || tc.arrival == -5*time.Second {
+				last = reg.Add(tc.arrival)
+			}
+			a := &arrivals{}
+			a.mark(last)
+			expired, left := awaitingExpired(claim, reg.Add(tc.at), window, a.at())
+			if expired != tc.wantExpired || left != tc.wantLeft {
+				t.Errorf("expired %v, left %v; want %v, %v", expired, left, tc.wantExpired, tc.wantLeft)
+			}
+		})
+	}
+	var none *arrivals
+	none.mark(reg)
+	if !none.at().IsZero() {
+		t.Error("a nil arrivals records a time")
+	}
+}

@@ -38,6 +38,9 @@ type lifecycle struct {
 	log         logr.Logger
 	clock       agentClock
 	timings     Timings
+	// arrivals says when the last pod of a burst came to the room held
+	// for it: the awaiting-pods taint's window runs from then.
+	arrivals *arrivals
 }
 
 // Register reconciles NodeClaims (and the Nodes they register as). A
@@ -294,7 +297,7 @@ func (l *lifecycle) initialize(ctx context.Context, claim *v1.NodeClaim, node *c
 	if hasAwaitingTaint(node) {
 		// The provisioner lifts it once the pods planned there came
 		// (awaiting.go); pods that never come hold it a window at most.
-		expired, left := awaitingExpired(claim, l.clock.Now(), l.timings.NominationWindow)
+		expired, left := awaitingExpired(claim, l.clock.Now(), l.timings.NominationWindow, l.arrivals.at())
 		if !expired {
 			return reconcile.Result{RequeueAfter: left}, nil
 		}

@@ -69,6 +69,9 @@ type provisioner struct {
 	// hints write each nominated pod's node into its
 	// status.nominatedNodeName, for kube-scheduler (hint.go).
 	hints *hinter
+	// arrivals records when pods last came to the room slots held for
+	// them (awaiting.go).
+	arrivals *arrivals
 	// mu keeps a batch and the awaiting-pods pass (awaiting.go) apart:
 	// both nominate pods from a view of their own.
 	mu sync.Mutex
@@ -203,6 +206,9 @@ func (p *provisioner) provision(ctx context.Context) error {
 func (p *provisioner) fillSlots(ctx context.Context, v *clusterView, now time.Time) (reserved int, filled map[string]string, held int) {
 	reserved = reserve(v, p.nominated.expected(v, v.pending, now))
 	filled, heldOn := p.slots.fill(v, now)
+	if len(filled) > 0 {
+		p.arrivals.mark(now)
+	}
 	p.nominateToSlots(v, filled, now)
 	fillHints := hintsFor(v.objects.Pods, filled)
 	p.hints.write(ctx, fillHints)

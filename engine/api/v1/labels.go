@@ -47,7 +47,8 @@ const (
 	// its own score, so a pod arriving after the node is Ready could take room the plan holds for
 	// another; while the taint is on, arriving pods wait until the agent nominates them to the room
 	// planned for them. The agent lifts it once every such pod is nominated, and at the latest a
-	// nomination window after the node registered.
+	// nomination window after the node registered or the burst's last pod came, whichever is later,
+	// and at most four windows after registration.
 	TaintKeyAwaitingPods = Group + "/awaiting-pods"
 	// TaintKeyPlannedRemoval (PreferNoSchedule) is on the nodes consolidation expects to remove
 	// in the plans to come (the end of its walk): kube-scheduler places the pods a command evicts,
