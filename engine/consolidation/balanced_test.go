@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"math/rand/v2"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -101,4 +103,71 @@ func TestBalancedScore(t *testing.T) {
 	if got := balancedScore(1, 1, balanceTotals{}); got != 0 {
 		t.Errorf("empty totals score %v, want 0", got)
 	}
+}
+
+// TestBalancedProperties: on random Balanced pools (node sizes, pods with
+// random disruption costs), every consolidation command the plan makes
+// scores at least 1/BalancedK against the pool's totals in the Snapshot,
+// and every plan holds. (With the pool on WhenEmptyOrUnderutilized, 24 of
+// the commands fail the score: the property can fail.)
+func TestBalancedProperties(t *testing.T) {
+	r := rand.New(rand.NewPCG(23, 6))
+	scored := 0
+	for i := range 150 {
+		pool := testPool("p", func(p *state.Pool) { p.Disruption.ConsolidationPolicy = string(v1.ConsolidationPolicyBalanced) },
+			withReq(scheduling.In(scheduling.LabelInstanceFamily, "m5")))
+		var nodes []*state.Node
+		var pods []*state.Pod
+		for j := range 2 + r.IntN(5) {
+			name := fmt.Sprintf("n%d", j)
+			nodes = append(nodes, testNode(pool, name, []string{"m5.large", "m5.xlarge", "m5.2xlarge"}[r.IntN(3)], "us-east-1a", "on-demand"))
+			for k := range r.IntN(6) {
+				var opts []podOpt
+				if r.IntN(3) == 0 {
+					opts = append(opts, annotated(v1.AnnotationDisruptionCost, strconv.Itoa(r.IntN(1<<28)-1<<26)))
+				}
+				pods = append(pods, testPod(fmt.Sprintf("p-%d-%d", j, k), "100m", "128Mi", name, opts...))
+			}
+		}
+		snap := snapshot([]*state.Pool{pool}, nodes, pods)
+		res, err := Plan(context.Background(), snap, t0, DefaultOptions())
+		if err != nil {
+			t.Fatal(err)
+		}
+		var total balanceTotals
+		onNode := map[string]float64{}
+		for _, n := range snap.Nodes {
+			total.cost += n.PricePerHour
+			total.disruption++
+			onNode[n.Name] = 1
+		}
+		for _, pod := range snap.Pods {
+			if pod.Workload() {
+				c := max(0, evictionCost(pool, pod))
+				total.disruption += c
+				onNode[pod.NodeName] += c
+			}
+		}
+		for _, c := range res.Commands {
+			if c.Reason != ReasonUnderutilized {
+				continue
+			}
+			disruption := 0.0
+			for _, n := range c.Nodes {
+				disruption += onNode[n]
+			}
+			scored++
+			if s := balancedScore(c.CostBeforePerHour-c.CostAfterPerHour, disruption, total); s < 1.0/v1.BalancedK-1e-6 {
+				t.Errorf("case %d: command %v saves $%.4f/h of $%.4f/h for disruption %.2f of %.2f: score %.3f < %.3f",
+					i, c.Nodes, c.CostBeforePerHour-c.CostAfterPerHour, total.cost, disruption, total.disruption, s, 1.0/v1.BalancedK)
+			}
+		}
+		if v := Validate(snap, res); len(v) > 0 {
+			t.Errorf("case %d: the plan does not hold: %v", i, v)
+		}
+	}
+	if scored == 0 {
+		t.Error("no case made a consolidation command; the property was never checked")
+	}
+	t.Logf("%d consolidation commands scored", scored)
 }

@@ -2,6 +2,9 @@ package consolidation
 
 import (
 	"context"
+	"fmt"
+	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -136,4 +139,64 @@ func TestStaticDrift(t *testing.T) {
 
 func nodesLimit(n string) corev1.ResourceList {
 	return corev1.ResourceList{state.ResourceNodes: resource.MustParse(n)}
+}
+
+// TestStaticProperties: on random static pools (replicas, nodes with
+// random pods, budget), consolidation only ever deletes surplus nodes
+// (Overprovisioned, no replacement), never more than the surplus nor than
+// the budget allows, all of it when the budget allows, emptiest first,
+// and every plan holds.
+func TestStaticProperties(t *testing.T) {
+	r := rand.New(rand.NewPCG(23, 3))
+	for i := range 200 {
+		replicas, n := int64(r.IntN(6)), r.IntN(8)
+		budget := []string{"100%", "1", "50%"}[r.IntN(3)]
+		pool := staticPool(replicas, withBudgets(state.Budget{Nodes: budget}))
+		var nodes []*state.Node
+		var pods []*state.Pod
+		podsOn := map[string]int{}
+		for j := range n {
+			name := fmt.Sprintf("s-%d", j)
+			nodes = append(nodes, testNode(pool, name, []string{"m5.large", "m5.xlarge"}[r.IntN(2)], []string{"us-east-1a", "us-east-1b"}[r.IntN(2)], "on-demand"))
+			for k := range r.IntN(4) {
+				pods = append(pods, testPod(fmt.Sprintf("p-%d-%d", j, k), "100m", "128Mi", name))
+				podsOn[name]++
+			}
+		}
+		snap := snapshot([]*state.Pool{pool}, nodes, pods)
+		res, err := Plan(context.Background(), snap, t0, DefaultOptions())
+		if err != nil {
+			t.Fatal(err)
+		}
+		surplus := max(0, n-int(replicas))
+		allowed := surplus
+		switch budget {
+		case "1":
+			allowed = min(surplus, 1)
+		case "50%":
+			allowed = min(surplus, (n+1)/2)
+		}
+		removed := res.Removed()
+		desc := fmt.Sprintf("case %d (replicas %d, %d nodes, budget %s)", i, replicas, n, budget)
+		if len(removed) != allowed {
+			t.Errorf("%s: removed %v; want %d nodes", desc, removed, allowed)
+		}
+		for _, c := range res.Commands {
+			if c.Reason != ReasonOverprovisioned || len(c.Replacements) != 0 {
+				t.Errorf("%s: command %s %v with %d replacements; want Overprovisioned deletions only", desc, c.Reason, c.Nodes, len(c.Replacements))
+			}
+		}
+		most := 0
+		for _, name := range removed {
+			most = max(most, podsOn[name])
+		}
+		for _, node := range nodes {
+			if !slices.Contains(removed, node.Name) && podsOn[node.Name] < most {
+				t.Errorf("%s: kept %s with %d pods and removed a node with %d; want emptiest first", desc, node.Name, podsOn[node.Name], most)
+			}
+		}
+		if v := Validate(snap, res); len(v) > 0 {
+			t.Errorf("%s: the plan does not hold: %v", desc, v)
+		}
+	}
 }
