@@ -323,6 +323,8 @@ spec:
 		Path: "spec.buffer.resources[cpu]", Fix: "buffer.resources values must be positive quantities", CEL: true},
 	{Name: "buffer requirement minValues", Patch: `{spec: {buffer: {pods: 2, resources: {cpu: "1"}, requirements: [{key: topology.kubernetes.io/zone, operator: In, values: [a], minValues: 1}]}}}`,
 		Path: "spec.buffer.requirements[0].minValues", Fix: "minValues has no meaning in a buffer's requirements", CEL: true},
+	{Name: "buffer requirement unknown capacity type", Patch: `{spec: {buffer: {pods: 2, resources: {cpu: "1"}, requirements: [{key: karpenter.sh/capacity-type, operator: In, values: [spott]}]}}}`,
+		Path: "spec.buffer.requirements[0].values", Fix: "capacity types are on-demand, spot and reserved", CEL: true},
 	{Name: "buffer requirement bad operator", Patch: `{spec: {buffer: {pods: 2, resources: {cpu: "1"}, requirements: [{key: topology.kubernetes.io/zone, operator: Is, values: [a]}]}}}`,
 		Path: "spec.buffer.requirements[0].operator", Fix: "supported values"},
 	{Name: "buffer requirement In without values", Patch: `{spec: {buffer: {pods: 2, resources: {cpu: "1"}, requirements: [{key: team, operator: In}]}}}`,

@@ -10,6 +10,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	ec2types "github.com/aws/aws-sdk-go-v2/service/ec2/types"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -34,6 +36,7 @@ func TestAgentLaunchesIntoACapacityReservation(t *testing.T) {
 		t.Fatalf("installing the CRDs: %v", err)
 	}
 	binary := buildAgent(ctx, t)
+	resetCluster(ctx, t, c)
 
 	fake := awsfake.World(cluster)
 	version := serverVersion(t, cp)
@@ -63,7 +66,10 @@ func TestAgentLaunchesIntoACapacityReservation(t *testing.T) {
 	}})
 	log := startAgent(t, binary, cp.Kubeconfig, srv.URL())
 
-	create(ctx, t, c, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "default", Namespace: "default"}})
+	// No controller-manager runs; an earlier test may have made the ServiceAccount.
+	if err := c.Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "default", Namespace: "default"}}); err != nil && !apierrors.IsAlreadyExists(err) {
+		t.Fatalf("creating the default ServiceAccount: %v", err)
+	}
 	for i := range 3 {
 		create(ctx, t, c, &corev1.Pod{
 			ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("web-%d", i), Namespace: "default"},
@@ -129,4 +135,53 @@ func TestAgentLaunchesIntoACapacityReservation(t *testing.T) {
 		rs := nc.Status.CapacityReservations
 		return len(rs) == 1 && rs[0].ID == id && rs[0].InstanceType == "m5.xlarge", fmt.Sprintf("status reservations %+v", rs)
 	})
+}
+
+// resetCluster removes what an earlier test of the package left on the
+// shared control plane (its agent is gone, so nothing removes their
+// finalizers): pods in the default namespace, NodeClaims, Nodes, NodePools
+// and NodeClasses, so a test's agent plans on its own objects only.
+func resetCluster(ctx context.Context, t *testing.T, c client.Client) {
+	t.Helper()
+	lists := []client.ObjectList{&corev1.PodList{}, &v1.NodeClaimList{}, &corev1.NodeList{}, &v1.NodePoolList{}, &v1.NodeClassList{}}
+	for _, list := range lists {
+		if err := c.List(ctx, list); err != nil {
+			t.Fatalf("listing %T: %v", list, err)
+		}
+		items, err := meta.ExtractList(list)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, item := range items {
+			o := item.(client.Object)
+			if len(o.GetFinalizers()) > 0 {
+				patch := client.MergeFrom(o.DeepCopyObject().(client.Object))
+				o.SetFinalizers(nil)
+				if err := c.Patch(ctx, o, patch); client.IgnoreNotFound(err) != nil {
+					t.Fatalf("removing the finalizers of %T %s: %v", o, o.GetName(), err)
+				}
+			}
+			if err := c.Delete(ctx, o, client.GracePeriodSeconds(0)); client.IgnoreNotFound(err) != nil {
+				t.Fatalf("deleting %T %s: %v", o, o.GetName(), err)
+			}
+		}
+	}
+	for _, list := range lists {
+		waitGone(ctx, t, c, list)
+	}
+}
+
+// waitGone waits (bounded) until list is empty.
+func waitGone(ctx context.Context, t *testing.T, c client.Client, list client.ObjectList) {
+	t.Helper()
+	for range 100 {
+		if err := c.List(ctx, list); err != nil {
+			t.Fatal(err)
+		}
+		if meta.LenList(list) == 0 {
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Fatalf("%T not empty after 10 s", list)
 }
