@@ -231,3 +231,50 @@ func TestAwaitingWindowFollowsArrivals(t *testing.T) {
 		t.Error("a nil arrivals records a time")
 	}
 }
+
+// TestArrivalsAreNewPods: the last arrival is the newest pod filled into
+// its slot, by creation: passes that fill the same pending pods again
+// (they wait on a tainted node, even past their nominations' window) do not
+// push the awaiting-pods window out; a pod created later does.
+func TestArrivalsAreNewPods(t *testing.T) {
+	ctx := context.Background()
+	app := burstApp{name: "web", cpu: "2", memory: "1Gi", replicas: 60}
+	a, c, clk, claims := burstClaims(t, app, true)
+	for i := range claims.Items {
+		registerNode(t, a, c, &claims.Items[i])
+	}
+	create := func(i int) {
+		pod := app.pod(i)
+		pod.CreationTimestamp = metav1.NewTime(clk.Now())
+		if err := c.Create(ctx, pod); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := 1; i <= 20; i++ {
+		create(i)
+	}
+	if err := a.provisioner.provision(ctx); err != nil {
+		t.Fatal(err)
+	}
+	// Creation timestamps are stored to the second.
+	first := a.provisioner.arrivals.at()
+	if want := clk.Now().Truncate(time.Second); !first.Equal(want) {
+		t.Fatalf("last arrival %v; want the pods' creation %v", first, want)
+	}
+	for _, step := range []time.Duration{5 * time.Second, a.provisioner.timings.NominationWindow} {
+		clk.Step(step)
+		if err := a.provisioner.provision(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if got := a.provisioner.arrivals.at(); !got.Equal(first) {
+			t.Errorf("%v later, a pass over the same pods moved the last arrival from %v to %v", step, first, got)
+		}
+	}
+	create(21)
+	if err := a.provisioner.provision(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := a.provisioner.arrivals.at(), clk.Now().Truncate(time.Second); !got.Equal(want) {
+		t.Errorf("a new pod did not count as an arrival: last %v, want %v", got, want)
+	}
+}

@@ -206,8 +206,13 @@ func (p *provisioner) provision(ctx context.Context) error {
 func (p *provisioner) fillSlots(ctx context.Context, v *clusterView, now time.Time) (reserved int, filled map[string]string, held int) {
 	reserved = reserve(v, p.nominated.expected(v, v.pending, now))
 	filled, heldOn := p.slots.fill(v, now)
-	if len(filled) > 0 {
-		p.arrivals.mark(now)
+	// The last arrival is the newest pod filled, by its creation: pods
+	// that wait long enough for their nominations to lapse are filled
+	// again, and are no arrival.
+	for _, pod := range v.objects.Pods {
+		if _, ok := filled[pod.Namespace+"/"+pod.Name]; ok {
+			p.arrivals.mark(pod.CreationTimestamp.Time)
+		}
 	}
 	p.nominateToSlots(v, filled, now)
 	fillHints := hintsFor(v.objects.Pods, filled)
