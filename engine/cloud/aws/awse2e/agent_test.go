@@ -51,12 +51,7 @@ func TestAgentProvisionsANodeOnAWS(t *testing.T) {
 	}
 	binary := buildAgent(ctx, t)
 
-	// The agent names the AMI parameters after the API server's version.
-	fake := awsfake.World(cluster)
-	version := serverVersion(t, cp)
-	for name, ami := range fake.Parameters {
-		fake.Parameters[strings.ReplaceAll(name, awsfake.KubernetesVersion, version)] = ami
-	}
+	fake := world(t, cp)
 	srv := awsfake.NewServer(fake)
 	t.Cleanup(srv.Close)
 
@@ -279,6 +274,18 @@ func serverVersion(t *testing.T, cp *controlplane.ControlPlane) string {
 		t.Fatal(err)
 	}
 	return info.Major + "." + strings.TrimRight(info.Minor, "+")
+}
+
+// world is the fake AWS account of the cluster, its AMI parameters named
+// after the API server's version, as the agent looks them up.
+func world(t *testing.T, cp *controlplane.ControlPlane) *awsfake.Fake {
+	t.Helper()
+	fake := awsfake.World(cluster)
+	version := serverVersion(t, cp)
+	for name, ami := range fake.Parameters {
+		fake.Parameters[strings.ReplaceAll(name, awsfake.KubernetesVersion, version)] = ami
+	}
+	return fake
 }
 
 func create(ctx context.Context, t *testing.T, c client.Client, o client.Object) {

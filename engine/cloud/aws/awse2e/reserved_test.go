@@ -3,7 +3,6 @@ package awse2e_test
 import (
 	"context"
 	"fmt"
-	"strings"
 	"testing"
 	"time"
 
@@ -38,11 +37,7 @@ func TestAgentLaunchesIntoACapacityReservation(t *testing.T) {
 	binary := buildAgent(ctx, t)
 	resetCluster(ctx, t, c)
 
-	fake := awsfake.World(cluster)
-	version := serverVersion(t, cp)
-	for name, ami := range fake.Parameters {
-		fake.Parameters[strings.ReplaceAll(name, awsfake.KubernetesVersion, version)] = ami
-	}
+	fake := world(t, cp)
 	const id = "cr-0a1b2c3d4e5f60718"
 	fake.CapacityReservations = []ec2types.CapacityReservation{
 		awsfake.Reservation(id, "m5.xlarge", "us-east-1a", 2, ec2types.CapacityReservationTypeDefault, time.Time{},
