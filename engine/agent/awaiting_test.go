@@ -2,12 +2,16 @@ package agent
 
 import (
 	"context"
+	"fmt"
 	"slices"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/events"
 	clocktesting "k8s.io/utils/clock/testing"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -277,4 +281,148 @@ func TestArrivalsAreNewPods(t *testing.T) {
 	if got, want := a.provisioner.arrivals.at(), clk.Now().Truncate(time.Second); !got.Equal(want) {
 		t.Errorf("a new pod did not count as an arrival: last %v, want %v", got, want)
 	}
+}
+
+// TestAwaitingPodsTaintWithEveryPodThere: a plan of several claims starts
+// them with the awaiting-pods taint even when no pod is still to come
+// (kube-scheduler would clear the pods' nominated nodes before the nodes
+// register, then bind them wherever it scores best), and lifts it once
+// every claim has registered; a plan of one claim starts untainted.
+func TestAwaitingPodsTaintWithEveryPodThere(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		app     burstApp
+		tainted bool
+	}{
+		{name: "several claims", app: burstApp{name: "big", cpu: "30", memory: "1Gi", replicas: 12}, tainted: true},
+		{name: "one claim", app: burstApp{name: "small", cpu: "1", memory: "1Gi", replicas: 1}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := context.Background()
+			objs := []client.Object{emptyNodeClass(), emptyNodePool("30s"), tc.app.replicaSet()}
+			for i := range tc.app.replicas {
+				objs = append(objs, tc.app.pod(i))
+			}
+			a, c, _, _ := testAgent(t, objs...)
+			a.provisioner.recorder = &events.FakeRecorder{}
+			a.provisioner.await = true
+			if err := a.provisioner.provision(ctx); err != nil {
+				t.Fatal(err)
+			}
+			var claims v1.NodeClaimList
+			if err := c.List(ctx, &claims); err != nil {
+				t.Fatal(err)
+			}
+			if several := len(claims.Items) > 1; several != tc.tainted {
+				t.Fatalf("the plan launched %d claims (%s); the case needs several: %v", len(claims.Items), describe(claims.Items), tc.tainted)
+			}
+			for i := range claims.Items {
+				claim := &claims.Items[i]
+				if got := slices.ContainsFunc(claim.Spec.StartupTaints, func(t v1.Taint) bool { return t.Key == v1.TaintKeyAwaitingPods }); got != tc.tainted {
+					t.Errorf("claim %s: awaiting-pods startup taint %v; want %v", claim.Name, got, tc.tainted)
+				}
+			}
+			for i := range claims.Items {
+				if tainted := awaitingNodes(t, c); tc.tainted && len(tainted) != i {
+					t.Errorf("%d of %d claims registered and %v carry the taint; want every registered node to keep it until all have registered", i, len(claims.Items), tainted)
+				}
+				registerNode(t, a, c, &claims.Items[i])
+				if err := a.provisioner.fillAwaiting(ctx, a.lifecycle.clock.Now()); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if tainted := awaitingNodes(t, c); len(tainted) != 0 {
+				t.Errorf("every claim registered and every pod is nominated, and %v still carry the awaiting-pods taint", tainted)
+			}
+		})
+	}
+}
+
+func describe(claims []v1.NodeClaim) string {
+	var out []string
+	for _, c := range claims {
+		out = append(out, fmt.Sprintf("%s %v", c.Name, c.Spec.Requirements))
+	}
+	return strings.Join(out, "; ")
+}
+
+// TestSettleHintsWritesAgainWhatTheSchedulerCleared: kube-scheduler's
+// clear of a pod's nominated node (each failed try) can land after the
+// agent wrote it; settleHints writes such hints again until they hold,
+// for at most maxHintRounds rounds.
+func TestSettleHintsWritesAgainWhatTheSchedulerCleared(t *testing.T) {
+	saved := hintSettle
+	hintSettle = time.Millisecond
+	t.Cleanup(func() { hintSettle = saved })
+	for _, tc := range []struct {
+		name       string
+		clears     int // late clears per pod
+		wantRounds int
+		wantHeld   bool
+	}{
+		{name: "nothing cleared", clears: 0, wantRounds: 1, wantHeld: true},
+		{name: "cleared once", clears: 1, wantRounds: 2, wantHeld: true},
+		{name: "cleared twice", clears: 2, wantRounds: 3, wantHeld: true},
+		{name: "cleared for ever", clears: 1000, wantRounds: maxHintRounds, wantHeld: false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := context.Background()
+			pods := []client.Object{pendingPod("a", "1"), pendingPod("b", "1"), pendingPod("c", "1")}
+			sched := &lateClearing{clears: tc.clears, done: map[string]int{}}
+			a, c, _, _ := testAgentWith(t, func(c client.WithWatch) client.Client { sched.Client = c; return sched }, pods...)
+			hints := []hint{{namespace: "default", name: "a", node: "n1"}, {namespace: "default", name: "b", node: "n1"}, {namespace: "default", name: "c", node: "n2"}}
+			rounds, held := a.provisioner.settleHints(ctx, hints, true)
+			if rounds != tc.wantRounds || held != tc.wantHeld {
+				t.Errorf("settleHints: %d rounds, held %v; want %d, %v", rounds, held, tc.wantRounds, tc.wantHeld)
+			}
+			for _, h := range hints {
+				var pod corev1.Pod
+				if err := c.Get(ctx, client.ObjectKey{Namespace: h.namespace, Name: h.name}, &pod); err != nil {
+					t.Fatal(err)
+				}
+				if got := pod.Status.NominatedNodeName == h.node; got != tc.wantHeld {
+					t.Errorf("pod %s nominated to %q after settling; want %q held: %v", h.name, pod.Status.NominatedNodeName, h.node, tc.wantHeld)
+				}
+			}
+		})
+	}
+}
+
+// lateClearing is a client on which kube-scheduler clears a pod's
+// nominated node right after the agent writes it, clears times per pod.
+type lateClearing struct {
+	client.Client
+	clears int
+	mu     sync.Mutex // the agent writes hints from many goroutines
+	done   map[string]int
+}
+
+func (l *lateClearing) Status() client.SubResourceWriter {
+	return lateClearingWriter{SubResourceWriter: l.Client.Status(), l: l}
+}
+
+type lateClearingWriter struct {
+	client.SubResourceWriter
+	l *lateClearing
+}
+
+func (w lateClearingWriter) Patch(ctx context.Context, obj client.Object, patch client.Patch, opts ...client.SubResourcePatchOption) error {
+	if err := w.SubResourceWriter.Patch(ctx, obj, patch, opts...); err != nil {
+		return err
+	}
+	if _, ok := obj.(*corev1.Pod); !ok || !w.l.clear(obj.GetName()) {
+		return nil
+	}
+	return w.SubResourceWriter.Patch(ctx, obj, client.RawPatch(types.MergePatchType, []byte(`{"status":{"nominatedNodeName":""}}`)))
+}
+
+// clear reports whether the scheduler clears pod's nominated node now.
+func (l *lateClearing) clear(pod string) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.done[pod] >= l.clears {
+		return false
+	}
+	l.done[pod]++
+	return true
 }

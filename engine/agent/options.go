@@ -261,7 +261,7 @@ func ParseFlags(args []string, stderr io.Writer) (Options, error) {
 	fs.DurationVar(&o.BatchIdle, "batch-idle", o.BatchIdle, "close a batch of pending pods after this long without a new one (with --anticipate-pods, without a pod of a controller the batch has not seen)")
 	fs.DurationVar(&o.BatchMax, "batch-max", o.BatchMax, "close a batch of pending pods at the latest this long after its first pod")
 	fs.BoolVar(&o.AnticipatePods, "anticipate-pods", o.AnticipatePods, "size each batch's new nodes for the pods ReplicaSets, StatefulSets and Jobs are still creating (false: only for the pods waiting now)")
-	fs.BoolVar(&o.AwaitPods, "await-pods", o.AwaitPods, "start the nodes a burst's plan launches for pods still to come with the taint tenon.dev/awaiting-pods, lifted once every such pod is nominated, so kube-scheduler binds the burst as planned (false: pods bind as they come, sooner, where the scheduler's score puts them)")
+	fs.BoolVar(&o.AwaitPods, "await-pods", o.AwaitPods, "start the nodes a plan launches for pods still to come, or several nodes at once, with the taint tenon.dev/awaiting-pods, lifted once every such pod is nominated, so kube-scheduler binds the burst as planned (false: pods bind as they come, sooner, where the scheduler's score puts them)")
 	fs.StringVar(&o.LogLevel, "log-level", o.LogLevel, "debug, info, warn or error")
 	fs.StringVar(&o.LogFormat, "log-format", o.LogFormat, "json or text")
 	fs.DurationVar(&o.KWOKLaunchDelay, "kwok-launch-delay", o.KWOKLaunchDelay, "kwok: wait this long before a launched node appears (simulated boot time)")
