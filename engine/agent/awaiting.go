@@ -100,9 +100,9 @@ func (p *provisioner) liftAwaiting(ctx context.Context, v *clusterView, heldOn m
 		return
 	}
 	// kube-scheduler clears a pod's nominated node when it tries the pod
-	// and finds no node (as while the taint is on): write it again, even
-	// where the cache still shows it, so the pods go where they are
-	// nominated when the taint lifts.
+	// and finds no node (as while the taint is on): write it again where
+	// it is gone, so the pods go where they are nominated when the taint
+	// lifts.
 	rehints := rehintsFor(v, p.nominated.expected(v, v.pending, now), tainted)
 	start := time.Now()
 	rounds, settled := p.settleHints(ctx, rehints, hinted+len(rehints) > 0)
@@ -120,30 +120,37 @@ func (p *provisioner) liftAwaiting(ctx context.Context, v *clusterView, heldOn m
 		})
 	}
 	wg.Wait()
-	p.log.Info("lifted the awaiting-pods taint: every pod planned on the nodes has come and is nominated", "nodes", len(tainted), "podsRenominated", len(rehints),
+	p.log.Info("lifted the awaiting-pods taint: every pod planned on the nodes has come and is nominated", "nodes", len(tainted), "pods", len(rehints),
 		"rounds", rounds, "nominationsHeld", settled, "took", time.Since(start).Round(time.Millisecond).String())
 }
 
-// settleHints writes hints (the pods' nominated nodes) and waits until
-// kube-scheduler has them, writing again the ones it cleared meanwhile:
-// it clears a pod's nominated node each time it tries the pod and finds
-// no node, and those writes go out at its own request rate, seconds after
-// the try (live, 120 pods created at once and tried as each tainted node
-// registered: a clear landed after the agent's write for 28 of them, which
-// then bound where kube-scheduler scored best, 1.053 × the plan). wait
-// says whether anything was written just before (the settle is needed
-// then even with no hints). It returns the rounds written and whether
-// every hint held at the end; at most maxHintRounds rounds, so a
-// scheduler that keeps clearing cannot keep the taint on.
+// settleHints writes the hints (the pods' nominated nodes) the cache does
+// not show yet and waits until kube-scheduler has them, writing again the
+// ones it cleared meanwhile: it clears a pod's nominated node each time it
+// tries the pod and finds no node, and those writes go out at its own
+// request rate, seconds after the try (live, 120 pods created at once and
+// tried as each tainted node registered: a clear landed after the agent's
+// write for 28 of them, which then bound where kube-scheduler scored best,
+// 1.053 × the plan). Only the missing ones are written (a 2,000-pod burst
+// re-nominated in full took 17 s of the agent's request rate). wait says
+// whether anything was written just before, so the settle is needed even
+// when every hint shows. It returns the rounds written and whether every
+// hint held at the end; at most maxHintRounds rounds, so a scheduler that
+// keeps clearing cannot keep the taint on.
 func (p *provisioner) settleHints(ctx context.Context, hints []hint, wait bool) (rounds int, held bool) {
-	if len(hints) > 0 {
-		p.hints.write(ctx, hints)
-		rounds++
-	}
-	if !wait {
-		return rounds, true
+	missing := p.lostHints(ctx, hints)
+	if len(missing) == 0 && !wait {
+		return 0, true
 	}
 	for {
+		if len(missing) > 0 {
+			if rounds >= maxHintRounds {
+				p.log.Info("kube-scheduler keeps clearing nominated nodes; lifting the awaiting-pods taint anyway", "pods", len(missing), "rounds", rounds)
+				return rounds, false
+			}
+			p.hints.write(ctx, missing)
+			rounds++
+		}
 		// The scheduler sees pods and nodes through separate watches:
 		// let the nominated nodes just written reach it before the node
 		// update that retries the pods.
@@ -154,16 +161,9 @@ func (p *provisioner) settleHints(ctx context.Context, hints []hint, wait bool) 
 			return rounds, false
 		case <-t.C:
 		}
-		lost := p.lostHints(ctx, hints)
-		if len(lost) == 0 {
+		if missing = p.lostHints(ctx, hints); len(missing) == 0 {
 			return rounds, true
 		}
-		if rounds >= maxHintRounds {
-			p.log.Info("kube-scheduler keeps clearing nominated nodes; lifting the awaiting-pods taint anyway", "pods", len(lost), "rounds", rounds)
-			return rounds, false
-		}
-		p.hints.write(ctx, lost)
-		rounds++
 	}
 }
 

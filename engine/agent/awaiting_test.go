@@ -349,17 +349,19 @@ func describe(claims []v1.NodeClaim) string {
 // TestSettleHintsWritesAgainWhatTheSchedulerCleared: kube-scheduler's
 // clear of a pod's nominated node (each failed try) can land after the
 // agent wrote it; settleHints writes such hints again until they hold,
-// for at most maxHintRounds rounds.
+// for at most maxHintRounds rounds, and writes none the cache shows.
 func TestSettleHintsWritesAgainWhatTheSchedulerCleared(t *testing.T) {
 	saved := hintSettle
 	hintSettle = time.Millisecond
 	t.Cleanup(func() { hintSettle = saved })
 	for _, tc := range []struct {
 		name       string
-		clears     int // late clears per pod
+		nominated  bool // the pods show their hints before
+		clears     int  // late clears per pod
 		wantRounds int
 		wantHeld   bool
 	}{
+		{name: "already nominated", nominated: true, wantRounds: 0, wantHeld: true},
 		{name: "nothing cleared", clears: 0, wantRounds: 1, wantHeld: true},
 		{name: "cleared once", clears: 1, wantRounds: 2, wantHeld: true},
 		{name: "cleared twice", clears: 2, wantRounds: 3, wantHeld: true},
@@ -367,10 +369,17 @@ func TestSettleHintsWritesAgainWhatTheSchedulerCleared(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx := context.Background()
-			pods := []client.Object{pendingPod("a", "1"), pendingPod("b", "1"), pendingPod("c", "1")}
+			hints := []hint{{namespace: "default", name: "a", node: "n1"}, {namespace: "default", name: "b", node: "n1"}, {namespace: "default", name: "c", node: "n2"}}
+			var pods []client.Object
+			for _, h := range hints {
+				pod := pendingPod(h.name, "1")
+				if tc.nominated {
+					pod.Status.NominatedNodeName = h.node
+				}
+				pods = append(pods, pod)
+			}
 			sched := &lateClearing{clears: tc.clears, done: map[string]int{}}
 			a, c, _, _ := testAgentWith(t, func(c client.WithWatch) client.Client { sched.Client = c; return sched }, pods...)
-			hints := []hint{{namespace: "default", name: "a", node: "n1"}, {namespace: "default", name: "b", node: "n1"}, {namespace: "default", name: "c", node: "n2"}}
 			rounds, held := a.provisioner.settleHints(ctx, hints, true)
 			if rounds != tc.wantRounds || held != tc.wantHeld {
 				t.Errorf("settleHints: %d rounds, held %v; want %d, %v", rounds, held, tc.wantRounds, tc.wantHeld)
