@@ -33,6 +33,11 @@ import (
 // tries a pod's nominated node first, and when that node still carries the
 // taint it binds the pod to any node without it, in room the plan holds
 // for the pods nominated there (live: 23 of 120 pods displaced, 1.10 ×).
+// Node by node also fights kube-scheduler's clears: each lift is a node
+// update on which it retries every pending pod, clearing the nominations
+// of all the pods of the nodes still tainted (live, 500 pods lifted node
+// by node: no lift's nominations held after five rounds of settleHints,
+// 1.020 × the plan, 42 s to Running against 44–50 s).
 // At the latest the taint goes a nomination window after the node
 // registered (lifecycle.initialize), so pods that never come never keep a
 // node from its pods. Packing and the daemonsets' room ignore the taint

@@ -140,7 +140,9 @@ func startAgentEnv(t *testing.T, e env, name string, environ []string, args ...s
 	go func() { _ = p.cmd.Wait(); close(p.done) }()
 	t.Cleanup(func() {
 		p.stop()
-		if t.Failed() {
+		// TENON_E2E_AGENT_LOGS=1 prints the agent's log after a test that
+		// passed too (to read how long its steps took).
+		if t.Failed() || os.Getenv("TENON_E2E_AGENT_LOGS") != "" {
 			t.Logf("---- log of agent %s ----\n%s", name, p.log.String())
 			t.Logf("control-plane logs: %v", e.cp.Logs())
 		}
