@@ -39,6 +39,11 @@ type disruption struct {
 	disrupter  *disrupter
 	// inflight holds the nodes of the command being executed.
 	inflight inFlight
+	// deletionCosts writes pod deletion costs (--pod-deletion-cost); nil
+	// when off. leaving is the last whole plan's Result.Leaving, which
+	// ranks the nodes while the plan's drains run.
+	deletionCosts *deletionCosts
+	leaving       []string
 	metrics  *metrics
 	log      logr.Logger
 	clock    agentClock

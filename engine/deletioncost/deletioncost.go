@@ -210,6 +210,12 @@ func Compute(snap *state.Snapshot, leaving []string) *Plan {
 				w.Action = Disown
 			}
 		case ranked && p.NodeName != "":
+			if tier[p.NodeName] < TierRest && Owned(p.Annotations) && Value(p.Annotations) < base(TierRest) {
+				// Already before every pod of the rest: a node the walk removes
+				// that is now being removed keeps its value, so a command's
+				// start rewrites none of the pods it is evicting.
+				continue
+			}
 			w.Action, w.Cost = Set, c
 		case Owned(p.Annotations):
 			w.Action = Clear

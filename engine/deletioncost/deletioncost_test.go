@@ -132,6 +132,7 @@ func TestWrites(t *testing.T) {
 		name      string
 		pods      []*state.Pod
 		leaving   []string
+		going     bool // b is being deleted
 		want      string
 		userOwned string
 	}{{
@@ -168,11 +169,22 @@ func TestWrites(t *testing.T) {
 		pods: []*state.Pod{one("a", "a1", replicaSet("web"), user("soon"))},
 		want: "", userOwned: "default/web",
 	}, {
+		name: "a pod on a node going keeps a value of the leaving band; one of the rest's band moves",
+		pods: []*state.Pod{one("b", "b1", replicaSet("web"), mine("-2000003")), one("b", "b2", replicaSet("web"), mine("-1000000"))},
+		going: true,
+		want:  "b2:set-3000000",
+	}, {
 		name: "terminating pods are not written",
 		pods: []*state.Pod{one("a", "a1", replicaSet("web"), func(p *state.Pod) { p.Terminating = true })},
 		want: "",
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
+			nodes := slices.Clone(nodes)
+			if tc.going {
+				b := *nodes[1]
+				b.MarkedForDeletion = true
+				nodes[1] = &b
+			}
 			p := deletioncost.Compute(statetest.Snapshot([]*state.Pool{pool}, nodes, tc.pods), tc.leaving)
 			if got := writes(p); got != tc.want {
 				t.Errorf("writes\n got %s\nwant %s", got, tc.want)

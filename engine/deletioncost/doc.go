@@ -22,7 +22,9 @@
 //     (closest to empty), then dearest first (the most saved when it empties), then by name.
 //
 // Within a tier a node's cost is the tier's base plus its position, so a pod's value changes only
-// when its node's place changes. Nodes consolidation may not remove (static pools, pools that
+// when its node's place changes; and a pod on a going or leaving node that already has a value of
+// either band keeps it (a command's start, which turns leaving nodes into going ones, rewrites none
+// of the pods it evicts). Nodes consolidation may not remove (static pools, pools that
 // never consolidate, nodes annotated do-not-disrupt or do-not-consolidate) and nodes Tenon does
 // not manage are not ranked: Tenon's values come off their pods, which go back to 0.
 //
