@@ -44,10 +44,10 @@ type disruption struct {
 	// ranks the nodes while the plan's drains run.
 	deletionCosts *deletionCosts
 	leaving       []string
-	metrics  *metrics
-	log      logr.Logger
-	clock    agentClock
-	timings  Timings
+	metrics       *metrics
+	log           logr.Logger
+	clock         agentClock
+	timings       Timings
 }
 
 // Register adds the two ticks; they run on the leader only.

@@ -86,7 +86,7 @@ func TestRanking(t *testing.T) {
 		leaving: []string{"drifted"},
 		want:    "drifted:leaving:-2000000 a:rest:-1000000",
 	}, {
-		name: "karpenter's annotations are not read where the pool ignores them",
+		name:  "karpenter's annotations are not read where the pool ignores them",
 		pools: []*state.Pool{statetest.Pool("ignore", statetest.WithConsolidation(), func(p *state.Pool) { p.IgnoreKarpenterAnnotations = true })},
 		nodes: []*state.Node{node(statetest.Pool("ignore"), "k", "m5.large", annotated(v1.AnnotationKarpenterDoNotConsolidate))},
 		want:  "k:rest:-1000000",
@@ -169,8 +169,8 @@ func TestWrites(t *testing.T) {
 		pods: []*state.Pod{one("a", "a1", replicaSet("web"), user("soon"))},
 		want: "", userOwned: "default/web",
 	}, {
-		name: "a pod on a node going keeps a value of the leaving band; one of the rest's band moves",
-		pods: []*state.Pod{one("b", "b1", replicaSet("web"), mine("-2000003")), one("b", "b2", replicaSet("web"), mine("-1000000"))},
+		name:  "a pod on a node going keeps a value of the leaving band; one of the rest's band moves",
+		pods:  []*state.Pod{one("b", "b1", replicaSet("web"), mine("-2000003")), one("b", "b2", replicaSet("web"), mine("-1000000"))},
 		going: true,
 		want:  "b2:set-3000000",
 	}, {
