@@ -58,11 +58,11 @@ func TestDeletionCostsFollowThePlan(t *testing.T) {
 		t.Errorf("wrote %d pods, want 2 (a and b): %+v", n, plan.Writes)
 	}
 	a1, b := podAnnotations(t, c, "a"), podAnnotations(t, c, "b")
-	if b[v1.AnnotationPodDeletionCost] != "-2000000" || b[v1.AnnotationPodDeletionCostOwned] != "-2000000" {
-		t.Errorf("b, on the leaving node n2: annotations %v, want cost -2000000 recorded as the agent's", b)
+	if b[v1.AnnotationPodDeletionCost] != "-200000000" || b[v1.AnnotationPodDeletionCostOwned] != "-200000000" {
+		t.Errorf("b, on the leaving node n2: annotations %v, want cost -200000000 recorded as the agent's", b)
 	}
-	if a1[v1.AnnotationPodDeletionCost] != "-1000000" {
-		t.Errorf("a, on the kept node n1: annotations %v, want cost -1000000", a1)
+	if a1[v1.AnnotationPodDeletionCost] != "-50000000" {
+		t.Errorf("a, on the kept node n1: annotations %v, want cost -50000000", a1)
 	}
 	if got := podAnnotations(t, c, "u"); got[v1.AnnotationPodDeletionCost] != "5" || got[v1.AnnotationPodDeletionCostOwned] != "" {
 		t.Errorf("u's own value changed: %v", got)

@@ -2,6 +2,7 @@ package deletioncost
 
 import (
 	"cmp"
+	"maps"
 	"slices"
 	"strconv"
 
@@ -36,21 +37,20 @@ func (t Tier) String() string {
 	return "tier" + strconv.Itoa(int(t))
 }
 
-// tierWidth is the room each tier's band has for positions: more nodes than any cluster has.
-// The bands are [base, base+tierWidth) with base -3, -2 and -1 million: every ranked pod costs
-// less than an unannotated one (0), and the values are short enough to read.
-const tierWidth = 1_000_000
+// tierWidth is the width of each tier's band of costs: [base, base+tierWidth) with base -300,
+// -200 and -100 million, so every ranked pod costs less than an unannotated one (0), and the
+// rest's values can be spread with room between them for nodes that join later.
+const tierWidth = 100_000_000
 
 // base is the first cost of tier t's band.
 func base(t Tier) int32 { return int32(-(3 - int(t)) * tierWidth) }
 
-// Node is one ranked node and the cost its ReplicaSet pods get.
+// Node is one ranked node.
 type Node struct {
 	Name string
 	Tier Tier
-	// Cost is the deletion cost of the node's ReplicaSet pods: its tier's base plus its
-	// position in the tier.
-	Cost int32
+	// Rank is the node's place in the ranking, 0 first.
+	Rank int
 	// Pinned counts the node's workload pods a scale-down cannot remove (not a ReplicaSet's,
 	// not terminating); Replicas its ReplicaSet pods (not terminating).
 	Pinned   int
@@ -184,59 +184,179 @@ func Compute(snap *state.Snapshot, leaving []string) *Plan {
 	}
 	slices.Sort(plan.UserOwned)
 	plan.Nodes = rank(snap, leaving)
-	cost := make(map[string]int32, len(plan.Nodes))
-	tier := make(map[string]Tier, len(plan.Nodes))
+	ranked := make(map[string]Node, len(plan.Nodes))
 	for _, n := range plan.Nodes {
-		cost[n.Name] = n.Cost
-		tier[n.Name] = n.Tier
+		ranked[n.Name] = n
 	}
 	type keyed struct {
 		w     Write
 		order int
 	}
 	var writes []keyed
+	add := func(p *state.Pod, a Action, cost int32, order int) {
+		w := Write{Namespace: p.Namespace, Name: p.Name, UID: p.UID, Node: p.NodeName, Action: a, Cost: cost}
+		if w.Still(p.Annotations) {
+			writes = append(writes, keyed{w, order})
+		}
+	}
+	byRS := map[string][]*state.Pod{}
 	for _, p := range snap.Pods {
 		if !IsReplicaSetPod(p) || p.Terminating {
 			continue
 		}
-		w := Write{Namespace: p.Namespace, Name: p.Name, UID: p.UID, Node: p.NodeName, Action: -1}
-		c, ranked := cost[p.NodeName]
+		rs := p.Namespace + "/" + p.Owner.Name
+		_, onRanked := ranked[p.NodeName]
 		switch {
-		case userOwned[p.Namespace+"/"+p.Owner.Name]:
-			switch {
-			case Owned(p.Annotations):
-				w.Action = Clear
-			case hasKey(p.Annotations, v1.AnnotationPodDeletionCostOwned):
-				w.Action = Disown
-			}
-		case ranked && p.NodeName != "":
-			if tier[p.NodeName] < TierRest && Owned(p.Annotations) && Value(p.Annotations) < base(TierRest) {
-				// Already before every pod of the rest: a node the walk removes
-				// that is now being removed keeps its value, so a command's
-				// start rewrites none of the pods it is evicting.
+		case userOwned[rs] && Owned(p.Annotations), !userOwned[rs] && !onRanked && Owned(p.Annotations):
+			add(p, Clear, 0, int(TierRest)+1)
+		case !Owned(p.Annotations) && hasKey(p.Annotations, v1.AnnotationPodDeletionCostOwned) && (userOwned[rs] || !onRanked):
+			// Tenon's record over someone else's value, or with none: the record goes.
+			add(p, Disown, 0, int(TierRest)+2)
+		case !userOwned[rs] && onRanked && p.NodeName != "":
+			byRS[rs] = append(byRS[rs], p)
+		}
+	}
+	for _, rs := range slices.Sorted(maps.Keys(byRS)) {
+		targets := assign(byRS[rs], ranked)
+		for _, p := range byRS[rs] {
+			n := ranked[p.NodeName]
+			if v := Value(p.Annotations); n.Tier < TierRest && Owned(p.Annotations) && v >= base(TierGoing) && v < base(TierRest) {
+				// Already below the rest's band: a command's start, which turns a
+				// leaving node into a going one, rewrites none of its pods.
 				continue
 			}
-			w.Action, w.Cost = Set, c
-		case Owned(p.Annotations):
-			w.Action = Clear
-		case hasKey(p.Annotations, v1.AnnotationPodDeletionCostOwned):
-			// A record without the cost: someone removed Tenon's value; the record goes too.
-			w.Action = Disown
+			add(p, Set, targets[p.NodeName], int(n.Tier))
 		}
-		if w.Action < 0 || !w.Still(p.Annotations) {
-			continue
-		}
-		order := int(TierRest) + 1 + int(w.Action)
-		if w.Action == Set {
-			order = int(tier[p.NodeName])
-		}
-		writes = append(writes, keyed{w, order})
 	}
-	slices.SortStableFunc(writes, func(a, b keyed) int { return cmp.Compare(a.order, b.order) })
+	slices.SortStableFunc(writes, func(a, b keyed) int {
+		return cmp.Or(cmp.Compare(a.order, b.order), cmp.Compare(a.w.Key(), b.w.Key()))
+	})
 	for _, k := range writes {
 		plan.Writes = append(plan.Writes, k.w)
 	}
 	return plan
+}
+
+// assign gives each ranked node holding pods (one ReplicaSet's, all on ranked nodes) the deletion
+// cost of its pods there, changing as few as it can: the ReplicaSet controller compares only the
+// pods of one ReplicaSet, so the values need only be in order within it.
+//
+//   - A node going or leaving gets a value of its tier's band, below the rest's; which of them
+//     goes first does not matter, so a pod that has a value of either band keeps it (Compute).
+//   - The rest's nodes need values that rise in rank order within the band. The nodes whose
+//     current value (the one Tenon wrote on their pods of this ReplicaSet, pods without one
+//     aside) already rises along the longest such run keep it; each node between two kept ones
+//     gets a value spread between theirs. So a node joining the ranking, or a pod joining a node,
+//     is one node's or one pod's write, not a rewrite of the ReplicaSet. When no value fits
+//     between two kept ones, the whole ReplicaSet is spread over the band again.
+func assign(pods []*state.Pod, ranked map[string]Node) map[string]int32 {
+	current := map[string]int32{}
+	conflicting := map[string]bool{}
+	seen := map[string]bool{}
+	var nodes []Node
+	for _, p := range pods {
+		n := ranked[p.NodeName]
+		if !seen[n.Name] {
+			seen[n.Name] = true
+			nodes = append(nodes, n)
+		}
+		if !Owned(p.Annotations) {
+			continue
+		}
+		v := Value(p.Annotations)
+		if c, ok := current[n.Name]; ok && c != v {
+			conflicting[n.Name] = true
+		}
+		current[n.Name] = v
+	}
+	for name := range conflicting {
+		delete(current, name)
+	}
+	slices.SortFunc(nodes, func(a, b Node) int { return cmp.Compare(a.Rank, b.Rank) })
+	out := make(map[string]int32, len(nodes))
+	var rest []Node
+	for i, n := range nodes {
+		if n.Tier == TierRest {
+			rest = append(rest, n)
+			continue
+		}
+		out[n.Name] = base(n.Tier) + int32(i)
+	}
+	values := make([]int64, len(rest))
+	have := make([]bool, len(rest))
+	for i, n := range rest {
+		if v, ok := current[n.Name]; ok && v > base(TierRest) && v < 0 {
+			values[i], have[i] = int64(v), true
+		}
+	}
+	spread, ok := fillBetween(values, increasing(values, have), int64(base(TierRest)), 0)
+	if !ok {
+		spread, _ = fillBetween(values, make([]bool, len(rest)), int64(base(TierRest)), 0)
+	}
+	for i, n := range rest {
+		out[n.Name] = int32(spread[i])
+	}
+	return out
+}
+
+// increasing marks the longest strictly rising run (not necessarily contiguous) of the values
+// present (have), the leftmost such run when several are as long.
+func increasing(values []int64, have []bool) []bool {
+	// tails[k] is the index ending the best rising run of length k+1 seen so far; prev links runs.
+	var tails []int
+	prev := make([]int, len(values))
+	for i := range values {
+		prev[i] = -1
+		if !have[i] {
+			continue
+		}
+		k, _ := slices.BinarySearchFunc(tails, values[i], func(t int, v int64) int { return cmp.Compare(values[t], v) })
+		if k > 0 {
+			prev[i] = tails[k-1]
+		}
+		if k == len(tails) {
+			tails = append(tails, i)
+		} else {
+			tails[k] = i
+		}
+	}
+	keep := make([]bool, len(values))
+	if len(tails) == 0 {
+		return keep
+	}
+	for i := tails[len(tails)-1]; i >= 0; i = prev[i] {
+		keep[i] = true
+	}
+	return keep
+}
+
+// fillBetween returns values with the kept ones unchanged and every other spread evenly between
+// its kept neighbours (lo and hi, exclusive, where it has none), or false when some run has no
+// room.
+func fillBetween(values []int64, keep []bool, lo, hi int64) ([]int64, bool) {
+	out := slices.Clone(values)
+	start := 0
+	for i := 0; i <= len(values); i++ {
+		if i < len(values) && !keep[i] {
+			continue
+		}
+		left, right := lo, hi
+		if start > 0 {
+			left = out[start-1]
+		}
+		if i < len(values) {
+			right = out[i]
+		}
+		m := int64(i - start)
+		if m > 0 && right-left <= m {
+			return nil, false
+		}
+		for j := int64(0); j < m; j++ {
+			out[start+int(j)] = left + (right-left)*(j+1)/(m+1)
+		}
+		start = i + 1
+	}
+	return out, true
 }
 
 func hasKey(m map[string]string, k string) bool {
@@ -292,13 +412,8 @@ func rank(snap *state.Snapshot, leaving []string) []Node {
 		out = append(out, Node{Name: n.Name, Tier: t, Pinned: pinned[n.Name], Replicas: replicas[n.Name], PricePerHour: n.PricePerHour})
 	}
 	slices.SortFunc(out, compareNodes)
-	pos := 0
 	for i := range out {
-		if i > 0 && out[i].Tier != out[i-1].Tier {
-			pos = 0
-		}
-		out[i].Cost = base(out[i].Tier) + int32(min(pos, tierWidth-1))
-		pos++
+		out[i].Rank = i
 	}
 	return out
 }

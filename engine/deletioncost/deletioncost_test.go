@@ -23,7 +23,7 @@ func bound(node string, n int, prefix string, opts ...statetest.PodOption) []*st
 func ranking(p *deletioncost.Plan) string {
 	var out []string
 	for _, n := range p.Nodes {
-		out = append(out, fmt.Sprintf("%s:%s:%d", n.Name, n.Tier, n.Cost))
+		out = append(out, fmt.Sprintf("%s:%s", n.Name, n.Tier))
 	}
 	return strings.Join(out, " ")
 }
@@ -53,20 +53,20 @@ func TestRanking(t *testing.T) {
 		nodes: []*state.Node{node(pool, "a", "m5.large"), node(pool, "b", "m5.xlarge"), node(pool, "c", "m5.large"), node(pool, "d", "m5.large")},
 		pods: slices.Concat(bound("a", 3, "a", replicaSet("web")), bound("b", 2, "b", replicaSet("web")), bound("c", 2, "c", replicaSet("web")),
 			bound("d", 2, "d", replicaSet("web"))),
-		want: "b:rest:-1000000 c:rest:-999999 d:rest:-999998 a:rest:-999997",
+		want: "b:rest c:rest d:rest a:rest",
 	}, {
 		name:  "a pod a scale-down cannot remove puts its node after those it can empty",
 		pools: []*state.Pool{pool},
 		nodes: []*state.Node{node(pool, "a", "m5.large"), node(pool, "b", "m5.large")},
 		pods:  slices.Concat(bound("a", 1, "a", replicaSet("web")), bound("a", 1, "db", statetest.OwnedBy("StatefulSet", "db")), bound("b", 4, "b", replicaSet("web"))),
-		want:  "b:rest:-1000000 a:rest:-999999",
+		want:  "b:rest a:rest",
 	}, {
 		name:  "daemonset and terminating pods do not count",
 		pools: []*state.Pool{pool},
 		nodes: []*state.Node{node(pool, "a", "m5.large"), node(pool, "b", "m5.large")},
 		pods: slices.Concat(bound("a", 2, "a", replicaSet("web")), bound("a", 3, "ds", statetest.OwnedBy("DaemonSet", "ds"), func(p *state.Pod) { p.DaemonSet = true }),
 			bound("b", 1, "b", replicaSet("web")), bound("b", 2, "gone", replicaSet("web"), func(p *state.Pod) { p.Terminating = true })),
-		want: "b:rest:-1000000 a:rest:-999999",
+		want: "b:rest a:rest",
 	}, {
 		name:  "going before leaving before the rest, whatever their pods",
 		pools: []*state.Pool{pool},
@@ -75,7 +75,7 @@ func TestRanking(t *testing.T) {
 		}), node(pool, "d", "m5.large", func(n *state.Node) { n.MarkedForDeletion = true })},
 		pods:    slices.Concat(bound("a", 1, "a", replicaSet("web")), bound("b", 5, "b", replicaSet("web")), bound("c", 9, "c", replicaSet("web"))),
 		leaving: []string{"b"},
-		want:    "d:going:-3000000 c:going:-2999999 b:leaving:-2000000 a:rest:-1000000",
+		want:    "d:going c:going b:leaving a:rest",
 	}, {
 		name:  "nodes consolidation may not remove are not ranked unless the walk removes them",
 		pools: []*state.Pool{pool, static, never},
@@ -84,12 +84,12 @@ func TestRanking(t *testing.T) {
 			node(static, "drifted", "m5.large"), {Name: "unmanaged", InstanceType: "m5.large"}},
 		pods:    bound("a", 1, "a", replicaSet("web")),
 		leaving: []string{"drifted"},
-		want:    "drifted:leaving:-2000000 a:rest:-1000000",
+		want:    "drifted:leaving a:rest",
 	}, {
 		name:  "karpenter's annotations are not read where the pool ignores them",
 		pools: []*state.Pool{statetest.Pool("ignore", statetest.WithConsolidation(), func(p *state.Pool) { p.IgnoreKarpenterAnnotations = true })},
 		nodes: []*state.Node{node(statetest.Pool("ignore"), "k", "m5.large", annotated(v1.AnnotationKarpenterDoNotConsolidate))},
-		want:  "k:rest:-1000000",
+		want:  "k:rest",
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := deletioncost.Compute(statetest.Snapshot(tc.pools, tc.nodes, tc.pods), tc.leaving)
@@ -140,23 +140,23 @@ func TestWrites(t *testing.T) {
 		pods: []*state.Pod{one("a", "a1", replicaSet("web")), one("a", "a2", statetest.OwnedBy("StatefulSet", "db")),
 			one("b", "b1", replicaSet("web")), one("b", "b2", statetest.OwnedBy("Job", "j")), one("b", "b3")},
 		leaving: []string{"b"},
-		want:    "b1:set-2000000 a1:set-1000000",
+		want:    "b1:set-200000000 a1:set-50000000",
 	}, {
 		name: "a value already right is not written again",
-		// b holds no pod, so it ranks first and a second.
-		pods: []*state.Pod{one("a", "a1", replicaSet("web"), mine("-999999")), one("a", "a2", replicaSet("web"), mine("-1000000"))},
-		want: "a2:set-999999",
+		// A pod joining a node is written alone, with its node's value.
+		pods: []*state.Pod{one("a", "a1", replicaSet("web"), mine("-50000000")), one("a", "a2", replicaSet("web"))},
+		want: "a2:set-50000000",
 	}, {
 		name: "Tenon's value comes off a pod on a node no longer ranked, or pending",
-		pods: []*state.Pod{one("unmanaged", "u1", replicaSet("web"), mine("-1000000")), statetest.Pod("p1", "1", "1Gi", replicaSet("web"), mine("-5")),
+		pods: []*state.Pod{one("unmanaged", "u1", replicaSet("web"), mine("-50000000")), statetest.Pod("p1", "1", "1Gi", replicaSet("web"), mine("-5")),
 			one("unmanaged", "u2", replicaSet("web"))},
-		want: "u1:clear p1:clear",
+		want: "p1:clear u1:clear",
 	}, {
 		name: "a user's value leaves its whole ReplicaSet alone, and Tenon's values come off its other pods",
 		pods: []*state.Pod{one("a", "a1", replicaSet("web"), user("100")), one("b", "b1", replicaSet("web"), mine("-999999")),
 			one("b", "b2", replicaSet("web")), one("b", "b3", replicaSet("api"))},
 		leaving:   []string{"b"},
-		want:      "b3:set-2000000 b1:clear",
+		want:      "b3:set-200000000 b1:clear",
 		userOwned: "default/web",
 	}, {
 		name: "a value changed since Tenon wrote it is the user's: only Tenon's record comes off",
@@ -170,9 +170,9 @@ func TestWrites(t *testing.T) {
 		want: "", userOwned: "default/web",
 	}, {
 		name:  "a pod on a node going keeps a value of the leaving band; one of the rest's band moves",
-		pods:  []*state.Pod{one("b", "b1", replicaSet("web"), mine("-2000003")), one("b", "b2", replicaSet("web"), mine("-1000000"))},
+		pods:  []*state.Pod{one("b", "b1", replicaSet("web"), mine("-200000003")), one("b", "b2", replicaSet("web"), mine("-50000000"))},
 		going: true,
-		want:  "b2:set-3000000",
+		want:  "b2:set-300000000",
 	}, {
 		name: "terminating pods are not written",
 		pods: []*state.Pod{one("a", "a1", replicaSet("web"), func(p *state.Pod) { p.Terminating = true })},

@@ -8,7 +8,7 @@
 // Deployment's) are written.
 //
 // Compute ranks the nodes of Tenon's pools in three tiers, each written as a band of negative
-// costs so that every ranked pod goes before an unannotated one:
+// costs (-300 million up to 0) so that every ranked pod goes before an unannotated one:
 //
 //   - Going: nodes already being removed (deleting, or tainted tenon.dev/disrupted). Their pods
 //     are being evicted; a scale-down that takes them saves those evictions.
@@ -21,12 +21,17 @@
 //     bare pods: a node holding one never empties by scaling down), then fewest ReplicaSet pods
 //     (closest to empty), then dearest first (the most saved when it empties), then by name.
 //
-// Within a tier a node's cost is the tier's base plus its position, so a pod's value changes only
-// when its node's place changes; and a pod on a going or leaving node that already has a value of
-// either band keeps it (a command's start, which turns leaving nodes into going ones, rewrites none
-// of the pods it evicts). Nodes consolidation may not remove (static pools, pools that
-// never consolidate, nodes annotated do-not-disrupt or do-not-consolidate) and nodes Tenon does
-// not manage are not ranked: Tenon's values come off their pods, which go back to 0.
+// The ReplicaSet controller compares only the pods of one ReplicaSet, so the values need only be
+// in order within each, and Compute changes as few as it can: the rest's values rise in rank order
+// spread over their band, and a node keeps its value while it is still in order with the others it
+// shares a ReplicaSet with, so a node joining the ranking, or a pod joining a node, costs one
+// node's or one pod's write, not a rewrite of the ReplicaSet; a pod on a going or leaving node
+// keeps any value of either band (a command's start, which turns leaving nodes into going ones,
+// rewrites none of the pods it evicts).
+//
+// Nodes consolidation may not remove (static pools, pools that never consolidate, nodes annotated
+// do-not-disrupt or do-not-consolidate) and nodes Tenon does not manage are not ranked: Tenon's
+// values come off their pods, which go back to 0.
 //
 // Ownership: Tenon records each value it writes in the annotation tenon.dev/pod-deletion-cost. A
 // pod's deletion cost is Tenon's when both annotations are present and equal; any other value is

@@ -21,13 +21,16 @@ import (
 //     costs less than every pod elsewhere;
 //   - a value Tenon did not write is never changed or removed, and no pod but a ReplicaSet's is
 //     written;
-//   - once the writes are applied, computing again writes nothing.
+//   - in every ReplicaSet Tenon orders, pods on the rest's nodes cost less than pods on nodes not
+//     ranked, and rise with their node's rank;
+//   - once the writes are applied, computing again writes nothing;
+//   - a node joining with new pods costs writes on those pods alone.
 func TestProperties(t *testing.T) {
 	n := 300
 	if testing.Short() {
 		n = 60
 	}
-	checkedPairs := 0
+	checkedPairs, checkedRest := 0, 0
 	for i := range n {
 		r := rand.New(rand.NewPCG(uint64(i), 23))
 		snap, leaving := randomCluster(r)
@@ -46,15 +49,23 @@ func TestProperties(t *testing.T) {
 				t.Fatalf("cluster %d: pod %s of a %s was written", i, p.Key(), p.Owner.Kind)
 			}
 		}
-		checkedPairs += checkOrder(t, i, snap, plan)
+		pairs, restPairs := checkOrder(t, i, snap, plan)
+		checkedPairs += pairs
+		checkedRest += restPairs
 		if again := deletioncost.Compute(snap, leaving); len(again.Writes) > 0 {
 			t.Fatalf("cluster %d: computing again after the writes writes %d more, first %+v", i, len(again.Writes), again.Writes[0])
 		}
+		joined := joinNode(r, snap)
+		for _, w := range deletioncost.Compute(snap, leaving).Writes {
+			if !joined[w.Key()] {
+				t.Fatalf("cluster %d: a node joining with pods %v rewrites pod %s (%s %d)", i, joined, w.Key(), w.Action, w.Cost)
+			}
+		}
 	}
-	if checkedPairs == 0 {
-		t.Fatal("no ReplicaSet had pods both on a leaving node and elsewhere: the order was never checked")
+	if checkedPairs == 0 || checkedRest == 0 {
+		t.Fatalf("%d pairs of pods checked, %d of them on two of the rest's nodes: the order was not checked", checkedPairs, checkedRest)
 	}
-	t.Logf("%d clusters, %d pairs of pods checked", n, checkedPairs)
+	t.Logf("%d clusters, %d pairs of pods checked, %d of them on two of the rest's nodes", n, checkedPairs, checkedRest)
 }
 
 // randomCluster builds a random Snapshot and the walk's leaving nodes.
@@ -126,6 +137,21 @@ func randomPod(r *rand.Rand, name, node string, rsNames []string) *state.Pod {
 	return statetest.Pod(name, "100m", "128Mi", opts...)
 }
 
+// joinNode adds to snap a node of the default pool with one to three new pods of its
+// ReplicaSets, and returns their keys.
+func joinNode(r *rand.Rand, snap *state.Snapshot) map[string]bool {
+	name := fmt.Sprintf("joined%d", len(snap.Nodes))
+	snap.Nodes = append(snap.Nodes, statetest.Node(snap.Pools[0], name, []string{"m5.large", "m5.xlarge", "c5.2xlarge"}[r.IntN(3)], "us-east-1a"))
+	out := map[string]bool{}
+	for k := range 1 + r.IntN(3) {
+		p := statetest.Pod(fmt.Sprintf("%s-p%d", name, k), "100m", "128Mi", statetest.BoundTo(name),
+			statetest.OwnedBy("ReplicaSet", []string{"web", "api", "worker"}[r.IntN(3)]))
+		snap.Pods = append(snap.Pods, p)
+		out[p.Key()] = true
+	}
+	return out
+}
+
 // apply makes plan's writes on snap's pods, checking each still applies.
 func apply(t *testing.T, snap *state.Snapshot, plan *deletioncost.Plan) {
 	t.Helper()
@@ -153,9 +179,9 @@ func apply(t *testing.T, snap *state.Snapshot, plan *deletioncost.Plan) {
 	}
 }
 
-// checkOrder checks the tiers' order within each ReplicaSet Tenon orders, returning how many
-// pairs of pods it compared.
-func checkOrder(t *testing.T, i int, snap *state.Snapshot, plan *deletioncost.Plan) int {
+// checkOrder checks the ranking's order within each ReplicaSet Tenon orders, returning how many
+// pairs of pods it compared, and how many of them were on two of the rest's nodes.
+func checkOrder(t *testing.T, i int, snap *state.Snapshot, plan *deletioncost.Plan) (pairs, restPairs int) {
 	t.Helper()
 	tier := map[string]deletioncost.Tier{}
 	for _, n := range plan.Nodes {
@@ -165,30 +191,44 @@ func checkOrder(t *testing.T, i int, snap *state.Snapshot, plan *deletioncost.Pl
 	for _, rs := range plan.UserOwned {
 		userOwned[rs] = true
 	}
-	const elsewhere = deletioncost.TierRest
-	pairs := 0
+	rank := map[string]int{}
+	for _, n := range plan.Nodes {
+		rank[n.Name] = n.Rank
+	}
+	// place orders pods for the ReplicaSet controller as the ranking wants: going and leaving
+	// (any order between them), then the rest by rank, then nodes not ranked.
+	place := func(p *state.Pod) (int, int) {
+		tr, ok := tier[p.NodeName]
+		switch {
+		case !ok:
+			return 2, 0
+		case tr == deletioncost.TierRest:
+			return 1, rank[p.NodeName]
+		}
+		return 0, 0
+	}
 	for _, a := range snap.Pods {
-		ta, ok := tier[a.NodeName]
-		if !ok || ta == elsewhere || !deletioncost.IsReplicaSetPod(a) || a.Terminating || userOwned[a.Namespace+"/"+a.Owner.Name] {
+		if !deletioncost.IsReplicaSetPod(a) || a.Terminating || a.NodeName == "" || userOwned[a.Namespace+"/"+a.Owner.Name] {
 			continue
 		}
+		ga, ra := place(a)
 		for _, b := range snap.Pods {
-			if b.Owner != a.Owner || b.Terminating || b.NodeName == "" {
+			if b.Owner != a.Owner || b.Namespace != a.Namespace || b.Terminating || b.NodeName == "" {
 				continue
 			}
-			tb, ranked := tier[b.NodeName]
-			if !ranked {
-				tb = elsewhere
-			}
-			if tb != elsewhere {
+			gb, rb := place(b)
+			if ga > gb || (ga == gb && (ga != 1 || ra >= rb)) {
 				continue
 			}
 			pairs++
+			if ga == 1 && gb == 1 {
+				restPairs++
+			}
 			if va, vb := deletioncost.Value(a.Annotations), deletioncost.Value(b.Annotations); va >= vb {
-				t.Fatalf("cluster %d: pod %s on %s node %s costs %d, not less than pod %s on node %s (%s): %d",
-					i, a.Key(), ta, a.NodeName, va, b.Key(), b.NodeName, tb, vb)
+				t.Fatalf("cluster %d: pod %s on node %s (group %d, rank %d) costs %d, not less than pod %s on node %s (group %d, rank %d): %d",
+					i, a.Key(), a.NodeName, ga, ra, va, b.Key(), b.NodeName, gb, rb, vb)
 			}
 		}
 	}
-	return pairs
+	return pairs, restPairs
 }

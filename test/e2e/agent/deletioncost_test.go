@@ -140,5 +140,8 @@ func TestPodDeletionCostEmptiesTheFirstRankedNode(t *testing.T) {
 		t.Errorf("the agent evicted %v pods; the scale-down alone emptied the node", ev)
 	}
 	writes := counters(t, agentProc.metricsAddr, "tenon_pod_deletion_cost_writes_total")
+	if n := writes[`action="set",result="written"`]; n > 2*10 {
+		t.Errorf("the agent wrote %d deletion costs for 10 web pods: the ranking churns", n)
+	}
 	t.Logf("deletion-cost writes %v; nodes now %v", writes, instanceTypes(poolNodes(t, e, "dcost")))
 }
