@@ -42,6 +42,7 @@ type agentSettingsModel struct {
 	Region            types.String   `tfsdk:"region"`
 	Zones             []types.String `tfsdk:"zones"`
 	KWOKLaunchDelay   types.String   `tfsdk:"kwok_launch_delay"`
+	PodDeletionCost   types.Bool     `tfsdk:"pod_deletion_cost"`
 }
 
 type agentServiceMonitorModel struct {
@@ -62,7 +63,7 @@ func defaultAgentSettings() types.Object {
 		"batch_idle": types.StringValue(manifests.DefaultBatchIdle.String()), "batch_max": types.StringValue(manifests.DefaultBatchMax.String()),
 		"log_level": types.StringValue(manifests.DefaultLogLevel), "log_format": types.StringValue(manifests.DefaultLogFormat),
 		"interruption_queue": types.StringNull(), "region": types.StringNull(), "zones": types.ListNull(types.StringType),
-		"kwok_launch_delay": types.StringNull(),
+		"kwok_launch_delay": types.StringNull(), "pod_deletion_cost": types.BoolValue(false),
 	})
 }
 
@@ -195,6 +196,7 @@ func (m *agentModel) toOptions() (manifests.Options, []string) {
 			Region:            str(s.Region),
 			Zones:             strList(s.Zones),
 			KWOKLaunchDelay:   parseDuration(s.KWOKLaunchDelay, "kwok launch delay", &problems),
+			PodDeletionCost:   s.PodDeletionCost.ValueBool(),
 		}
 	}
 	return o, problems
@@ -256,12 +258,15 @@ func agentFromLive(d *appsv1.Deployment, sa *corev1.ServiceAccount, prior *agent
 	s := &agentSettingsModel{
 		BatchIdle: types.StringNull(), BatchMax: types.StringNull(), LogLevel: types.StringNull(), LogFormat: types.StringNull(),
 		InterruptionQueue: types.StringNull(), Region: types.StringNull(), KWOKLaunchDelay: types.StringNull(),
+		PodDeletionCost: types.BoolValue(false),
 	}
 	m.Cloud, m.ClusterName, m.Args = types.StringNull(), types.StringNull(), nil
 	for _, arg := range container.Args {
 		name, value, ok := strings.Cut(strings.TrimLeft(arg, "-"), "=")
 		switch {
 		case arg == "agent" || generatedFlags[name]:
+		case name == "pod-deletion-cost" && (!ok || value == "true" || value == "false"):
+			s.PodDeletionCost = types.BoolValue(!ok || value == "true")
 		case !ok || !strings.HasPrefix(arg, "-"):
 			m.Args = append(m.Args, types.StringValue(arg))
 		case name == "cloud":

@@ -113,6 +113,11 @@ func agentSettingsAttributes() map[string]schema.Attribute {
 		"zones": schema.ListAttribute{Optional: true, ElementType: types.StringType, Validators: nonEmptyList(),
 			MarkdownDescription: "Zones nodes may be launched in; absent means all of the region."},
 		"kwok_launch_delay": optStr("Simulated boot time of KWOK nodes, such as `5s` (kwok only)."),
+		"pod_deletion_cost": schema.BoolAttribute{Optional: true, Computed: true, Default: booldefault.StaticBool(false),
+			MarkdownDescription: "Write `controller.kubernetes.io/pod-deletion-cost` on ReplicaSet pods, so that a scale-down deletes first the replicas " +
+				"on the nodes consolidation would remove (those its plan removes, then those a scale-down can empty). Values a user set are " +
+				"never changed, and a ReplicaSet with one is left alone. Defaults to `false`: it grants the agent `patch` on pods, which " +
+				"RBAC cannot limit to annotations."},
 	}
 }
 

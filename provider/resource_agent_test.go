@@ -85,7 +85,8 @@ func TestAgentRoundTrip(t *testing.T) {
 			Cloud: s("aws"), ClusterName: s("prod"),
 			ServiceAccountAnnotations: map[string]types.String{"eks.amazonaws.com/role-arn": s("arn:aws:iam::1:role/tenon")},
 			Settings: &agentSettingsModel{BatchIdle: s("2s"), BatchMax: s("20s"), LogLevel: s("debug"), LogFormat: s("text"),
-				InterruptionQueue: s("tenon-prod"), Region: s("eu-west-1"), Zones: []types.String{s("eu-west-1a"), s("eu-west-1b")}, KWOKLaunchDelay: types.StringNull()},
+				InterruptionQueue: s("tenon-prod"), Region: s("eu-west-1"), Zones: []types.String{s("eu-west-1a"), s("eu-west-1b")}, KWOKLaunchDelay: types.StringNull(),
+				PodDeletionCost: types.BoolValue(true)},
 			Args:           []types.String{s("--disruption-interval=30s")},
 			ServiceMonitor: &agentServiceMonitorModel{Labels: map[string]types.String{"release": s("kube-prometheus-stack")}},
 			WaitForRollout: types.BoolValue(true), ForceDestroy: types.BoolValue(false),
@@ -94,7 +95,7 @@ func TestAgentRoundTrip(t *testing.T) {
 			Namespace: s(manifests.DefaultNamespace), Image: s(manifests.DefaultImage), ImagePullPolicy: types.StringNull(), Replicas: types.Int64Value(2),
 			Cloud: s("kwok"), ClusterName: s("local"),
 			Settings: &agentSettingsModel{BatchIdle: s("1s"), BatchMax: s("10s"), LogLevel: s("info"), LogFormat: s("json"),
-				InterruptionQueue: types.StringNull(), Region: types.StringNull(), KWOKLaunchDelay: s("5s")},
+				InterruptionQueue: types.StringNull(), Region: types.StringNull(), KWOKLaunchDelay: s("5s"), PodDeletionCost: types.BoolValue(false)},
 			WaitForRollout: types.BoolValue(false), ForceDestroy: types.BoolValue(true),
 		}},
 	} {

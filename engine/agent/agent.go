@@ -94,7 +94,7 @@ func Run(ctx context.Context, cfg *rest.Config, opts Options, log logr.Logger) e
 	if err := addPolicySync(mgr, cfg, scheme, opts, log, clk); err != nil {
 		return err
 	}
-	log.Info("starting the agent", "cloud", provider.Name(), "cluster", opts.ClusterName, "leaderElect", opts.LeaderElect)
+	log.Info("starting the agent", "cloud", provider.Name(), "cluster", opts.ClusterName, "leaderElect", opts.LeaderElect, "podDeletionCost", opts.PodDeletionCost)
 	if err := mgr.Start(ctx); err != nil {
 		return fmt.Errorf("running the agent: %w", err)
 	}
@@ -166,6 +166,8 @@ type controllers struct {
 	status       *poolStatus
 	static       *staticCapacity
 	buffers      *capacityBuffers
+	// deletionCosts is nil unless --pod-deletion-cost.
+	deletionCosts *deletionCosts
 }
 
 // newControllers wires the controllers to one client, cloud, recorder,
@@ -186,14 +188,19 @@ func newControllers(c client.Client, provider cloud.CloudProvider, rec events.Ev
 	prov.batcher.foresee = opts.AnticipatePods
 	buffers := &capacityBuffers{views: views, prov: prov, log: log.WithName("capacity-buffers"), clock: clk, last: map[string]string{},
 		interval: t.DisruptionInterval, timeout: t.SolveTimeout, window: t.NominationWindow, launched: map[string]time.Time{}}
+	var costs *deletionCosts
+	if opts.PodDeletionCost {
+		costs = newDeletionCosts(c, m, log.WithName("pod-deletion-cost"), clk)
+	}
 	return &controllers{
-		provisioner: prov,
-		lifecycle:   &lifecycle{client: c, hints: hints, cloud: provider, termination: term, recorder: rec, metrics: m, log: log.WithName("lifecycle"), clock: clk, timings: t, arrivals: arrivals},
-		termination: term,
+		deletionCosts: costs,
+		provisioner:   prov,
+		lifecycle:     &lifecycle{client: c, hints: hints, cloud: provider, termination: term, recorder: rec, metrics: m, log: log.WithName("lifecycle"), clock: clk, timings: t, arrivals: arrivals},
+		termination:   term,
 		gc: &garbageCollector{client: c, cloud: provider, disrupter: disrupter, recorder: rec, metrics: m,
 			log: log.WithName("garbage-collection"), clock: clk, timings: t},
 		disruption: &disruption{client: c, views: views, nominated: nominated, slots: slots, buffers: buffers, conditions: newClaimConditions(c), disrupter: disrupter,
-			metrics: m, log: log.WithName("disruption"), clock: clk, timings: t},
+			deletionCosts: costs, metrics: m, log: log.WithName("disruption"), clock: clk, timings: t},
 		interruption: &interruption{client: c, cloud: provider, disrupter: disrupter, recorder: rec, metrics: m,
 			log: log.WithName("interruption"), clock: clk, timings: t},
 		status:  &poolStatus{client: c, cloud: provider, views: views, recorder: rec, metrics: m, log: log.WithName("pool-status"), clock: clk, timings: t},
@@ -204,7 +211,11 @@ func newControllers(c client.Client, provider cloud.CloudProvider, rec events.Ev
 
 // all lists the controllers in the order they register.
 func (c *controllers) all() []interface{ Register(manager.Manager) error } {
-	return []interface{ Register(manager.Manager) error }{
+	out := []interface{ Register(manager.Manager) error }{
 		c.provisioner, c.lifecycle, c.termination, c.gc, c.disruption, c.interruption, c.status, c.static, c.buffers,
 	}
+	if c.deletionCosts != nil {
+		out = append(out, c.deletionCosts)
+	}
+	return out
 }

@@ -42,6 +42,7 @@ func (d *disruption) consolidate(ctx context.Context, now time.Time) error {
 		return nil // the next tick plans with them
 	}
 	if nodes := draining(v, now, d.timings.ReplacementHold); nodes != "" {
+		d.rankForScaleDown(v, d.leaving)
 		d.metrics.disruptionDecisions.WithLabelValues(string(consolidation.ReasonUnderutilized), "waiting-for-drain").Inc()
 		d.log.V(1).Info("waiting for nodes to drain before planning the next command", "nodes", nodes)
 		return nil
@@ -63,6 +64,8 @@ func (d *disruption) consolidate(ctx context.Context, now time.Time) error {
 		// Steering only keeps pods off nodes that go; the plan stands.
 		d.log.Error(err, "steering pods away from the nodes consolidation expects to remove")
 	}
+	d.leaving = res.Leaving
+	d.rankForScaleDown(v, res.Leaving)
 	var runnable []consolidation.Command
 	for _, cmd := range res.Commands {
 		if cmd.Reason == consolidation.ReasonEmpty {

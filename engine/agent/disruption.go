@@ -39,10 +39,15 @@ type disruption struct {
 	disrupter  *disrupter
 	// inflight holds the nodes of the command being executed.
 	inflight inFlight
-	metrics  *metrics
-	log      logr.Logger
-	clock    agentClock
-	timings  Timings
+	// deletionCosts writes pod deletion costs (--pod-deletion-cost); nil
+	// when off. leaving is the last whole plan's Result.Leaving, which
+	// ranks the nodes while the plan's drains run.
+	deletionCosts *deletionCosts
+	leaving       []string
+	metrics       *metrics
+	log           logr.Logger
+	clock         agentClock
+	timings       Timings
 }
 
 // Register adds the two ticks; they run on the leader only.

@@ -32,6 +32,7 @@ type metrics struct {
 	interruptionReceived *prometheus.CounterVec
 	unhealthyNodes       *prometheus.GaugeVec
 	nodeRepairs          *prometheus.CounterVec
+	deletionCostWrites   *prometheus.CounterVec
 }
 
 func newMetrics(reg prometheus.Registerer) (*metrics, error) {
@@ -95,6 +96,9 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 		nodeRepairs: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "tenon_node_repairs_total", Help: "Unhealthy nodes node repair deleted (after launching their replacements), by pool and the unhealthy condition.",
 		}, []string{"nodepool", "condition"}),
+		deletionCostWrites: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "tenon_pod_deletion_cost_writes_total", Help: "Pod deletion cost writes (--pod-deletion-cost), by action (set, clear, disown) and result (written, skipped: the pod changed or is gone, error).",
+		}, []string{"action", "result"}),
 	}
 	// An agent started again in the same process (tests, a restart after
 	// a lost leadership) keeps counting on the collectors it registered.
@@ -104,7 +108,7 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 		register(reg, &m.queueDepth), register(reg, &m.unschedulablePods), register(reg, &m.disruptionDecisions),
 		register(reg, &m.poolUsage), register(reg, &m.poolLimit), register(reg, &m.poolNodes),
 		register(reg, &m.clusterCostPerHour), register(reg, &m.poolCostPerHour), register(reg, &m.buildInfo), register(reg, &m.evictions), register(reg, &m.interruptionReceived),
-		register(reg, &m.unhealthyNodes), register(reg, &m.nodeRepairs),
+		register(reg, &m.unhealthyNodes), register(reg, &m.nodeRepairs), register(reg, &m.deletionCostWrites),
 	)
 	if err != nil {
 		return nil, err

@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	v1 "github.com/tenonhq/terraform-provider-tenon/engine/api/v1"
+	"github.com/tenonhq/terraform-provider-tenon/engine/deletioncost"
 	"github.com/tenonhq/terraform-provider-tenon/engine/state"
 )
 
@@ -64,8 +65,8 @@ func nodeDisruption(n *nodeInfo) float64 {
 
 // evictionCost is 1 adjusted by the pod's disruption-cost annotation
 // (v1.AnnotationDisruptionCost, Karpenter's unless the pool ignores its
-// annotations, else the pod deletion cost); a value that is not an int32
-// counts as absent.
+// annotations, else the pod deletion cost unless the agent wrote it:
+// deletioncost.Owned); a value that is not an int32 counts as absent.
 func evictionCost(pool *state.Pool, pod *state.Pod) float64 {
 	if pod.Placeholder {
 		// A capacity buffer's placeholder is no pod: moving it disrupts nothing.
@@ -75,7 +76,11 @@ func evictionCost(pool *state.Pool, pod *state.Pod) float64 {
 	if pool == nil || !pool.IgnoreKarpenterAnnotations {
 		keys = append(keys, v1.AnnotationKarpenterDisruptionCost)
 	}
-	keys = append(keys, v1.AnnotationPodDeletionCost)
+	if !deletioncost.Owned(pod.Annotations) {
+		// The agent's own deletion costs (--pod-deletion-cost) rank nodes for
+		// scale-downs; they say nothing about the pod.
+		keys = append(keys, v1.AnnotationPodDeletionCost)
+	}
 	for _, key := range keys {
 		s, ok := pod.Annotations[key]
 		if !ok {

@@ -76,6 +76,8 @@ func TestEvictionCost(t *testing.T) {
 		{"karpenter's", honour, map[string]string{v1.AnnotationKarpenterDisruptionCost: "-134217728"}, 0},
 		{"karpenter's ignored", ignore, map[string]string{v1.AnnotationKarpenterDisruptionCost: "-134217728"}, 1},
 		{"pod deletion cost last", honour, map[string]string{v1.AnnotationPodDeletionCost: "268435456"}, 3},
+		{"the agent's pod deletion cost is not read", honour, map[string]string{v1.AnnotationPodDeletionCost: "-268435456", v1.AnnotationPodDeletionCostOwned: "-268435456"}, 1},
+		{"a pod deletion cost changed since the agent wrote it is read", honour, map[string]string{v1.AnnotationPodDeletionCost: "268435456", v1.AnnotationPodDeletionCostOwned: "-2000000"}, 3},
 		{"not an int32", honour, map[string]string{v1.AnnotationDisruptionCost: "2147483648"}, 1},
 		{"lowest", honour, map[string]string{v1.AnnotationDisruptionCost: "-2147483648"}, -15},
 	} {

@@ -81,8 +81,10 @@ type options struct {
 	consolidate bool
 	untilStable bool
 	maxRounds   int
-	nowFlag     string
-	now         time.Time
+	// scaleDownOrder adds the pod deletion cost ranking to a consolidation report.
+	scaleDownOrder bool
+	nowFlag        string
+	now            time.Time
 	// kubeconfig, kubeContext, region and zones name a running cluster to read instead of
 	// files; save is where its scenario file goes.
 	live liveFlags
@@ -154,6 +156,7 @@ func parseFlags(args []string, cmd cli.Command) (*options, error) {
 	fs.BoolVar(&o.consolidate, "consolidate", false, "simulate consolidation of the scenario's nodes even if pods are pending")
 	fs.BoolVar(&o.untilStable, "until-stable", false, "consolidate: apply each plan in simulation and plan again until nothing changes")
 	fs.IntVar(&o.maxRounds, "max-rounds", 10, "consolidate --until-stable: stop after `N` plans")
+	fs.BoolVar(&o.scaleDownOrder, "scale-down-order", false, "consolidate: list the nodes in the order tenon agent --pod-deletion-cost has a ReplicaSet scale-down delete pods from them (the first plan's)")
 	fs.StringVar(&o.nowFlag, "now", "", "consolidate: plan at this `time` (RFC 3339, such as 2026-01-05T10:00:00Z); default the scenario's spec.now, else the current time")
 	o.live.register(fs)
 	fs.StringVar(&o.save, "save", "", "with --kubeconfig: write the cluster as a scenario `file` that tenon simulate -f replays")

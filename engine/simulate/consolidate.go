@@ -12,6 +12,7 @@ import (
 
 	"github.com/tenonhq/terraform-provider-tenon/engine/catalog"
 	"github.com/tenonhq/terraform-provider-tenon/engine/consolidation"
+	"github.com/tenonhq/terraform-provider-tenon/engine/deletioncost"
 	"github.com/tenonhq/terraform-provider-tenon/engine/manifest"
 	"github.com/tenonhq/terraform-provider-tenon/engine/packing"
 	"github.com/tenonhq/terraform-provider-tenon/engine/scheduling"
@@ -31,6 +32,22 @@ type ConsolidationReport struct {
 	// Overlays say what became of the scenario's NodeOverlays; absent
 	// when it has none.
 	Overlays []ReportOverlay `json:"overlays,omitempty"`
+	// ScaleDownOrder (--scale-down-order) ranks the scenario's nodes as
+	// the agent's --pod-deletion-cost does with the first plan: a
+	// ReplicaSet scale-down deletes pods on the first ones first.
+	ScaleDownOrder []ReportRankedNode `json:"scaleDownOrder,omitempty"`
+}
+
+// ReportRankedNode is a node of the scale-down order (engine/deletioncost).
+type ReportRankedNode struct {
+	Node string `json:"node"`
+	// Tier is going, leaving (the plan's walk removes it) or rest.
+	Tier string `json:"tier"`
+	// ReplicaSetPods are the node's ReplicaSet pods; OtherPods its other
+	// workload pods, which a scale-down cannot remove.
+	ReplicaSetPods int     `json:"replicaSetPods"`
+	OtherPods      int     `json:"otherPods"`
+	PricePerHour   float64 `json:"pricePerHour"`
 }
 
 // RoundCommand is a consolidation command and the round that made it.
@@ -207,6 +224,9 @@ func (c *command) consolidate(ctx context.Context, s *Scenario, opts *options) (
 		rep.Summary.PlanSeconds += elapsed
 		rep.Summary.Rounds = round
 		last = res
+		if round == 1 && opts.scaleDownOrder {
+			rep.ScaleDownOrder = scaleDownOrder(cur, res.Leaving)
+		}
 		if opts.check {
 			for _, v := range consolidation.Validate(cur, res) {
 				violations = append(violations, fmt.Sprintf("round %d: %s", round, v))
@@ -241,6 +261,16 @@ func (c *command) consolidate(ctx context.Context, s *Scenario, opts *options) (
 		return nil, nil, fmt.Errorf("%s: %w", s.Name, err)
 	}
 	return rep, violations, nil
+}
+
+// scaleDownOrder ranks snap's nodes as the agent's --pod-deletion-cost
+// does, with leaving the plan's Result.Leaving.
+func scaleDownOrder(snap *state.Snapshot, leaving []string) []ReportRankedNode {
+	out := []ReportRankedNode{}
+	for _, n := range deletioncost.Compute(snap, leaving).Nodes {
+		out = append(out, ReportRankedNode{Node: n.Name, Tier: n.Tier.String(), ReplicaSetPods: n.Replicas, OtherPods: n.Pinned, PricePerHour: round(n.PricePerHour)})
+	}
+	return out
 }
 
 // roundInterval is how long until the next round: the pools' longest

@@ -283,3 +283,88 @@ func TestConsolidationPDBMaxUnavailableOne(t *testing.T) {
 		}
 	}
 }
+
+// scaleDownScenario has an empty node (emptiness removes it: leaving) and three busy ones that a
+// high minSavingsPerHour keeps: c with 2 web pods, a with 3, and b with 1 web pod beside a
+// StatefulSet's pod, which a scale-down cannot remove.
+const scaleDownScenario = `
+apiVersion: tenon.dev/v1
+kind: NodeClass
+metadata: {name: default}
+spec: {kwok: {}}
+---
+apiVersion: tenon.dev/v1
+kind: NodePool
+metadata: {name: default}
+spec:
+  template:
+    spec:
+      nodeClassRef: {name: default}
+      requirements:
+        - {key: tenon.dev/capacity-type, operator: In, values: [on-demand]}
+  disruption:
+    consolidateAfter: 0s
+    minSavingsPerHour: "5"
+`
+
+func scaleDownNode(name string) string {
+	return fmt.Sprintf(`
+---
+apiVersion: v1
+kind: Node
+metadata:
+  name: %s
+  labels: {tenon.dev/nodepool: default, node.kubernetes.io/instance-type: m5.large, topology.kubernetes.io/zone: us-east-1b, tenon.dev/capacity-type: on-demand, kubernetes.io/arch: amd64, kubernetes.io/os: linux}
+`, name)
+}
+
+func scaleDownPod(name, node, kind, owner string) string {
+	return fmt.Sprintf(`
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: %s
+  ownerReferences: [{apiVersion: apps/v1, kind: %s, name: %s, uid: %s, controller: true}]
+spec:
+  nodeName: %s
+  containers: [{name: c, resources: {requests: {cpu: 300m, memory: 256Mi}}}]
+`, name, kind, owner, owner, node)
+}
+
+// TestScaleDownOrder: --scale-down-order lists the nodes as the agent's --pod-deletion-cost
+// ranks them (the node the plan removes, then fewest pods a scale-down cannot remove, then
+// fewest ReplicaSet pods), in text and JSON; without the flag the report has no such list.
+func TestScaleDownOrder(t *testing.T) {
+	scenario := scaleDownScenario + scaleDownNode("empty") + scaleDownNode("a") + scaleDownNode("b") + scaleDownNode("c") +
+		scaleDownPod("web-a1", "a", "ReplicaSet", "web") + scaleDownPod("web-a2", "a", "ReplicaSet", "web") + scaleDownPod("web-a3", "a", "ReplicaSet", "web") +
+		scaleDownPod("web-b1", "b", "ReplicaSet", "web") + scaleDownPod("db-0", "b", "StatefulSet", "db") +
+		scaleDownPod("web-c1", "c", "ReplicaSet", "web") + scaleDownPod("web-c2", "c", "ReplicaSet", "web")
+	file := filepath.Join(t.TempDir(), "scale-down.yaml")
+	if err := os.WriteFile(file, []byte(scenario), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, stderr, code := runCLI(t, "-f", file, "--now", fixedNow, "--scale-down-order", "-o", "json")
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var rep ConsolidationReport
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, n := range rep.ScaleDownOrder {
+		got = append(got, fmt.Sprintf("%s:%s:%d+%d", n.Node, n.Tier, n.ReplicaSetPods, n.OtherPods))
+	}
+	if want := "empty:leaving:0+0 c:rest:2+0 a:rest:3+0 b:rest:1+1"; strings.Join(got, " ") != want {
+		t.Errorf("scale-down order %q, want %q", strings.Join(got, " "), want)
+	}
+	text, _, _ := runCLI(t, "-f", file, "--now", fixedNow, "--scale-down-order")
+	if !strings.Contains(text, "Scale-down order (tenon agent --pod-deletion-cost)") || !strings.Contains(text, "empty  leaving") {
+		t.Errorf("the text report lacks the scale-down order:\n%s", text)
+	}
+	plain, _, _ := runCLI(t, "-f", file, "--now", fixedNow, "-o", "json")
+	if strings.Contains(plain, "scaleDownOrder") {
+		t.Error("the report lists the scale-down order without --scale-down-order")
+	}
+}

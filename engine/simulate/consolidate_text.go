@@ -68,6 +68,7 @@ func writeConsolidationText(w io.Writer, s *Scenario, rep *ConsolidationReport, 
 		}
 		p.table(rows)
 	}
+	writeScaleDownOrder(p, rep.ScaleDownOrder)
 	p.line("")
 	p.line("Nodes after (%d):", len(rep.Nodes))
 	rows := [][]string{{"NAME", "POOL", "INSTANCE TYPE", "ZONE", "CAPACITY", "$/H", "PODS", "CPU", "MEMORY"}}
@@ -110,6 +111,20 @@ func writeConsolidationText(w io.Writer, s *Scenario, rep *ConsolidationReport, 
 	}
 	p.line("Rounds:       %d%s", sum.Rounds, stable)
 	p.line("Plan time:    %v (in process, all rounds)", time.Duration(sum.PlanSeconds*float64(time.Second)).Round(10*time.Microsecond))
+}
+
+// writeScaleDownOrder prints the scale-down order (--scale-down-order), if any.
+func writeScaleDownOrder(p *printer, order []ReportRankedNode) {
+	if order == nil {
+		return
+	}
+	p.line("")
+	p.line("Scale-down order (tenon agent --pod-deletion-cost): a ReplicaSet scale-down deletes its pods on the first nodes first:")
+	rows := [][]string{{"NODE", "TIER", "REPLICASET PODS", "OTHER PODS", "$/H"}}
+	for _, n := range order {
+		rows = append(rows, []string{n.Node, n.Tier, fmt.Sprint(n.ReplicaSetPods), fmt.Sprint(n.OtherPods), fmt.Sprintf("%.4f", n.PricePerHour)})
+	}
+	p.table(rows)
 }
 
 // listSome joins up to n names and counts the rest.

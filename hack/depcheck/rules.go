@@ -41,7 +41,7 @@ func (v Violation) String() string {
 
 // pureEngine are the decision packages of DESIGN §3: pure functions of values.
 var pureEngine = []string{
-	"engine/packing", "engine/consolidation", "engine/scheduling", "engine/catalog", "engine/state", "engine/static", "engine/overlay", "engine/buffer",
+	"engine/packing", "engine/consolidation", "engine/scheduling", "engine/catalog", "engine/state", "engine/static", "engine/overlay", "engine/buffer", "engine/deletioncost",
 }
 
 var (

@@ -141,6 +141,8 @@ func TestRBACAllowsTheAgentsVerbsAndNothingElse(t *testing.T) {
 		{"aws", manifests.Options{Cloud: manifests.CloudAWS, ClusterName: "c", Namespace: "rbac-aws"}},
 		{"kwok", manifests.Options{Cloud: manifests.CloudKWOK, ClusterName: "c", Namespace: "rbac-kwok"}},
 		{"kwok-pull-mode", manifests.Options{Cloud: manifests.CloudKWOK, ClusterName: "c", Namespace: "rbac-pull", PolicyGit: pull}},
+		{"aws-pod-deletion-cost", manifests.Options{Cloud: manifests.CloudAWS, ClusterName: "c", Namespace: "rbac-dcost",
+			Settings: manifests.Settings{PodDeletionCost: true}}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -189,6 +191,10 @@ func TestRBACAllowsTheAgentsVerbsAndNothingElse(t *testing.T) {
 			}
 			if cloud != manifests.CloudKWOK {
 				denied = append(denied, access{resource: "nodes", verb: "create"})
+			}
+			if !opts.Settings.PodDeletionCost {
+				// patch on pods can change any pod: only the pod deletion cost grants it.
+				denied = append(denied, access{resource: "pods", verb: "patch", namespace: "default"})
 			}
 			if opts.PolicyGit == nil {
 				denied = append(denied,

@@ -141,6 +141,9 @@ func agentArgs(o Options) []string {
 	if s.KWOKLaunchDelay != 0 {
 		args = append(args, "--kwok-launch-delay="+s.KWOKLaunchDelay.String())
 	}
+	if s.PodDeletionCost {
+		args = append(args, "--pod-deletion-cost")
+	}
 	if g := o.PolicyGit; g != nil {
 		args = append(args, "--policy-git-url="+g.URL)
 		if g.Branch != "" {

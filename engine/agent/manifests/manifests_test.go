@@ -449,6 +449,7 @@ func TestAgentAcceptsTheGeneratedArguments(t *testing.T) {
 			Settings: manifests.Settings{BatchIdle: 2 * time.Second, BatchMax: 30 * time.Second, LogLevel: "debug", LogFormat: "text",
 				Region: "us-east-1", Zones: []string{"us-east-1a", "us-east-1b"}, KWOKLaunchDelay: 3 * time.Second}},
 		{Cloud: manifests.CloudAWS, ClusterName: "prod", Settings: manifests.Settings{LogLevel: "warn", InterruptionQueue: "prod-tenon"}},
+		{Cloud: manifests.CloudAWS, ClusterName: "ranked", Settings: manifests.Settings{PodDeletionCost: true}},
 		{Cloud: manifests.CloudKWOK, ClusterName: "gitops", PolicyGit: &manifests.PolicyGit{
 			URL: "https://git.example.com/acme/policy.git", Branch: "prod", Path: "clusters/gitops", Interval: time.Minute, Secret: "policy-git"}},
 		{Cloud: manifests.CloudKWOK, ClusterName: "gitops-http", PolicyGit: &manifests.PolicyGit{
@@ -474,6 +475,9 @@ func TestAgentAcceptsTheGeneratedArguments(t *testing.T) {
 				got.BatchIdle != s.BatchIdle || got.BatchMax != s.BatchMax || got.LogLevel != s.LogLevel || got.LogFormat != s.LogFormat ||
 				got.Region != s.Region || !slices.Equal(got.Zones, s.Zones) || got.KWOKLaunchDelay != s.KWOKLaunchDelay {
 				t.Errorf("the agent parsed %+v from %q", got, args)
+			}
+			if got.PodDeletionCost != s.PodDeletionCost {
+				t.Errorf("pod deletion cost %v, want %v", got.PodDeletionCost, s.PodDeletionCost)
 			}
 			if got.InterruptionQueue != s.InterruptionQueue {
 				t.Errorf("interruption queue %q, want %q", got.InterruptionQueue, s.InterruptionQueue)
@@ -543,6 +547,39 @@ func TestPullModeAddsOnlyItsPermissions(t *testing.T) {
 	args := find[*appsv1.Deployment](t, on).Spec.Template.Spec.Containers[0].Args
 	if !slices.Contains(args, "--policy-git-url=https://git.example.com/acme/policy.git") || !slices.Contains(args, "--policy-git-secret=policy-git") {
 		t.Errorf("args %q lack the pull-mode flags", args)
+	}
+}
+
+// TestPodDeletionCostAddsOnlyPatchOnPods: the pod deletion cost grants patch on pods and passes
+// --pod-deletion-cost; without it the agent may not patch pods (patch on pods can change any pod).
+func TestPodDeletionCostAddsOnlyPatchOnPods(t *testing.T) {
+	verbs := func(objs []client.Object) (out []string) {
+		for _, r := range find[*rbacv1.ClusterRole](t, objs).Rules {
+			if slices.Contains(r.APIGroups, "") && slices.Contains(r.Resources, "pods") {
+				out = append(out, r.Verbs...)
+			}
+		}
+		slices.Sort(out)
+		return out
+	}
+	opts := localOptions()
+	off := objects(t, opts)
+	opts.Settings.PodDeletionCost = true
+	on := objects(t, opts)
+	if got := verbs(off); slices.Contains(got, "patch") {
+		t.Errorf("without the pod deletion cost the agent may patch pods: %v", got)
+	}
+	if got, want := verbs(on), append(verbs(off), "patch"); !slices.Equal(got, slices.Sorted(slices.Values(want))) {
+		t.Errorf("with the pod deletion cost the pods verbs are %v, want %v", got, want)
+	}
+	if len(find[*rbacv1.ClusterRole](t, on).Rules) != len(find[*rbacv1.ClusterRole](t, off).Rules) {
+		t.Error("the pod deletion cost adds a rule beyond patch on pods")
+	}
+	if args := find[*appsv1.Deployment](t, on).Spec.Template.Spec.Containers[0].Args; !slices.Contains(args, "--pod-deletion-cost") {
+		t.Errorf("args %q lack --pod-deletion-cost", args)
+	}
+	if args := find[*appsv1.Deployment](t, off).Spec.Template.Spec.Containers[0].Args; slices.Contains(args, "--pod-deletion-cost") {
+		t.Errorf("args %q have --pod-deletion-cost with it off", args)
 	}
 }
 

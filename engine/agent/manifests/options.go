@@ -143,6 +143,10 @@ type Settings struct {
 	Zones []string
 	// KWOKLaunchDelay simulates an instance's boot time (--kwok-launch-delay). kwok only.
 	KWOKLaunchDelay time.Duration
+	// PodDeletionCost has the agent write controller.kubernetes.io/pod-deletion-cost on
+	// ReplicaSet pods, so a scale-down deletes first the replicas on the nodes consolidation
+	// would remove (--pod-deletion-cost). Off by default: it grants the agent patch on pods.
+	PodDeletionCost bool
 }
 
 // DefaultResources are the agent container's requests and limits when Options.Resources is

@@ -16,3 +16,9 @@ const (
 	AnnotationKarpenterDisruptionCost = "karpenter.sh/disruption-cost"
 	AnnotationPodDeletionCost         = "controller.kubernetes.io/pod-deletion-cost"
 )
+
+// AnnotationPodDeletionCostOwned records the pod deletion cost the agent wrote on a pod
+// (--pod-deletion-cost, engine/deletioncost): the pod's AnnotationPodDeletionCost is Tenon's while
+// it equals this value, and the user's otherwise. Consolidation does not read Tenon's values as a
+// disruption cost, and the agent never changes a value that is not its own.
+const AnnotationPodDeletionCostOwned = Group + "/pod-deletion-cost"

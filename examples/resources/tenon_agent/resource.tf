@@ -9,6 +9,8 @@ resource "tenon_agent" "this" {
   settings = {
     interruption_queue = "tenon-prod"
     log_level          = "info"
+    # pod_deletion_cost = true would have scale-downs delete the replicas on the nodes
+    # consolidation removes; off by default, since it grants the agent patch on pods.
   }
   timeouts = { create = "10m", update = "10m" }
 }

@@ -64,9 +64,9 @@ func installCases() []installCase {
 		{
 			name: "kwok in pull mode",
 			opts: manifests.Options{Cloud: "kwok", ClusterName: "lab", Namespace: "tenon-lab",
-				Settings:  manifests.Settings{KWOKLaunchDelay: 5e9},
+				Settings:  manifests.Settings{KWOKLaunchDelay: 5e9, PodDeletionCost: true},
 				PolicyGit: &manifests.PolicyGit{URL: "https://git.example.com/policy.git", Branch: "main", Path: "clusters/lab", Interval: 6e10, Secret: "policy-git"}},
-			values: []string{"--namespace", "tenon-lab", "--set", "cloud=kwok,clusterName=lab,settings.kwokLaunchDelay=5s",
+			values: []string{"--namespace", "tenon-lab", "--set", "cloud=kwok,clusterName=lab,settings.kwokLaunchDelay=5s,settings.podDeletionCost=true",
 				"--set", "policyGit.url=https://git.example.com/policy.git,policyGit.branch=main,policyGit.path=clusters/lab",
 				"--set", "policyGit.interval=1m0s,policyGit.secret=policy-git"},
 		},
