@@ -34,12 +34,13 @@ type tenon struct {
 	bin              string
 	consolidateAfter string
 	extraArgs        []string
+	podDeletionCost  bool // -pod-deletion-cost: the setting, with its RBAC
 }
 
 func (t *tenon) Name() string { return "tenon" }
 
 func (t *tenon) options() manifests.Options {
-	return manifests.Options{Cloud: manifests.CloudKWOK, ClusterName: "bench"}
+	return manifests.Options{Cloud: manifests.CloudKWOK, ClusterName: "bench", Settings: manifests.Settings{PodDeletionCost: t.podDeletionCost}}
 }
 
 func (t *tenon) Install(ctx context.Context, c client.Client, _ *controlplane.ControlPlane) error {

@@ -39,6 +39,7 @@ type config struct {
 	MaxUnavailable                               string
 	Quiet, Timeout                               time.Duration
 	TenonArgs                                    []string
+	PodDeletionCost                              bool
 	Out                                          io.Writer
 }
 
@@ -92,6 +93,7 @@ func parseFlags(args []string) (config, error) {
 	fs.DurationVar(&cfg.Quiet, "quiet", 90*time.Second, "a phase is stable once every pod runs and the node set has not changed for this long")
 	fs.DurationVar(&cfg.Timeout, "timeout", 10*time.Minute, "the longest a phase is followed")
 	tenonArgs := fs.String("tenon-args", "", "extra arguments for tenon agent, space-separated")
+	fs.BoolVar(&cfg.PodDeletionCost, "pod-deletion-cost", false, "install and run Tenon's agent with --pod-deletion-cost (its RBAC then grants patch on pods)")
 	if err := fs.Parse(args); err != nil {
 		return cfg, err
 	}
@@ -116,10 +118,13 @@ func parseFlags(args []string) (config, error) {
 // all runs every scenario Runs times per engine, alternating engines (and which goes first).
 func (b *bench) all(ctx context.Context) []result {
 	engines := map[string]engine{
-		"tenon":     &tenon{bin: b.cfg.Tenon, consolidateAfter: b.cfg.ConsolidateAfter, extraArgs: b.cfg.TenonArgs},
+		"tenon":     &tenon{bin: b.cfg.Tenon, consolidateAfter: b.cfg.ConsolidateAfter, extraArgs: b.cfg.TenonArgs, podDeletionCost: b.cfg.PodDeletionCost},
 		"karpenter": &karpenter{bin: b.cfg.Karpenter, crds: b.cfg.KarpenterCRDs, consolidateAfter: b.cfg.ConsolidateAfter},
 	}
 	b.say("load average %.2f at the start; %d run(s) per engine of %v pods", loadAverage(), b.cfg.Runs, b.cfg.Pods)
+	if b.cfg.PodDeletionCost {
+		b.say("tenon runs with --pod-deletion-cost")
+	}
 	var out []result
 	for _, pods := range b.cfg.Pods {
 		for run := 1; run <= b.cfg.Runs; run++ {
