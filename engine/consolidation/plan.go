@@ -47,6 +47,10 @@ func Plan(ctx context.Context, snap *state.Snapshot, now time.Time, opts Options
 	if err != nil {
 		return nil, fmt.Errorf("planning consolidation: %w", err)
 	}
+	// Every simulation of this plan and of the plans its walk follows
+	// packs against the same pools, and those of one step against the
+	// same pods: packing compiles them once (packing.Cache).
+	opts.Packing = append(slices.Clip(opts.Packing), packing.WithCache(packing.NewCache()))
 	res, err := planOnce(ctx, bound, now, opts, nil)
 	if err == nil && opts.Lookahead > 0 && consolidates(res) {
 		res, err = walk(ctx, bound, now, opts, res)

@@ -27,6 +27,9 @@ type options struct {
 	// plan, when positive, opens the claims of a configuration-LP plan
 	// (plan.go) with planEfforts[plan-1] before the greedy fill.
 	plan int
+	// cache, when set, keeps compiled pools and bound pods' loads across
+	// Solves (see Cache).
+	cache *Cache
 }
 
 func newOptions(opts []Option) options {

@@ -58,13 +58,12 @@ func solve(ctx context.Context, snap *state.Snapshot, pods []*state.Pod, opts ..
 		partitioned.Wait()
 		return nil, fmt.Errorf("solving: %w", err)
 	}
-	shared.compileShared()
-	partitioned.Wait()
 	// The pools' LP columns are computed beside the variants, which wait
 	// for them only when they first price the demand.
 	var columns sync.WaitGroup
 	defer columns.Wait()
-	startColumns(shared.pools, len(shared.dims.names), &columns)
+	shared.compileCached(&columns)
+	partitioned.Wait()
 	spot := false
 	for _, p := range shared.pools {
 		spot = spot || p.capacityTypeMask&(1<<capacitySpot) != 0
@@ -272,6 +271,27 @@ func (s *solver) compileShared() {
 	slices.SortStableFunc(s.pools, func(a, b *poolPlan) int {
 		return cmp.Or(cmp.Compare(b.pool.Weight, a.pool.Weight), cmp.Compare(a.pool.Name, b.pool.Name))
 	})
+}
+
+// compileCached is compileShared with the pools' LP columns started
+// (see startColumns), or both taken from the options' cache when it holds
+// them for the same pools, daemonsets, resources and zones.
+func (s *solver) compileCached(columns *sync.WaitGroup) {
+	c := s.opts.cache
+	if c == nil {
+		s.compileShared()
+		startColumns(s.pools, len(s.dims.names), columns)
+		return
+	}
+	s.compileZones()
+	if e := c.sharedFor(s); e != nil {
+		s.zoneIdx, s.daemons, s.pools = e.zoneIdx, e.daemons, e.plans
+		return
+	}
+	s.zones, s.zoneIdx = nil, map[string]int{}
+	s.compileShared()
+	startColumns(s.pools, len(s.dims.names), columns)
+	c.keepShared(s)
 }
 
 // share takes the compiled zones, daemonsets and pools of another solver

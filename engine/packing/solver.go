@@ -212,8 +212,19 @@ func (s *solver) compileNodes(pending map[string]bool) {
 		}
 	}
 	s.initializedFirst(initialized)
-	// daemons are the daemonsets with a pod bound to each node.
-	daemons := map[boundDaemon]bool{}
+	var present map[string][]daemonRef
+	if s.opts.cache != nil {
+		present = s.loadNodes(byName, pending, s.opts.cache.loadsFor(s))
+	} else {
+		present = s.loadBound(byName, pending)
+	}
+	s.reserveDaemons(byName, present)
+}
+
+// loadBound takes from each node what its bound pods that are not pending
+// request, and returns the daemonsets with a pod on each node.
+func (s *solver) loadBound(byName map[string]*node, pending map[string]bool) map[string][]daemonRef {
+	present := map[string][]daemonRef{}
 	var buf []byte
 	for _, p := range s.snap.Pods {
 		n := byName[p.NodeName]
@@ -223,26 +234,27 @@ func (s *solver) compileNodes(pending map[string]bool) {
 		n.room = n.room.Sub(s.dims.podVector(p.Requests))
 		n.ports = append(n.ports, p.HostPorts...)
 		if p.DaemonSet {
-			daemons[boundDaemon{node: n.name, namespace: p.Namespace, name: p.Owner.Name}] = true
+			present[n.name] = append(present[n.name], daemonRef{p.Namespace, p.Owner.Name})
 		}
 		s.countExisting(n, p)
 	}
-	s.reserveDaemons(byName, daemons)
+	return present
 }
 
 // reserveDaemons takes from every existing node and in-flight claim the
 // requests and host ports of each daemonset that runs there but has no pod
-// bound to it yet, as Karpenter does: a node just registered (or a claim
-// not yet launched) gets its daemonset pods soon, and a plan that filled
-// their room would overcommit it.
-func (s *solver) reserveDaemons(byName map[string]*node, present map[boundDaemon]bool) {
+// bound to it yet (present lists those with one, by node), as Karpenter
+// does: a node just registered (or a claim not yet launched) gets its
+// daemonset pods soon, and a plan that filled their room would overcommit
+// it.
+func (s *solver) reserveDaemons(byName map[string]*node, present map[string][]daemonRef) {
 	if len(s.daemons) == 0 {
 		return
 	}
 	for _, sn := range s.snap.Nodes {
 		n := byName[sn.Name]
 		for _, dm := range s.daemons {
-			if present[boundDaemon{node: sn.Name, namespace: dm.namespace, name: dm.dsName}] || !dm.runsOnLabels(sn.Labels, n.taints) {
+			if slices.Contains(present[sn.Name], daemonRef{dm.namespace, dm.dsName}) || !dm.runsOnLabels(sn.Labels, n.taints) {
 				continue
 			}
 			n.room = n.room.Sub(dm.req)
@@ -250,9 +262,6 @@ func (s *solver) reserveDaemons(byName map[string]*node, present map[boundDaemon
 		}
 	}
 }
-
-// boundDaemon is a daemonset (namespace, name) with a pod on a node.
-type boundDaemon struct{ node, namespace, name string }
 
 // hasKey reports whether set holds the pod's key, building the key in buf
 // rather than allocating it (compiling a cluster looks up every bound pod).

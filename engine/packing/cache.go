@@ -1,0 +1,214 @@
+package packing
+
+import (
+	"slices"
+	"sync"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/tenonhq/terraform-provider-tenon/engine/packing/internal/resources"
+	"github.com/tenonhq/terraform-provider-tenon/engine/state"
+)
+
+// Cache keeps what Solve compiles from a cluster for later Solves of the
+// same cluster: the pools' instance types (prices, allocatable less the
+// daemonsets' overhead, offerings sorted, LP columns) and the daemonsets,
+// and what the bound pods take from each node. Consolidation packs the
+// pods of one set of nodes after another against one cluster, each time
+// with a few nodes drained; without a cache every such Solve compiles
+// about a thousand instance types and walks every bound pod again, which
+// at 2,000 nodes costs more than placing the evicted pods.
+//
+// The result of a Solve is the same with a cache as without (TestCache).
+// Entries are found by the identity of the snapshot's pools, daemonsets
+// and pod list (and by the resources and zones the Solve uses), so a
+// Cache may serve Solves of different snapshots, as long as no snapshot,
+// pool, daemonset, node or pod is changed once passed to Solve (the
+// engine treats them as values). A Cache is safe for concurrent use and
+// keeps a few entries of each kind, the most recently added.
+type Cache struct {
+	mu     sync.Mutex
+	shared []*compiledShared
+	loads  []*boundLoads
+}
+
+// NewCache returns an empty Cache.
+func NewCache() *Cache { return &Cache{} }
+
+// WithCache makes Solve reuse and fill c (see Cache).
+func WithCache(c *Cache) Option {
+	return func(o *options) { o.cache = c }
+}
+
+// cacheEntries is how many entries of each kind a Cache keeps: a plan
+// works on one cluster at a time, and a walk follows a few.
+const cacheEntries = 4
+
+// compiledShared is what compileShared made of a snapshot's pools and
+// daemonsets for one set of resources and zones. Its pools are shared
+// read-only by every Solve that takes them (share copies their per-Solve
+// state), with their LP columns.
+type compiledShared struct {
+	dims       []corev1.ResourceName
+	zones      []string
+	pools      []*state.Pool
+	daemonSets []*state.DaemonSet
+	zoneIdx    map[string]int
+	daemons    []daemon
+	plans      []*poolPlan
+}
+
+// sharedFor returns the compiled pools and daemonsets matching s's
+// snapshot, resources and zones, or nil.
+func (c *Cache) sharedFor(s *solver) *compiledShared {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, e := range c.shared {
+		if slices.Equal(e.dims, s.dims.names) && slices.Equal(e.zones, s.zones) &&
+			slices.Equal(e.pools, s.snap.Pools) && slices.Equal(e.daemonSets, s.snap.DaemonSets) {
+			return e
+		}
+	}
+	return nil
+}
+
+// keepShared stores what s compiled.
+func (c *Cache) keepShared(s *solver) {
+	e := &compiledShared{
+		dims: slices.Clone(s.dims.names), zones: slices.Clone(s.zones),
+		pools: slices.Clone(s.snap.Pools), daemonSets: slices.Clone(s.snap.DaemonSets),
+		zoneIdx: s.zoneIdx, daemons: s.daemons, plans: s.pools,
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.shared = keepLast(append(c.shared, e))
+}
+
+// keepLast drops the oldest entries beyond cacheEntries.
+func keepLast[T any](list []T) []T {
+	if len(list) > cacheEntries {
+		list = slices.Delete(list, 0, len(list)-cacheEntries)
+	}
+	return list
+}
+
+// boundLoads is what the bound pods of one pod list take from each node,
+// for one set of resources: per node name, the pods (indices into the
+// list, in order), the sum of their requests and pod slots, their host
+// ports in order and the daemonsets they belong to. byKey indexes the
+// bound pods by key, so the nodes of the pods a Solve re-places are found
+// without walking the list.
+type boundLoads struct {
+	pods   []*state.Pod
+	dims   []corev1.ResourceName
+	byNode map[string]*nodeLoad
+	byKey  map[string][]int32
+}
+
+// nodeLoad is what the bound pods take from one node.
+type nodeLoad struct {
+	pods    []int32
+	sum     resources.Vector
+	ports   []state.HostPort
+	daemons []daemonRef
+}
+
+// daemonRef is a daemonset by namespace and name.
+type daemonRef struct{ namespace, name string }
+
+// loadsFor returns the loads of s's snapshot's bound pods for s's
+// resources, computing and keeping them on a miss.
+func (c *Cache) loadsFor(s *solver) *boundLoads {
+	pods := s.snap.Pods
+	c.mu.Lock()
+	for _, e := range c.loads {
+		if samePods(e.pods, pods) && slices.Equal(e.dims, s.dims.names) {
+			c.mu.Unlock()
+			return e
+		}
+	}
+	c.mu.Unlock()
+	e := computeLoads(pods, s.dims)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.loads = keepLast(append(c.loads, e))
+	return e
+}
+
+// samePods reports whether a and b are the same list (not merely equal
+// ones: the cache trusts a list it has seen not to change).
+func samePods(a, b []*state.Pod) bool {
+	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
+}
+
+func computeLoads(pods []*state.Pod, d *dims) *boundLoads {
+	e := &boundLoads{pods: pods, dims: slices.Clone(d.names), byNode: map[string]*nodeLoad{}, byKey: map[string][]int32{}}
+	for i, p := range pods {
+		if p.NodeName == "" {
+			continue
+		}
+		l := e.byNode[p.NodeName]
+		if l == nil {
+			l = &nodeLoad{}
+			e.byNode[p.NodeName] = l
+		}
+		l.pods = append(l.pods, int32(i))
+		l.sum = l.sum.Add(d.podVector(p.Requests))
+		l.ports = append(l.ports, p.HostPorts...)
+		if p.DaemonSet {
+			l.daemons = append(l.daemons, daemonRef{p.Namespace, p.Owner.Name})
+		}
+		key := p.Key()
+		e.byKey[key] = append(e.byKey[key], int32(i))
+	}
+	return e
+}
+
+// loadNodes is compileNodes' pass over the bound pods with a cache: a
+// node none of whose bound pods is pending takes the cached load whole;
+// the others (the nodes of the pods being re-placed) are walked pod by
+// pod as without a cache. It returns the daemonsets with a pod on each
+// node.
+func (s *solver) loadNodes(byName map[string]*node, pending map[string]bool, e *boundLoads) map[string][]daemonRef {
+	dirty := map[string]bool{}
+	for key := range pending {
+		for _, i := range e.byKey[key] {
+			dirty[e.pods[i].NodeName] = true
+		}
+	}
+	present := make(map[string][]daemonRef, len(byName))
+	counted := len(s.groups.list) > 0
+	var buf []byte
+	for name, n := range byName {
+		l := e.byNode[name]
+		if l == nil {
+			continue
+		}
+		if !dirty[name] {
+			n.room = n.room.Sub(l.sum)
+			n.ports = append(n.ports, l.ports...)
+			present[name] = l.daemons
+			if counted {
+				for _, i := range l.pods {
+					s.countExisting(n, e.pods[i])
+				}
+			}
+			continue
+		}
+		var refs []daemonRef
+		for _, i := range l.pods {
+			p := e.pods[i]
+			if hasKey(pending, p, &buf) {
+				continue
+			}
+			n.room = n.room.Sub(s.dims.podVector(p.Requests))
+			n.ports = append(n.ports, p.HostPorts...)
+			if p.DaemonSet {
+				refs = append(refs, daemonRef{p.Namespace, p.Owner.Name})
+			}
+			s.countExisting(n, p)
+		}
+		present[name] = refs
+	}
+	return present
+}
