@@ -49,8 +49,9 @@ func Plan(ctx context.Context, snap *state.Snapshot, now time.Time, opts Options
 	}
 	// Every simulation of this plan and of the plans its walk follows
 	// packs against the same pools, and those of one step against the
-	// same pods: packing compiles them once (packing.Cache).
-	opts.Packing = append(slices.Clip(opts.Packing), packing.WithCache(packing.NewCache()))
+	// same pods: packing compiles them once (packing.Cache). Simulations
+	// compare costs only, never the packing's lower bound.
+	opts.Packing = append(slices.Clip(opts.Packing), packing.WithCache(packing.NewCache()), packing.WithoutLowerBound())
 	res, err := planOnce(ctx, bound, now, opts, nil)
 	if err == nil && opts.Lookahead > 0 && consolidates(res) {
 		res, err = walk(ctx, bound, now, opts, res)
@@ -147,6 +148,9 @@ type planner struct {
 	flat        packing.Result
 	evaluations int
 	simulated   int
+	// marked are the drained copies of nodes simulate made (see
+	// markedForDeletion).
+	marked map[*state.Node]*state.Node
 	// roomIdx is the free room of work's nodes (see rooms).
 	roomIdx *roomIndex
 	// balanced are the totals of the Balanced pools (balanced.go).
@@ -168,7 +172,7 @@ type command struct {
 func newPlanner(ctx context.Context, snap *state.Snapshot, now time.Time, opts Options) *planner {
 	p := &planner{
 		ctx: ctx, now: now, opts: opts, orig: snap, work: snap,
-		pools: map[string]*state.Pool{}, kept: map[string]string{}, soft: map[string]string{}, held: map[string]Kept{}, removed: map[string]bool{}, fresh: map[string]bool{}, launches: map[string]*command{},
+		pools: map[string]*state.Pool{}, kept: map[string]string{}, soft: map[string]string{}, held: map[string]Kept{}, removed: map[string]bool{}, fresh: map[string]bool{}, launches: map[string]*command{}, marked: map[*state.Node]*state.Node{},
 		budgets: newBudgets(snap, now), pdbs: newPDBs(snap),
 	}
 	for _, pool := range snap.Pools {
@@ -246,13 +250,13 @@ func (p *planner) simulate(nodes []*nodeInfo) (*packing.Result, []*state.Pod, er
 	snap.Nodes = make([]*state.Node, 0, len(p.work.Nodes)+len(p.removed))
 	for _, n := range p.work.Nodes {
 		if gone[n.Name] || p.avoid[n.Name] {
-			n = markedForDeletion(n)
+			n = p.markedForDeletion(n)
 		}
 		snap.Nodes = append(snap.Nodes, n)
 	}
 	for _, n := range p.orig.Nodes {
 		if p.removed[n.Name] {
-			snap.Nodes = append(snap.Nodes, markedForDeletion(n))
+			snap.Nodes = append(snap.Nodes, p.markedForDeletion(n))
 		}
 	}
 	slices.SortFunc(snap.Nodes, func(a, b *state.Node) int { return strings.Compare(a.Name, b.Name) })
@@ -268,10 +272,16 @@ func (p *planner) simulate(nodes []*nodeInfo) (*packing.Result, []*state.Pod, er
 	return r, pods, nil
 }
 
-// markedForDeletion returns a copy of n being drained.
-func markedForDeletion(n *state.Node) *state.Node {
+// markedForDeletion returns a copy of n being drained, the same copy for
+// the same node every time: packing's cache knows a node it compiled by
+// its address (packing.Cache).
+func (p *planner) markedForDeletion(n *state.Node) *state.Node {
+	if c, ok := p.marked[n]; ok {
+		return c
+	}
 	c := *n
 	c.MarkedForDeletion = true
+	p.marked[n] = &c
 	return &c
 }
 

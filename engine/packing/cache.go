@@ -49,6 +49,10 @@ const cacheEntries = 4
 // read-only by every Solve that takes them (share copies their per-Solve
 // state), with their LP columns.
 type compiledShared struct {
+	// mu guards nodes, the bases of the nodes Solves compiled against
+	// this entry (nodebase.go).
+	mu         sync.Mutex
+	nodes      map[*state.Node]*nodeBase
 	dims       []corev1.ResourceName
 	zones      []string
 	pools      []*state.Pool
@@ -167,37 +171,38 @@ func computeLoads(pods []*state.Pod, d *dims) *boundLoads {
 // loadNodes is compileNodes' pass over the bound pods with a cache: a
 // node none of whose bound pods is pending takes the cached load whole;
 // the others (the nodes of the pods being re-placed) are walked pod by
-// pod as without a cache. It returns the daemonsets with a pod on each
-// node.
-func (s *solver) loadNodes(byName map[string]*node, pending map[string]bool, e *boundLoads) map[string][]daemonRef {
+// pod as without a cache. all are the Solve's nodes in snapshot order and
+// canon says which of them bound pods count on (see nodeBases). It
+// returns the daemonsets with a pod on each node, by index in all.
+func (s *solver) loadNodes(all []*node, canon []int, pending map[string]bool, e *boundLoads) [][]daemonRef {
 	dirty := map[string]bool{}
 	for key := range pending {
 		for _, i := range e.byKey[key] {
 			dirty[e.pods[i].NodeName] = true
 		}
 	}
-	present := make(map[string][]daemonRef, len(byName))
+	present := make([][]daemonRef, len(all))
 	counted := len(s.groups.list) > 0
 	var buf []byte
-	for name, n := range byName {
-		l := e.byNode[name]
-		if l == nil {
+	for i, n := range all {
+		l := e.byNode[n.name]
+		if l == nil || canon[i] != i {
 			continue
 		}
-		if !dirty[name] {
+		if !dirty[n.name] {
 			n.room = n.room.Sub(l.sum)
 			n.ports = append(n.ports, l.ports...)
-			present[name] = l.daemons
+			present[i] = l.daemons
 			if counted {
-				for _, i := range l.pods {
-					s.countExisting(n, e.pods[i])
+				for _, j := range l.pods {
+					s.countExisting(n, e.pods[j])
 				}
 			}
 			continue
 		}
 		var refs []daemonRef
-		for _, i := range l.pods {
-			p := e.pods[i]
+		for _, j := range l.pods {
+			p := e.pods[j]
 			if hasKey(pending, p, &buf) {
 				continue
 			}
@@ -208,7 +213,7 @@ func (s *solver) loadNodes(byName map[string]*node, pending map[string]bool, e *
 			}
 			s.countExisting(n, p)
 		}
-		present[name] = refs
+		present[i] = refs
 	}
 	return present
 }

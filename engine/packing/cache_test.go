@@ -26,7 +26,8 @@ const cacheScenarios = 150
 // returns exactly what it returns without one, for every Solve of a
 // sequence sharing the Cache: several drains of one cluster (some nodes
 // marked for deletion, their pods pending again, as consolidation
-// simulates) and a second cluster with other pods between them.
+// simulates) and a second cluster with other pods between them. With
+// WithoutLowerBound as well, the result differs only in the bound, 0.
 func TestCache(t *testing.T) {
 	rng := rand.New(rand.NewPCG(22, 7))
 	hits := 0
@@ -50,6 +51,14 @@ func TestCache(t *testing.T) {
 			}
 			if !reflect.DeepEqual(got, want) {
 				t.Fatalf("scenario %d, solve %d: with a cache\n%+v\nwithout\n%+v", i, j, got, want)
+			}
+			unbounded, err := packing.Solve(context.Background(), snap, pending, packing.WithCache(c), packing.WithoutLowerBound())
+			if err != nil {
+				t.Fatal(err)
+			}
+			want.LowerBoundPerHour = 0
+			if !reflect.DeepEqual(unbounded, want) {
+				t.Fatalf("scenario %d, solve %d: without the lower bound\n%+v\nwith it\n%+v", i, j, unbounded, want)
 			}
 			if j > 0 && j != 3 {
 				hits++

@@ -262,9 +262,12 @@ func (s *solver) claimOut(n *node) *Claim {
 		}
 	}
 	keys := sortByKey(n.pods)
-	over := s.overhead(p, n.typ, opts[0].Zone, opts[0].CapacityType, n.name)
+	// The daemonsets' overhead is judged on the node's labels before the
+	// claim pins its requirements' values on them (state.Pool.ClaimLabels).
+	labels := p.pool.NodeLabels(n.typ.instance, opts[0].Zone, opts[0].CapacityType, n.name)
+	over := s.overheadOn(labels, p)
 	return &Claim{
-		Labels:       p.pool.ClaimLabels(n.typ.instance, opts[0].Zone, opts[0].CapacityType, n.name, reqs),
+		Labels:       state.PinLabels(labels, reqs),
 		Name:         n.name,
 		Pool:         p.pool.Name,
 		Requirements: reqs,
@@ -295,13 +298,10 @@ func commitOpenKeys(p *poolPlan, reqs scheduling.Requirements) {
 	}
 }
 
-// overhead is the daemonsets' requests on a new node of this offering.
-func (s *solver) overhead(p *poolPlan, t *poolType, zone, capacityType, name string) resources.Vector {
+// overheadOn is the daemonsets' requests on a new node of p with these
+// labels.
+func (s *solver) overheadOn(labels map[string]string, p *poolPlan) resources.Vector {
 	var v resources.Vector
-	if len(s.daemons) == 0 {
-		return v
-	}
-	labels := p.pool.NodeLabels(t.instance, zone, capacityType, name)
 	for _, dm := range s.daemons {
 		if dm.runsOnLabels(labels, p.taints) {
 			v = v.Add(dm.req)

@@ -63,6 +63,7 @@ func solve(ctx context.Context, snap *state.Snapshot, pods []*state.Pod, opts ..
 	var columns sync.WaitGroup
 	defer columns.Wait()
 	shared.compileCached(&columns)
+	shared.compileNodeBases()
 	partitioned.Wait()
 	spot := false
 	for _, p := range shared.pools {
@@ -89,7 +90,7 @@ func solve(ctx context.Context, snap *state.Snapshot, pods []*state.Pod, opts ..
 			so.valueRounds = w.valueRounds
 			so.plan = w.plan
 			solvers[i], results[i], errs[i] = solveOnce(ctx, snap, pods, keys, part, so, shared)
-			failed := errs[i] != nil
+			failed := errs[i] != nil || o.noBound
 			variants.Done()
 			if !failed && eb.first.CompareAndSwap(false, true) {
 				eb.s = solvers[i]
@@ -116,12 +117,16 @@ func solve(ctx context.Context, snap *state.Snapshot, pods []*state.Pod, opts ..
 	var out sync.WaitGroup
 	out.Go(func() { bestSolver.describe(best, pods, keys) })
 	early.Wait()
-	if eb.s == bestSolver {
+	switch {
+	case o.noBound:
+	case eb.s == bestSolver:
 		best.LowerBoundPerHour = eb.value
-	} else if in := bestSolver.boundInput(); eb.s != nil && eb.in.equal(in) {
-		best.LowerBoundPerHour = eb.value
-	} else {
-		best.LowerBoundPerHour = in.bound()
+	default:
+		if in := bestSolver.boundInput(); eb.s != nil && eb.in.equal(in) {
+			best.LowerBoundPerHour = eb.value
+		} else {
+			best.LowerBoundPerHour = in.bound()
+		}
 	}
 	out.Wait()
 	return best, nil
@@ -297,7 +302,7 @@ func (s *solver) compileCached(columns *sync.WaitGroup) {
 // share takes the compiled zones, daemonsets and pools of another solver
 // whose dimensions are the same, with fresh per-solve pool state.
 func (s *solver) share(from *solver) {
-	s.zones, s.zoneIdx, s.daemons = from.zones, from.zoneIdx, from.daemons
+	s.zones, s.zoneIdx, s.daemons, s.bases = from.zones, from.zoneIdx, from.daemons, from.bases
 	s.pools = make([]*poolPlan, len(from.pools))
 	for i, p := range from.pools {
 		c := *p
