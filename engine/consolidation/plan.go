@@ -149,8 +149,9 @@ type planner struct {
 	evaluations int
 	simulated   int
 	// marked are the drained copies of nodes simulate made (see
-	// markedForDeletion).
+	// markedForDeletion), sim the nodes it starts from (see simNodes).
 	marked map[*state.Node]*state.Node
+	sim    *simNodes
 	// roomIdx is the free room of work's nodes (see rooms).
 	roomIdx *roomIndex
 	// balanced are the totals of the Balanced pools (balanced.go).
@@ -247,19 +248,13 @@ func (p *planner) simulate(nodes []*nodeInfo) (*packing.Result, []*state.Pod, er
 	// the nodes earlier commands removed: packing then places nothing on
 	// them and names no claim after them.
 	snap := *p.work
-	snap.Nodes = make([]*state.Node, 0, len(p.work.Nodes)+len(p.removed))
-	for _, n := range p.work.Nodes {
-		if gone[n.Name] || p.avoid[n.Name] {
-			n = p.markedForDeletion(n)
-		}
-		snap.Nodes = append(snap.Nodes, n)
-	}
-	for _, n := range p.orig.Nodes {
-		if p.removed[n.Name] {
-			snap.Nodes = append(snap.Nodes, p.markedForDeletion(n))
+	base := p.simNodes()
+	snap.Nodes = slices.Clone(base.nodes)
+	for name := range gone {
+		if i, ok := base.at[name]; ok {
+			snap.Nodes[i] = p.markedForDeletion(snap.Nodes[i])
 		}
 	}
-	slices.SortFunc(snap.Nodes, func(a, b *state.Node) int { return strings.Compare(a.Name, b.Name) })
 	p.evaluations++
 	p.simulated += p.cost(len(pods))
 	if len(pods) == 0 {
@@ -270,6 +265,41 @@ func (p *planner) simulate(nodes []*nodeInfo) (*packing.Result, []*state.Pod, er
 		return nil, nil, err
 	}
 	return r, pods, nil
+}
+
+// simNodes are the nodes every simulation against the working snapshot
+// starts from, sorted by name: its nodes, those the plan's end removes
+// (avoid) drained, and the nodes earlier commands removed, drained; at
+// says where each name is. Rebuilt when a commit changed the snapshot.
+type simNodes struct {
+	work  *state.Snapshot
+	nodes []*state.Node
+	at    map[string]int
+}
+
+func (p *planner) simNodes() *simNodes {
+	if p.sim != nil && p.sim.work == p.work {
+		return p.sim
+	}
+	sn := &simNodes{work: p.work, nodes: make([]*state.Node, 0, len(p.work.Nodes)+len(p.removed))}
+	for _, n := range p.work.Nodes {
+		if p.avoid[n.Name] {
+			n = p.markedForDeletion(n)
+		}
+		sn.nodes = append(sn.nodes, n)
+	}
+	for _, n := range p.orig.Nodes {
+		if p.removed[n.Name] {
+			sn.nodes = append(sn.nodes, p.markedForDeletion(n))
+		}
+	}
+	slices.SortFunc(sn.nodes, func(a, b *state.Node) int { return strings.Compare(a.Name, b.Name) })
+	sn.at = make(map[string]int, len(sn.nodes))
+	for i, n := range sn.nodes {
+		sn.at[n.Name] = i
+	}
+	p.sim = sn
+	return sn
 }
 
 // markedForDeletion returns a copy of n being drained, the same copy for

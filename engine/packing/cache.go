@@ -13,7 +13,8 @@ import (
 // Cache keeps what Solve compiles from a cluster for later Solves of the
 // same cluster: the pools' instance types (prices, allocatable less the
 // daemonsets' overhead, offerings sorted, LP columns) and the daemonsets,
-// and what the bound pods take from each node. Consolidation packs the
+// each node as compiled, what the bound pods take from each node, and the
+// key of each pod's scheduling class. Consolidation packs the
 // pods of one set of nodes after another against one cluster, each time
 // with a few nodes drained; without a cache every such Solve compiles
 // about a thousand instance types and walks every bound pod again, which
@@ -30,6 +31,27 @@ type Cache struct {
 	mu     sync.Mutex
 	shared []*compiledShared
 	loads  []*boundLoads
+	// keys are pods' class keys (classKey), guarded by keysMu.
+	keysMu sync.Mutex
+	keys   map[*state.Pod]string
+}
+
+// maxClassKeys caps the class keys a cache keeps; beyond, it starts
+// afresh.
+const maxClassKeys = 1 << 18
+
+// classKeys locks the cache's class keys for a partition of n pods and
+// returns them (nil and no lock for a nil cache); the caller unlocks
+// keysMu.
+func (c *Cache) classKeys(n int) map[*state.Pod]string {
+	if c == nil {
+		return nil
+	}
+	c.keysMu.Lock()
+	if c.keys == nil || len(c.keys)+n > maxClassKeys {
+		c.keys = make(map[*state.Pod]string, n)
+	}
+	return c.keys
 }
 
 // NewCache returns an empty Cache.

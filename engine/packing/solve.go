@@ -52,7 +52,7 @@ func solve(ctx context.Context, snap *state.Snapshot, pods []*state.Pod, opts ..
 	// pools' instance types; both are shared read-only by the variants.
 	var part partition
 	var partitioned sync.WaitGroup
-	partitioned.Go(func() { part = partitionPods(pods) })
+	partitioned.Go(func() { part = partitionCached(pods, o.cache) })
 	shared := newSolver(ctx, snap, o)
 	if err := shared.internDims(pods); err != nil {
 		partitioned.Wait()

@@ -421,16 +421,33 @@ type partition struct {
 // partitionPods puts pods that schedule identically (see classKey) in one
 // class.
 func partitionPods(pods []*state.Pod) partition {
+	return partitionCached(pods, nil)
+}
+
+// partitionCached is partitionPods taking the pods' class keys from c
+// where it holds them, and keeping the others there (nil: no cache).
+func partitionCached(pods []*state.Pod, c *Cache) partition {
 	byKey := map[string]int{}
 	var b strings.Builder
 	kc := &keyCache{affinity: map[*corev1.Affinity]string{}, spread: map[*corev1.TopologySpreadConstraint]string{}}
 	part := partition{of: make([]int, len(pods))}
+	keys := c.classKeys(len(pods))
+	if c != nil {
+		defer c.keysMu.Unlock()
+	}
 	for i, p := range pods {
-		classKey(&b, kc, p)
-		ci, ok := byKey[b.String()]
+		key, ok := keys[p]
+		if !ok {
+			classKey(&b, kc, p)
+			key = b.String()
+			if keys != nil {
+				keys[p] = key
+			}
+		}
+		ci, ok := byKey[key]
 		if !ok {
 			ci = len(byKey)
-			byKey[b.String()] = ci
+			byKey[key] = ci
 		}
 		part.of[i] = ci
 	}
