@@ -2,6 +2,7 @@ package packing
 
 import (
 	"slices"
+	"strings"
 	"sync"
 
 	corev1 "k8s.io/api/core/v1"
@@ -122,13 +123,28 @@ func keepLast[T any](list []T) []T {
 // for one set of resources: per node name, the pods (indices into the
 // list, in order), the sum of their requests and pod slots, their host
 // ports in order and the daemonsets they belong to. byKey indexes the
-// bound pods by key, so the nodes of the pods a Solve re-places are found
-// without walking the list.
+// bound pods by namespace and name, so the nodes of the pods a Solve
+// re-places are found without walking the list. vectors are the bound
+// pods' requests as vectors, which the next list's loads reuse for the
+// pods it shares with this one (a plan's commit moves a few pods and
+// keeps the others).
 type boundLoads struct {
-	pods   []*state.Pod
-	dims   []corev1.ResourceName
-	byNode map[string]*nodeLoad
-	byKey  map[string][]int32
+	pods    []*state.Pod
+	dims    []corev1.ResourceName
+	byNode  map[string]*nodeLoad
+	byKey   map[podKey][]int32
+	vectors map[*state.Pod]resources.Vector
+}
+
+// podKey is a pod's namespace and name (state.Pod.Key without building
+// the string).
+type podKey struct{ namespace, name string }
+
+// splitKey is the podKey of a state.Pod.Key: neither a namespace nor a
+// name holds a slash.
+func splitKey(key string) podKey {
+	ns, name, _ := strings.Cut(key, "/")
+	return podKey{ns, name}
 }
 
 // nodeLoad is what the bound pods take from one node.
@@ -153,8 +169,14 @@ func (c *Cache) loadsFor(s *solver) *boundLoads {
 			return e
 		}
 	}
+	var prev *boundLoads
+	for _, e := range c.loads {
+		if slices.Equal(e.dims, s.dims.names) {
+			prev = e
+		}
+	}
 	c.mu.Unlock()
-	e := computeLoads(pods, s.dims)
+	e := computeLoads(pods, s.dims, prev)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.loads = keepLast(append(c.loads, e))
@@ -167,8 +189,11 @@ func samePods(a, b []*state.Pod) bool {
 	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
 }
 
-func computeLoads(pods []*state.Pod, d *dims) *boundLoads {
-	e := &boundLoads{pods: pods, dims: slices.Clone(d.names), byNode: map[string]*nodeLoad{}, byKey: map[string][]int32{}}
+// computeLoads computes the loads of pods for d, taking the vectors of
+// the pods prev (the last entry for d, or nil) shares.
+func computeLoads(pods []*state.Pod, d *dims, prev *boundLoads) *boundLoads {
+	e := &boundLoads{pods: pods, dims: slices.Clone(d.names), byNode: map[string]*nodeLoad{}, byKey: make(map[podKey][]int32, len(pods)),
+		vectors: make(map[*state.Pod]resources.Vector, len(pods))}
 	for i, p := range pods {
 		if p.NodeName == "" {
 			continue
@@ -179,15 +204,29 @@ func computeLoads(pods []*state.Pod, d *dims) *boundLoads {
 			e.byNode[p.NodeName] = l
 		}
 		l.pods = append(l.pods, int32(i))
-		l.sum = l.sum.Add(d.podVector(p.Requests))
+		v, ok := prev.vector(p)
+		if !ok {
+			v = d.podVector(p.Requests)
+		}
+		e.vectors[p] = v
+		l.sum = l.sum.Add(v)
 		l.ports = append(l.ports, p.HostPorts...)
 		if p.DaemonSet {
 			l.daemons = append(l.daemons, daemonRef{p.Namespace, p.Owner.Name})
 		}
-		key := p.Key()
+		key := podKey{p.Namespace, p.Name}
 		e.byKey[key] = append(e.byKey[key], int32(i))
 	}
 	return e
+}
+
+// vector is the vector of a bound pod e holds (false for a nil e).
+func (e *boundLoads) vector(p *state.Pod) (resources.Vector, bool) {
+	if e == nil {
+		return resources.Vector{}, false
+	}
+	v, ok := e.vectors[p]
+	return v, ok
 }
 
 // loadNodes is compileNodes' pass over the bound pods with a cache: a
@@ -199,7 +238,7 @@ func computeLoads(pods []*state.Pod, d *dims) *boundLoads {
 func (s *solver) loadNodes(all []*node, canon []int, pending map[string]bool, e *boundLoads) [][]daemonRef {
 	dirty := map[string]bool{}
 	for key := range pending {
-		for _, i := range e.byKey[key] {
+		for _, i := range e.byKey[splitKey(key)] {
 			dirty[e.pods[i].NodeName] = true
 		}
 	}
@@ -228,7 +267,7 @@ func (s *solver) loadNodes(all []*node, canon []int, pending map[string]bool, e 
 			if hasKey(pending, p, &buf) {
 				continue
 			}
-			n.room = n.room.Sub(s.dims.podVector(p.Requests))
+			n.room = n.room.Sub(e.vectors[p])
 			n.ports = append(n.ports, p.HostPorts...)
 			if p.DaemonSet {
 				refs = append(refs, daemonRef{p.Namespace, p.Owner.Name})

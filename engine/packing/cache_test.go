@@ -26,7 +26,9 @@ const cacheScenarios = 150
 // returns exactly what it returns without one, for every Solve of a
 // sequence sharing the Cache: several drains of one cluster (some nodes
 // marked for deletion, their pods pending again, as consolidation
-// simulates) and a second cluster with other pods between them. With
+// simulates), a second cluster with other pods between them, and last the
+// first cluster after a commit (a new pod list sharing the pods it did not
+// move, as consolidation's plans make them). With
 // WithoutLowerBound as well, the result differs only in the bound, 0.
 func TestCache(t *testing.T) {
 	rng := rand.New(rand.NewPCG(22, 7))
@@ -37,8 +39,11 @@ func TestCache(t *testing.T) {
 		c := packing.NewCache()
 		for j := range 6 {
 			base := a
-			if j == 3 {
+			switch j {
+			case 3:
 				base = b
+			case 5:
+				base = moved(rng, a)
 			}
 			snap, pending := drain(rng, base)
 			want, err := packing.Solve(context.Background(), snap, pending)
@@ -60,7 +65,7 @@ func TestCache(t *testing.T) {
 			if !reflect.DeepEqual(unbounded, want) {
 				t.Fatalf("scenario %d, solve %d: without the lower bound\n%+v\nwith it\n%+v", i, j, unbounded, want)
 			}
-			if j > 0 && j != 3 {
+			if j == 1 || j == 2 || j == 4 {
 				hits++
 			}
 		}
@@ -143,4 +148,23 @@ func drain(rng *rand.Rand, snap *state.Snapshot) (*state.Snapshot, []*state.Pod)
 		}
 	}
 	return &out, pending
+}
+
+// moved is snap with a new pod list that shares every pod but one bound
+// workload pod, moved to another node as a copy.
+func moved(rng *rand.Rand, snap *state.Snapshot) *state.Snapshot {
+	out := *snap
+	out.Pods = append([]*state.Pod(nil), snap.Pods...)
+	if len(snap.Nodes) == 0 {
+		return &out
+	}
+	for i, p := range out.Pods {
+		if p.NodeName != "" && !p.DaemonSet {
+			c := *p
+			c.NodeName = pick(rng, snap.Nodes).Name
+			out.Pods[i] = &c
+			break
+		}
+	}
+	return &out
 }
