@@ -73,9 +73,12 @@ const cacheEntries = 4
 // state), with their LP columns.
 type compiledShared struct {
 	// mu guards nodes, the bases of the nodes Solves compiled against
-	// this entry (nodebase.go).
+	// this entry, and the name index of the last node list (nodebase.go).
 	mu         sync.Mutex
 	nodes      map[*state.Node]*nodeBase
+	names      []string
+	canon      []int
+	nameSet    map[string]bool
 	dims       []corev1.ResourceName
 	zones      []string
 	pools      []*state.Pool

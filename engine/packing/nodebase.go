@@ -1,6 +1,8 @@
 package packing
 
 import (
+	"slices"
+
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/tenonhq/terraform-provider-tenon/engine/packing/internal/resources"
@@ -43,24 +45,32 @@ func (s *solver) compileNodeBases() {
 	if c := s.opts.cache; c != nil {
 		memo = c.sharedFor(s)
 	}
-	b := &nodeBases{list: make([]*nodeBase, len(s.snap.Nodes)), canon: make([]int, len(s.snap.Nodes))}
+	b := &nodeBases{list: make([]*nodeBase, len(s.snap.Nodes))}
 	if memo != nil {
-		memo.nodeBases(s.snap.Nodes, b.list, s.compileNodeBase)
+		b.canon, b.names = memo.nodeBases(s.snap.Nodes, b.list, s.compileNodeBase)
 	} else {
 		for i, sn := range s.snap.Nodes {
 			b.list[i] = s.compileNodeBase(sn)
 		}
-	}
-	last := make(map[string]int, len(s.snap.Nodes))
-	for i, sn := range s.snap.Nodes {
-		last[sn.Name] = i
-	}
-	b.names = make(map[string]bool, len(last))
-	for i, sn := range s.snap.Nodes {
-		b.canon[i] = last[sn.Name]
-		b.names[sn.Name] = true
+		b.canon, b.names = nameIndex(s.snap.Nodes)
 	}
 	s.bases = b
+}
+
+// nameIndex is the canonical index and the name set of nodes (see
+// nodeBases).
+func nameIndex(nodes []*state.Node) ([]int, map[string]bool) {
+	last := make(map[string]int, len(nodes))
+	for i, sn := range nodes {
+		last[sn.Name] = i
+	}
+	canon := make([]int, len(nodes))
+	names := make(map[string]bool, len(last))
+	for i, sn := range nodes {
+		canon[i] = last[sn.Name]
+		names[sn.Name] = true
+	}
+	return canon, names
 }
 
 // compileNodeBase compiles one node.
@@ -102,9 +112,20 @@ func (s *solver) compileNodeBase(sn *state.Node) *nodeBase {
 // nodeBases fills out with the cached bases of nodes, compiling those it
 // lacks. The bases depend on the entry's resources, zones, pools and
 // daemonsets, which is why they are kept with it.
-func (e *compiledShared) nodeBases(nodes []*state.Node, out []*nodeBase, compile func(*state.Node) *nodeBase) {
+//
+// It returns nameIndex(nodes), kept for the last list of names: the
+// Solves of one plan name the same nodes, draining different ones. The
+// callers only read them.
+func (e *compiledShared) nodeBases(nodes []*state.Node, out []*nodeBase, compile func(*state.Node) *nodeBase) ([]int, map[string]bool) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	if !slices.EqualFunc(e.names, nodes, func(name string, n *state.Node) bool { return name == n.Name }) {
+		e.names = make([]string, len(nodes))
+		for i, n := range nodes {
+			e.names[i] = n.Name
+		}
+		e.canon, e.nameSet = nameIndex(nodes)
+	}
 	if e.nodes == nil || len(e.nodes)+len(nodes) > maxCachedNodes {
 		e.nodes = make(map[*state.Node]*nodeBase, len(nodes))
 	}
@@ -116,6 +137,7 @@ func (e *compiledShared) nodeBases(nodes []*state.Node, out []*nodeBase, compile
 		}
 		out[i] = b
 	}
+	return e.canon, e.nameSet
 }
 
 // maxCachedNodes caps the node bases one cache entry keeps; beyond, it
