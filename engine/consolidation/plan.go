@@ -51,7 +51,9 @@ func Plan(ctx context.Context, snap *state.Snapshot, now time.Time, opts Options
 	// packs against the same pools, and those of one step against the
 	// same pods: packing compiles them once (packing.Cache). Simulations
 	// compare costs only, never the packing's lower bound.
-	opts.Packing = append(slices.Clip(opts.Packing), packing.WithCache(packing.NewCache()), packing.WithoutLowerBound())
+	if !opts.uncached {
+		opts.Packing = append(slices.Clip(opts.Packing), packing.WithCache(packing.NewCache()), packing.WithoutLowerBound())
+	}
 	res, err := planOnce(ctx, bound, now, opts, nil)
 	if err == nil && opts.Lookahead > 0 && consolidates(res) {
 		res, err = walk(ctx, bound, now, opts, res)
@@ -316,7 +318,9 @@ func (p *planner) markedForDeletion(n *state.Node) *state.Node {
 }
 
 // cost is the work of simulating the removal of nodes holding pods: packing
-// compiles every pod of the snapshot, then places the evicted ones.
+// compiles every pod of the snapshot, then places the evicted ones. (With
+// the plan's packing.Cache it compiles them once per working snapshot; the
+// count stays, so MaxWork bounds the search as before.)
 func (p *planner) cost(pods int) int { return len(p.work.Pods) + pods }
 
 // budgetLeft reports whether the search may still simulate removing nodes
