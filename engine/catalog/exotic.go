@@ -88,7 +88,18 @@ func ExoticNamingLabels(kind string) []string {
 // accelerator label and leaves out what ordinary types carry there (a count
 // Gt 0, a name that Exists). False for an ordinary type.
 func (it *InstanceType) NamesExotic(reqs scheduling.Requirements) bool {
-	for _, key := range ExoticNamingLabels(it.Exotic()) {
+	return it.NamesExoticKind(it.Exotic(), reqs)
+}
+
+// NamesExoticKind is NamesExotic for a type whose Exotic() the caller
+// already knows to be kind: packing asks it of every exotic type for every
+// class of pods, and working the kind out again each time cost more than
+// the question.
+func (it *InstanceType) NamesExoticKind(kind string, reqs scheduling.Requirements) bool {
+	if len(reqs) == 0 {
+		return false
+	}
+	for _, key := range ExoticNamingLabels(kind) {
 		if !reqs.Has(key) {
 			continue
 		}

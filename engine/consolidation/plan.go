@@ -47,6 +47,13 @@ func Plan(ctx context.Context, snap *state.Snapshot, now time.Time, opts Options
 	if err != nil {
 		return nil, fmt.Errorf("planning consolidation: %w", err)
 	}
+	// Every simulation of this plan and of the plans its walk follows
+	// packs against the same pools, and those of one step against the
+	// same pods: packing compiles them once (packing.Cache). Simulations
+	// compare costs only, never the packing's lower bound.
+	if !opts.uncached {
+		opts.Packing = append(slices.Clip(opts.Packing), packing.WithCache(packing.NewCache()), packing.WithoutLowerBound())
+	}
 	res, err := planOnce(ctx, bound, now, opts, nil)
 	if err == nil && opts.Lookahead > 0 && consolidates(res) {
 		res, err = walk(ctx, bound, now, opts, res)
@@ -143,6 +150,10 @@ type planner struct {
 	flat        packing.Result
 	evaluations int
 	simulated   int
+	// marked are the drained copies of nodes simulate made (see
+	// markedForDeletion), sim the nodes it starts from (see simNodes).
+	marked map[*state.Node]*state.Node
+	sim    *simNodes
 	// roomIdx is the free room of work's nodes (see rooms).
 	roomIdx *roomIndex
 	// balanced are the totals of the Balanced pools (balanced.go).
@@ -164,7 +175,7 @@ type command struct {
 func newPlanner(ctx context.Context, snap *state.Snapshot, now time.Time, opts Options) *planner {
 	p := &planner{
 		ctx: ctx, now: now, opts: opts, orig: snap, work: snap,
-		pools: map[string]*state.Pool{}, kept: map[string]string{}, soft: map[string]string{}, held: map[string]Kept{}, removed: map[string]bool{}, fresh: map[string]bool{}, launches: map[string]*command{},
+		pools: map[string]*state.Pool{}, kept: map[string]string{}, soft: map[string]string{}, held: map[string]Kept{}, removed: map[string]bool{}, fresh: map[string]bool{}, launches: map[string]*command{}, marked: map[*state.Node]*state.Node{},
 		budgets: newBudgets(snap, now), pdbs: newPDBs(snap),
 	}
 	for _, pool := range snap.Pools {
@@ -239,19 +250,13 @@ func (p *planner) simulate(nodes []*nodeInfo) (*packing.Result, []*state.Pod, er
 	// the nodes earlier commands removed: packing then places nothing on
 	// them and names no claim after them.
 	snap := *p.work
-	snap.Nodes = make([]*state.Node, 0, len(p.work.Nodes)+len(p.removed))
-	for _, n := range p.work.Nodes {
-		if gone[n.Name] || p.avoid[n.Name] {
-			n = markedForDeletion(n)
-		}
-		snap.Nodes = append(snap.Nodes, n)
-	}
-	for _, n := range p.orig.Nodes {
-		if p.removed[n.Name] {
-			snap.Nodes = append(snap.Nodes, markedForDeletion(n))
+	base := p.simNodes()
+	snap.Nodes = slices.Clone(base.nodes)
+	for name := range gone {
+		if i, ok := base.at[name]; ok {
+			snap.Nodes[i] = p.markedForDeletion(snap.Nodes[i])
 		}
 	}
-	slices.SortFunc(snap.Nodes, func(a, b *state.Node) int { return strings.Compare(a.Name, b.Name) })
 	p.evaluations++
 	p.simulated += p.cost(len(pods))
 	if len(pods) == 0 {
@@ -264,15 +269,58 @@ func (p *planner) simulate(nodes []*nodeInfo) (*packing.Result, []*state.Pod, er
 	return r, pods, nil
 }
 
-// markedForDeletion returns a copy of n being drained.
-func markedForDeletion(n *state.Node) *state.Node {
+// simNodes are the nodes every simulation against the working snapshot
+// starts from, sorted by name: its nodes, those the plan's end removes
+// (avoid) drained, and the nodes earlier commands removed, drained; at
+// says where each name is. Rebuilt when a commit changed the snapshot.
+type simNodes struct {
+	work  *state.Snapshot
+	nodes []*state.Node
+	at    map[string]int
+}
+
+func (p *planner) simNodes() *simNodes {
+	if p.sim != nil && p.sim.work == p.work {
+		return p.sim
+	}
+	sn := &simNodes{work: p.work, nodes: make([]*state.Node, 0, len(p.work.Nodes)+len(p.removed))}
+	for _, n := range p.work.Nodes {
+		if p.avoid[n.Name] {
+			n = p.markedForDeletion(n)
+		}
+		sn.nodes = append(sn.nodes, n)
+	}
+	for _, n := range p.orig.Nodes {
+		if p.removed[n.Name] {
+			sn.nodes = append(sn.nodes, p.markedForDeletion(n))
+		}
+	}
+	slices.SortFunc(sn.nodes, func(a, b *state.Node) int { return strings.Compare(a.Name, b.Name) })
+	sn.at = make(map[string]int, len(sn.nodes))
+	for i, n := range sn.nodes {
+		sn.at[n.Name] = i
+	}
+	p.sim = sn
+	return sn
+}
+
+// markedForDeletion returns a copy of n being drained, the same copy for
+// the same node every time: packing's cache knows a node it compiled by
+// its address (packing.Cache).
+func (p *planner) markedForDeletion(n *state.Node) *state.Node {
+	if c, ok := p.marked[n]; ok {
+		return c
+	}
 	c := *n
 	c.MarkedForDeletion = true
+	p.marked[n] = &c
 	return &c
 }
 
 // cost is the work of simulating the removal of nodes holding pods: packing
-// compiles every pod of the snapshot, then places the evicted ones.
+// compiles every pod of the snapshot, then places the evicted ones. (With
+// the plan's packing.Cache it compiles them once per working snapshot; the
+// count stays, so MaxWork bounds the search as before.)
 func (p *planner) cost(pods int) int { return len(p.work.Pods) + pods }
 
 // budgetLeft reports whether the search may still simulate removing nodes

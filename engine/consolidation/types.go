@@ -172,6 +172,9 @@ type Options struct {
 	// its fast tick, so an empty node goes within a second of its
 	// consolidateAfter by the same rule the full plan applies.
 	Reasons []Reason
+	// uncached makes Plan simulate without a packing.Cache (and with the
+	// packing lower bound), as before it had one: tests compare the two.
+	uncached bool
 }
 
 // DefaultOptions are the options to start from: unless a pool says

@@ -3,8 +3,10 @@ package packing
 import (
 	"cmp"
 	"fmt"
+	"maps"
 	"slices"
 
+	"github.com/tenonhq/terraform-provider-tenon/engine/catalog"
 	"github.com/tenonhq/terraform-provider-tenon/engine/packing/internal/resources"
 	"github.com/tenonhq/terraform-provider-tenon/engine/scheduling"
 	"github.com/tenonhq/terraform-provider-tenon/engine/state"
@@ -200,12 +202,21 @@ func claimTakes(n *node, capacityTypes uint8, o offer) bool {
 // claimsOut lists the claims finalize kept (nil when none).
 func (s *solver) claimsOut() []*Claim {
 	var out []*Claim
+	labels := map[labelsKey]map[string]string{}
 	for _, n := range s.claims {
 		if !n.dropped {
-			out = append(out, s.claimOut(n))
+			out = append(out, s.claimOut(n, labels))
 		}
 	}
 	return out
+}
+
+// labelsKey is an offering a claim's node launches as: the labels of its
+// nodes differ only in their hostname (see claimOut).
+type labelsKey struct {
+	pool               *state.Pool
+	it                 *catalog.InstanceType
+	zone, capacityType string
 }
 
 // claimCompats is the distinct compatibilities of n's classes with its
@@ -223,7 +234,7 @@ func (s *solver) claimCompats(n *node) []*compat {
 
 // claimOut describes a claim finalize kept: its requirements, its options
 // and its pods.
-func (s *solver) claimOut(n *node) *Claim {
+func (s *solver) claimOut(n *node, memo map[labelsKey]map[string]string) *Claim {
 	p := n.pool
 	reqs := p.pool.Requirements.Clone()
 	if reqs == nil {
@@ -262,9 +273,22 @@ func (s *solver) claimOut(n *node) *Claim {
 		}
 	}
 	keys := sortByKey(n.pods)
-	over := s.overhead(p, n.typ, opts[0].Zone, opts[0].CapacityType, n.name)
+	// The daemonsets' overhead is judged on the node's labels before the
+	// claim pins its requirements' values on them (state.Pool.ClaimLabels).
+	// Claims of one offering share their labels but the hostname: they
+	// are worked out once per offering (state.Pool.NodeLabel gives the
+	// name only for the hostname).
+	key := labelsKey{p.pool, n.typ.instance, opts[0].Zone, opts[0].CapacityType}
+	shared, ok := memo[key]
+	if !ok {
+		shared = p.pool.NodeLabels(n.typ.instance, key.zone, key.capacityType, "")
+		memo[key] = shared
+	}
+	labels := maps.Clone(shared)
+	labels[scheduling.LabelHostname] = n.name
+	over := s.overheadOn(labels, p)
 	return &Claim{
-		Labels:       p.pool.ClaimLabels(n.typ.instance, opts[0].Zone, opts[0].CapacityType, n.name, reqs),
+		Labels:       state.PinLabels(labels, reqs),
 		Name:         n.name,
 		Pool:         p.pool.Name,
 		Requirements: reqs,
@@ -295,13 +319,10 @@ func commitOpenKeys(p *poolPlan, reqs scheduling.Requirements) {
 	}
 }
 
-// overhead is the daemonsets' requests on a new node of this offering.
-func (s *solver) overhead(p *poolPlan, t *poolType, zone, capacityType, name string) resources.Vector {
+// overheadOn is the daemonsets' requests on a new node of p with these
+// labels.
+func (s *solver) overheadOn(labels map[string]string, p *poolPlan) resources.Vector {
 	var v resources.Vector
-	if len(s.daemons) == 0 {
-		return v
-	}
-	labels := p.pool.NodeLabels(t.instance, zone, capacityType, name)
 	for _, dm := range s.daemons {
 		if dm.runsOnLabels(labels, p.taints) {
 			v = v.Add(dm.req)

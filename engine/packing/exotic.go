@@ -41,7 +41,7 @@ func withoutExotic(c *class, p *poolPlan, term scheduling.Requirements, mask bit
 			ordinaryFits = ordinaryFits || c.req.Fits(t.alloc)
 			continue
 		}
-		if t.instance.NamesExotic(term) {
+		if t.instance.NamesExoticKind(t.exotic, term) {
 			continue
 		}
 		if out == nil {

@@ -27,6 +27,11 @@ type options struct {
 	// plan, when positive, opens the claims of a configuration-LP plan
 	// (plan.go) with planEfforts[plan-1] before the greedy fill.
 	plan int
+	// cache, when set, keeps compiled pools and bound pods' loads across
+	// Solves (see Cache).
+	cache *Cache
+	// noBound skips the lower bound (Result.LowerBoundPerHour stays 0).
+	noBound bool
 }
 
 func newOptions(opts []Option) options {
@@ -44,6 +49,14 @@ func newOptions(opts []Option) options {
 // DefaultMaxOptions); minValues may still require more.
 func WithMaxOptions(n int) Option {
 	return func(o *options) { o.maxOptions = n }
+}
+
+// WithoutLowerBound makes Solve skip the lower bound: the result's
+// LowerBoundPerHour stays 0, and the rest is as without the option. For
+// callers that only compare what packings cost, as consolidation's
+// simulations do: the bound is a linear program over every pool's types.
+func WithoutLowerBound() Option {
+	return func(o *options) { o.noBound = true }
 }
 
 // WithStrategy makes Solve use only fill strategy i (0 to 3) instead of

@@ -49,7 +49,7 @@ type slot struct {
 // consolidation plan would launch) are counted against it; launched ones
 // carry the ID, and the cloud counted them already.
 func reservedSlots(snap *state.Snapshot, pods []*state.Pod) []*slot {
-	if len(pods) == 0 {
+	if len(pods) == 0 || !anyReservation(snap.Pools) {
 		return nil
 	}
 	taken := pendingReserved(snap)
@@ -128,6 +128,18 @@ func pendingReserved(snap *state.Snapshot) map[slotKey]int {
 		}
 	}
 	return out
+}
+
+// anyReservation reports whether a pool that may launch nodes offers a
+// type with a reservation: only then can there be slots, and a cluster
+// of thousands of nodes need not be walked to learn there are none.
+func anyReservation(pools []*state.Pool) bool {
+	for _, pool := range pools {
+		if !pool.Static() && slices.ContainsFunc(pool.InstanceTypes, hasReservation) {
+			return true
+		}
+	}
+	return false
 }
 
 func hasReservation(it *catalog.InstanceType) bool {

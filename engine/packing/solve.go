@@ -52,19 +52,19 @@ func solve(ctx context.Context, snap *state.Snapshot, pods []*state.Pod, opts ..
 	// pools' instance types; both are shared read-only by the variants.
 	var part partition
 	var partitioned sync.WaitGroup
-	partitioned.Go(func() { part = partitionPods(pods) })
+	partitioned.Go(func() { part = partitionCached(pods, o.cache) })
 	shared := newSolver(ctx, snap, o)
 	if err := shared.internDims(pods); err != nil {
 		partitioned.Wait()
 		return nil, fmt.Errorf("solving: %w", err)
 	}
-	shared.compileShared()
-	partitioned.Wait()
 	// The pools' LP columns are computed beside the variants, which wait
 	// for them only when they first price the demand.
 	var columns sync.WaitGroup
 	defer columns.Wait()
-	startColumns(shared.pools, len(shared.dims.names), &columns)
+	shared.compileCached(&columns)
+	shared.compileNodeBases()
+	partitioned.Wait()
 	spot := false
 	for _, p := range shared.pools {
 		spot = spot || p.capacityTypeMask&(1<<capacitySpot) != 0
@@ -90,7 +90,7 @@ func solve(ctx context.Context, snap *state.Snapshot, pods []*state.Pod, opts ..
 			so.valueRounds = w.valueRounds
 			so.plan = w.plan
 			solvers[i], results[i], errs[i] = solveOnce(ctx, snap, pods, keys, part, so, shared)
-			failed := errs[i] != nil
+			failed := errs[i] != nil || o.noBound
 			variants.Done()
 			if !failed && eb.first.CompareAndSwap(false, true) {
 				eb.s = solvers[i]
@@ -117,12 +117,16 @@ func solve(ctx context.Context, snap *state.Snapshot, pods []*state.Pod, opts ..
 	var out sync.WaitGroup
 	out.Go(func() { bestSolver.describe(best, pods, keys) })
 	early.Wait()
-	if eb.s == bestSolver {
+	switch {
+	case o.noBound:
+	case eb.s == bestSolver:
 		best.LowerBoundPerHour = eb.value
-	} else if in := bestSolver.boundInput(); eb.s != nil && eb.in.equal(in) {
-		best.LowerBoundPerHour = eb.value
-	} else {
-		best.LowerBoundPerHour = in.bound()
+	default:
+		if in := bestSolver.boundInput(); eb.s != nil && eb.in.equal(in) {
+			best.LowerBoundPerHour = eb.value
+		} else {
+			best.LowerBoundPerHour = in.bound()
+		}
 	}
 	out.Wait()
 	return best, nil
@@ -274,10 +278,31 @@ func (s *solver) compileShared() {
 	})
 }
 
+// compileCached is compileShared with the pools' LP columns started
+// (see startColumns), or both taken from the options' cache when it holds
+// them for the same pools, daemonsets, resources and zones.
+func (s *solver) compileCached(columns *sync.WaitGroup) {
+	c := s.opts.cache
+	if c == nil {
+		s.compileShared()
+		startColumns(s.pools, len(s.dims.names), columns)
+		return
+	}
+	s.compileZones()
+	if e := c.sharedFor(s); e != nil {
+		s.zoneIdx, s.daemons, s.pools = e.zoneIdx, e.daemons, e.plans
+		return
+	}
+	s.zones, s.zoneIdx = nil, map[string]int{}
+	s.compileShared()
+	startColumns(s.pools, len(s.dims.names), columns)
+	c.keepShared(s)
+}
+
 // share takes the compiled zones, daemonsets and pools of another solver
 // whose dimensions are the same, with fresh per-solve pool state.
 func (s *solver) share(from *solver) {
-	s.zones, s.zoneIdx, s.daemons = from.zones, from.zoneIdx, from.daemons
+	s.zones, s.zoneIdx, s.daemons, s.bases = from.zones, from.zoneIdx, from.daemons, from.bases
 	s.pools = make([]*poolPlan, len(from.pools))
 	for i, p := range from.pools {
 		c := *p

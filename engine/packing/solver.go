@@ -35,7 +35,9 @@ type solver struct {
 	initialized int
 	// nodeNames are the names of every node and in-flight claim.
 	nodeNames map[string]bool
-	claims    []*node
+	// bases are the snapshot's nodes as every variant starts from them.
+	bases  *nodeBases
+	claims []*node
 	// counts and carriers are, per group, the pods matching it and the
 	// pods carrying an anti-affinity term on it, per domain value.
 	counts   []map[string]int32
@@ -173,76 +175,51 @@ func (n *node) claimLabel(key string) string {
 	return ""
 }
 
-// compileNodes builds the existing nodes and in-flight claims that can take
-// pods, with what their bound pods use.
-func (s *solver) compileNodes(pending map[string]bool) {
-	poolByName := map[string]*poolPlan{}
-	for _, p := range s.pools {
-		poolByName[p.pool.Name] = p
+// loadBound takes from each node what its bound pods that are not pending
+// request, and returns the daemonsets with a pod on each node, by index in
+// all.
+func (s *solver) loadBound(all []*node, canon []int, pending map[string]bool) [][]daemonRef {
+	byName := make(map[string]int, len(all))
+	for i, n := range all {
+		byName[n.name] = canon[i]
 	}
-	byName := map[string]*node{}
-	var initialized []bool
-	for _, sn := range s.snap.Nodes {
-		n := &node{name: sn.Name, zone: -1, capacityType: capacityTypeIndex(sn.CapacityType), labels: sn.Labels}
-		if z, ok := s.zoneIdx[sn.Zone]; ok && sn.Zone != "" {
-			n.zone = z
-		}
-		n.room = s.dims.vector(sn.Allocatable)
-		p := poolByName[sn.Pool]
-		n.pool = p
-		var pool *state.Pool
-		if p != nil {
-			pool = p.pool
-		}
-		for _, t := range sn.SchedulingTaints(pool) {
-			if t.Effect == corev1.TaintEffectPreferNoSchedule {
-				n.soft = append(n.soft, t)
-			} else {
-				n.taints = append(n.taints, t)
-			}
-		}
-		if p != nil && !sn.ReservedSlot {
-			p.usage = p.usage.Add(s.dims.nodeCapacity(p.pool.NodeCapacity(sn)))
-		}
-		byName[sn.Name] = n
-		s.nodeNames[sn.Name] = true
-		if !sn.Unschedulable && !sn.MarkedForDeletion {
-			s.nodes = append(s.nodes, n)
-			initialized = append(initialized, sn.Initialized)
-		}
-	}
-	s.initializedFirst(initialized)
-	// daemons are the daemonsets with a pod bound to each node.
-	daemons := map[boundDaemon]bool{}
+	present := make([][]daemonRef, len(all))
 	var buf []byte
 	for _, p := range s.snap.Pods {
-		n := byName[p.NodeName]
-		if n == nil || hasKey(pending, p, &buf) {
+		i, ok := byName[p.NodeName]
+		if !ok || hasKey(pending, p, &buf) {
 			continue
 		}
+		n := all[i]
 		n.room = n.room.Sub(s.dims.podVector(p.Requests))
 		n.ports = append(n.ports, p.HostPorts...)
 		if p.DaemonSet {
-			daemons[boundDaemon{node: n.name, namespace: p.Namespace, name: p.Owner.Name}] = true
+			present[i] = append(present[i], daemonRef{p.Namespace, p.Owner.Name})
 		}
 		s.countExisting(n, p)
 	}
-	s.reserveDaemons(byName, daemons)
+	return present
 }
 
 // reserveDaemons takes from every existing node and in-flight claim the
 // requests and host ports of each daemonset that runs there but has no pod
-// bound to it yet, as Karpenter does: a node just registered (or a claim
-// not yet launched) gets its daemonset pods soon, and a plan that filled
-// their room would overcommit it.
-func (s *solver) reserveDaemons(byName map[string]*node, present map[boundDaemon]bool) {
+// bound to it yet (present lists those with one, by node index), as Karpenter
+// does: a node just registered (or a claim not yet launched) gets its
+// daemonset pods soon, and a plan that filled their room would overcommit
+// it.
+func (s *solver) reserveDaemons(all []*node, bases *nodeBases, present [][]daemonRef) {
 	if len(s.daemons) == 0 {
 		return
 	}
-	for _, sn := range s.snap.Nodes {
-		n := byName[sn.Name]
-		for _, dm := range s.daemons {
-			if present[boundDaemon{node: sn.Name, namespace: dm.namespace, name: dm.dsName}] || !dm.runsOnLabels(sn.Labels, n.taints) {
+	for i, sn := range s.snap.Nodes {
+		// A node's base knows which daemonsets run there, unless another
+		// node of its name comes later (whose taints then count).
+		n, own := all[bases.canon[i]], bases.canon[i] == i
+		for d, dm := range s.daemons {
+			if own && !bases.list[i].daemons.has(d) || !own && !dm.runsOnLabels(sn.Labels, n.taints) {
+				continue
+			}
+			if slices.Contains(present[bases.canon[i]], daemonRef{dm.namespace, dm.dsName}) {
 				continue
 			}
 			n.room = n.room.Sub(dm.req)
@@ -250,9 +227,6 @@ func (s *solver) reserveDaemons(byName map[string]*node, present map[boundDaemon
 		}
 	}
 }
-
-// boundDaemon is a daemonset (namespace, name) with a pod on a node.
-type boundDaemon struct{ node, namespace, name string }
 
 // hasKey reports whether set holds the pod's key, building the key in buf
 // rather than allocating it (compiling a cluster looks up every bound pod).
@@ -447,16 +421,33 @@ type partition struct {
 // partitionPods puts pods that schedule identically (see classKey) in one
 // class.
 func partitionPods(pods []*state.Pod) partition {
+	return partitionCached(pods, nil)
+}
+
+// partitionCached is partitionPods taking the pods' class keys from c
+// where it holds them, and keeping the others there (nil: no cache).
+func partitionCached(pods []*state.Pod, c *Cache) partition {
 	byKey := map[string]int{}
 	var b strings.Builder
 	kc := &keyCache{affinity: map[*corev1.Affinity]string{}, spread: map[*corev1.TopologySpreadConstraint]string{}}
 	part := partition{of: make([]int, len(pods))}
+	keys := c.classKeys(len(pods))
+	if c != nil {
+		defer c.keysMu.Unlock()
+	}
 	for i, p := range pods {
-		classKey(&b, kc, p)
-		ci, ok := byKey[b.String()]
+		key, ok := keys[p]
+		if !ok {
+			classKey(&b, kc, p)
+			key = b.String()
+			if keys != nil {
+				keys[p] = key
+			}
+		}
+		ci, ok := byKey[key]
 		if !ok {
 			ci = len(byKey)
-			byKey[b.String()] = ci
+			byKey[key] = ci
 		}
 		part.of[i] = ci
 	}

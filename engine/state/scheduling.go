@@ -45,7 +45,13 @@ func (p *Pool) NodeLabels(it *catalog.InstanceType, zone, capacityType, name str
 // requirements leave open, In [a, b], on which the claim commits to one
 // value).
 func (p *Pool) ClaimLabels(it *catalog.InstanceType, zone, capacityType, name string, reqs scheduling.Requirements) map[string]string {
-	labels := p.NodeLabels(it, zone, capacityType, name)
+	return PinLabels(p.NodeLabels(it, zone, capacityType, name), reqs)
+}
+
+// PinLabels adds to labels, a node's NodeLabels, the value reqs pin for
+// each key labels lacks that is not a well-known label, and returns it:
+// ClaimLabels for a caller that needed the NodeLabels first.
+func PinLabels(labels map[string]string, reqs scheduling.Requirements) map[string]string {
 	for key := range reqs {
 		if _, set := labels[key]; set || scheduling.IsWellKnownLabel(key) {
 			continue
