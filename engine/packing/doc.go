@@ -39,7 +39,8 @@
 //     cheapest offering that holds it, with a price-ordered option list.
 //   - Batches with a hostname anti-affinity clique of ten or more are
 //     packed from a plan first (plan.go; by one strategy of two below 50
-//     members, by both from 50): column generation on the configuration LP
+//     members, by both from 50), and so are batches of 100 pods or more
+//     without one (by the second strategy): column generation on the configuration LP
 //     (whole pods per node, a slot per clique) finds node patterns for the
 //     whole batch, whole columns are fixed in passes, and each planned
 //     node is opened in the zone where most of its pattern fills with real
