@@ -28,14 +28,26 @@ func Solve(ctx context.Context, snap *state.Snapshot, pods []*state.Pod, opts ..
 	}
 	slots := reservedSlots(snap, pods)
 	if len(slots) == 0 {
-		return solve(ctx, snap, pods, opts...)
+		return solveNarrowed(ctx, snap, pods, opts...)
 	}
-	r, err := solve(ctx, withSlots(snap, slots), pods, opts...)
+	r, err := solveNarrowed(ctx, withSlots(snap, slots), pods, opts...)
 	if err != nil {
 		return nil, err
 	}
 	keepSlots(r, slots, pods)
 	return r, nil
+}
+
+// solveNarrowed is solve, then narrow for batches of fewer than
+// planMinPods pods that buy claims, which are cheap to solve again on
+// sub-pools, unless the caller picked one strategy (WithStrategy) to
+// save time.
+func solveNarrowed(ctx context.Context, snap *state.Snapshot, pods []*state.Pod, opts ...Option) (*Result, error) {
+	r, err := solve(ctx, snap, pods, opts...)
+	if err != nil || len(pods) >= planMinPods || len(r.Claims) == 0 || newOptions(opts).strategy >= 0 {
+		return r, err
+	}
+	return narrow(ctx, snap, pods, r, func(sub *state.Snapshot) (*Result, error) { return solve(ctx, sub, pods, opts...) })
 }
 
 // solve is Solve without capacity reservations.
