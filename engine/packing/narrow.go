@@ -18,7 +18,8 @@ import (
 // sub-pools that leave out a type the answer buys: each in turn, the one
 // the answer spends most on first, is banned from its pool and the batch
 // solved again; a cheaper answer is kept, with its bans, and the search
-// goes on from it, within narrowSolves solves.
+// goes on from it, within narrowSolves solves; an error (the caller's
+// deadline) ends the search with the best answer so far.
 
 // narrowSolves caps the extra solves of narrow.
 const narrowSolves = 8
@@ -29,7 +30,7 @@ type ban struct{ pool, typ string }
 // narrow returns best, or a cheaper answer found on a sub-pool of snap's
 // pools that leaves out types best buys (see above). The answer kept
 // places the same pods on new claims, so best's lower bound holds for it.
-func narrow(ctx context.Context, snap *state.Snapshot, pods []*state.Pod, best *Result, solveOn func(*state.Snapshot) (*Result, error)) (*Result, error) {
+func narrow(ctx context.Context, snap *state.Snapshot, best *Result, solveOn func(*state.Snapshot) (*Result, error)) *Result {
 	banned := map[ban]bool{}
 	tried := map[ban]bool{}
 	for solves := 0; solves < narrowSolves; {
@@ -48,7 +49,10 @@ func narrow(ctx context.Context, snap *state.Snapshot, pods []*state.Pod, best *
 			solves++
 			r, err := solveOn(sub)
 			if err != nil {
-				return nil, err
+				// best is an answer already: a solve cut short by the
+				// caller's deadline (or failing otherwise) ends the
+				// search, not the Solve.
+				return best
 			}
 			if r.CostPerHour < best.CostPerHour*(1-1e-9) && sameNewPods(r, best) {
 				r.LowerBoundPerHour = best.LowerBoundPerHour
@@ -61,7 +65,7 @@ func narrow(ctx context.Context, snap *state.Snapshot, pods []*state.Pod, best *
 			break
 		}
 	}
-	return best, nil
+	return best
 }
 
 // spend lists the (pool, type) pairs r's claims buy, the most spent on

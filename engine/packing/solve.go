@@ -47,7 +47,7 @@ func solveNarrowed(ctx context.Context, snap *state.Snapshot, pods []*state.Pod,
 	if err != nil || len(pods) >= planMinPods || len(r.Claims) == 0 || newOptions(opts).strategy >= 0 {
 		return r, err
 	}
-	return narrow(ctx, snap, pods, r, func(sub *state.Snapshot) (*Result, error) { return solve(ctx, sub, pods, opts...) })
+	return narrow(ctx, snap, r, func(sub *state.Snapshot) (*Result, error) { return solve(ctx, sub, pods, opts...) }), nil
 }
 
 // solve is Solve without capacity reservations.
