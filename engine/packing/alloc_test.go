@@ -11,10 +11,11 @@ import (
 // unconstrained pods (W1's mix) on one pool with spot and on-demand. The
 // packing code allocated about 35,600 times per such Solve before it was
 // tuned and about 22,900 times after (most of the rest are the LP's and
-// the result's); the budget leaves room for real features, not for
-// allocating per fill step or per candidate again. Allocations are
+// the result's), 28,500 before the second strategy packed from a plan
+// (strategiesFor) and 32,100 after; the budget leaves room for real
+// features, not for allocating per fill step or per candidate again. Allocations are
 // counted, not timed, so the test does not depend on the machine's load.
-const solveAllocBudget = 30_000
+const solveAllocBudget = 35_000
 
 // TestSolveAllocationBudget guards the allocation diet of the packing
 // loop: garbage made while solving is collected during the solve, on the

@@ -74,9 +74,10 @@ func monotoneScenario(rng *rand.Rand) (pool, sub []*catalog.InstanceType, build 
 // greedy fill and its local moves are path-dependent (a wider pool values
 // pods by another LP, so opens other nodes first). Pods with hostname
 // rules move between claims of a zone only in relocate (31 -> 29 with
-// moves across zones, 26 with relocate). Lower it with every fix; the
+// moves across zones, 26 with relocate, 17 with narrow's search of
+// sub-pools for small batches). Lower it with every fix; the
 // test fails when more pairs break, and says so when fewer do.
-const maxNonMonotone = 26
+const maxNonMonotone = 17
 
 // TestMonotoneCost checks that a pool that allows more instance types
 // never costs more than a random sub-pool of it (any answer on the
@@ -110,7 +111,7 @@ func TestMonotoneCost(t *testing.T) {
 }
 
 // knownNonMonotone names the wider scenario of each shared pair whose
-// pool costs more than the narrower one's today (w5: 179.5252 against 178.7960 $/h, 0.41 %; both
+// pool costs more than the narrower one's today (w5: 179.2277 against 178.7960 $/h, 0.24 %; both
 // use only r5a and r6a types, so the miss is the greedy's path, not a type
 // the sub-pool lacks). TestMonotoneSharedPairs fails when another pair
 // breaks, and when a listed one holds again.

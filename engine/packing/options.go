@@ -60,8 +60,9 @@ func WithoutLowerBound() Option {
 }
 
 // WithStrategy makes Solve use only fill strategy i (0 to 3) instead of
-// trying each and keeping the cheapest result: faster, for callers that
-// care more about time than cost. Out-of-range values are ignored.
+// trying each and keeping the cheapest result, and skip the search of
+// sub-pools small batches get (narrow.go): faster, for callers that care
+// more about time than cost. Out-of-range values are ignored.
 func WithStrategy(i int) Option {
 	return func(o *options) {
 		if i >= 0 && i < len(strategies()) {

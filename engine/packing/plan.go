@@ -56,20 +56,27 @@ import (
 // set, a pass in which no column is whole rounds up those at least
 // roundUp (else the largest) instead of ending the plan.
 //
-// The two efforts run as two strategies side by side, the cheapest result
+// The two first efforts run as two strategies side by side, the cheapest result
 // winning: which rounding does best varies from batch to batch (on
 // diverse-1k / 5k / 20k, the first costs 14.74 / 70.57 / 276.19 $/h, the
-// second 14.59 / 71.41 / 276.23).
+// second 14.59 / 71.41 / 276.23). The third is the first with fewer
+// residual rounds and tailGain set: column generation ends when the
+// master's objective fell by less than tailGain over the last tailRounds
+// rounds (on w1 the objective is within 0.3 % of its last value after 17
+// of 54 rounds). It packs batches without a clique (strategiesFor), where
+// the plan is one strategy of two and should take no longer than the
+// greedy fill beside it.
 type planEffort struct {
 	rounds, residualRounds, passes, perRound, pivots int
 	steps, totalSteps, bigSteps                      int
 	bigPods                                          int64
-	roundUp                                          float64
+	roundUp, tailGain                                float64
 }
 
 var planEfforts = [...]planEffort{
 	{rounds: 60, residualRounds: 10, passes: 4, perRound: 12, pivots: 400, steps: 20000, totalSteps: 8_000_000, bigSteps: 500, bigPods: 32},
 	{rounds: 60, residualRounds: 3, passes: 40, perRound: 12, pivots: 400, steps: 20000, totalSteps: 8_000_000, bigSteps: 500, bigPods: 32, roundUp: 0.5},
+	{rounds: 60, residualRounds: 3, passes: 4, perRound: 12, pivots: 400, steps: 20000, totalSteps: 8_000_000, bigSteps: 500, bigPods: 32, tailGain: 1e-3},
 }
 
 // planItem is the pods of one request (clique slots included) among the
@@ -118,9 +125,15 @@ type planner struct {
 	// weightCache caches weights; order, cur and best are knapsack's
 	// scratch.
 	weightCache [][resources.MaxDims]float64
-	order       []int32
-	cur         []int64
-	best        []int64
+	// rootX, rootC and shares are what prepare computes once per plan,
+	// when first needed.
+	rootX, rootC, shares []float64
+	coefs                [][][]surrogateTerm
+	// ratios is the scratch of newSurrogate.
+	ratios []float64
+	order  []int32
+	cur    []int64
+	best   []int64
 }
 
 // planFill opens the claims a plan calls for when the filler's buckets
@@ -301,12 +314,21 @@ func (plan *planner) generate(rounds int) {
 		ratio float64
 	}
 	var promise []typePromise
+	var objs []float64
 	for range rounds {
 		if plan.ctx.Err() != nil {
 			return
 		}
 		plan.master.Solve(plan.effort.pivots)
 		plan.master.Duals(pi)
+		// The master's objective is the duals' worth of the demand.
+		obj := 0.0
+		for i := range pi {
+			obj += pi[i] * float64(plan.left[i])
+		}
+		if objs = append(objs, obj); plan.effort.tailGain > 0 && len(objs) > tailRounds && objs[len(objs)-1-tailRounds]-obj <= plan.effort.tailGain*obj {
+			break
+		}
 		cands = cands[:0]
 		// Partial pricing: the types whose surrogate bound promises the
 		// most value per dollar are searched first, until perRound
@@ -341,6 +363,11 @@ func (plan *planner) generate(rounds int) {
 	}
 	plan.master.Solve(plan.effort.pivots)
 }
+
+// tailRounds: with planEffort.tailGain set, column generation ends once
+// the master's objective fell by no more than tailGain (relative) over
+// the last tailRounds rounds.
+const tailRounds = 4
 
 func (plan *planner) addConfig(c planConfig) {
 	val := make([]float64, len(c.cnt))

@@ -13,21 +13,18 @@ import (
 // items, solved by depth-first branch and bound with surrogate bounds.
 
 // rootBound bounds the value of any configuration of type j at duals pi
-// by knapsack's surrogate bounds for an empty node.
+// by knapsack's surrogate bounds for an empty node (see prepare for the
+// weights it reads).
 func (plan *planner) rootBound(pi []float64, j int) float64 {
-	t := &plan.types[j]
+	plan.prepare()
+	nw, m := len(plan.weights()), len(plan.items)
 	ub := math.Inf(1)
-	for _, w := range plan.weights() {
+	for q := range nw {
+		xs := plan.rootX[(j*nw+q)*m : (j*nw+q+1)*m]
 		best := 0.0
-		for i, it := range plan.items {
-			if pi[i] <= 1e-12 || !it.req.Fits(t.alloc) {
+		for i, x := range xs {
+			if pi[i] <= 1e-12 || math.IsNaN(x) {
 				continue
-			}
-			var x float64
-			for d, wd := range w {
-				if wd > 0 && t.alloc[d] > 0 {
-					x += wd * float64(it.req[d]) / float64(t.alloc[d])
-				}
 			}
 			if x <= 0 {
 				best = math.Inf(1)
@@ -35,15 +32,60 @@ func (plan *planner) rootBound(pi []float64, j int) float64 {
 			}
 			best = max(best, pi[i]/x)
 		}
-		var c float64
-		for d, wd := range w {
-			if t.alloc[d] > 0 {
-				c += wd
-			}
-		}
-		ub = min(ub, c*best)
+		ub = min(ub, plan.rootC[j*nw+q]*best)
 	}
 	return ub
+}
+
+// prepare computes, once per plan (its types and items are fixed), what rootBound and knapsackOrder read
+// in every round whatever the duals: for each type j, weighting q and item
+// i, the item's weight on an empty node (rootX, NaN where the item does
+// not fit), the weighting's total over the type's resources (rootC), and
+// the item's largest share of the type (shares), and the type's
+// surrogate coefficients (coefs, see surrogate).
+func (plan *planner) prepare() {
+	if plan.shares != nil {
+		return
+	}
+	ws := plan.weights()
+	nw, m := len(ws), len(plan.items)
+	plan.coefs = make([][][]surrogateTerm, len(plan.types))
+	lists := make([][]surrogateTerm, len(plan.types)*nw)
+	terms := make([]surrogateTerm, 0, len(plan.types)*nw*plan.ndims)
+	plan.rootX = make([]float64, len(plan.types)*nw*m)
+	plan.rootC = make([]float64, len(plan.types)*nw)
+	plan.shares = make([]float64, len(plan.types)*m)
+	for j := range plan.types {
+		t := &plan.types[j]
+		for i, it := range plan.items {
+			plan.shares[j*m+i] = shareOf(it.req, t.alloc)
+		}
+		plan.coefs[j] = lists[j*nw : (j+1)*nw]
+		for q, w := range ws {
+			start := len(terms)
+			for d, wd := range w {
+				if t.alloc[d] > 0 {
+					plan.rootC[j*nw+q] += wd
+				}
+				if wd > 0 && t.alloc[d] > 0 {
+					terms = append(terms, surrogateTerm{d, wd / float64(t.alloc[d])})
+				}
+			}
+			plan.coefs[j][q] = terms[start:len(terms):len(terms)]
+			for i, it := range plan.items {
+				x := math.NaN()
+				if it.req.Fits(t.alloc) {
+					x = 0
+					for d, wd := range w {
+						if wd > 0 && t.alloc[d] > 0 {
+							x += wd * float64(it.req[d]) / float64(t.alloc[d])
+						}
+					}
+				}
+				plan.rootX[(j*nw+q)*m+i] = x
+			}
+		}
+	}
 }
 
 // knapsack returns the configuration of type j worth most at duals pi,
@@ -53,11 +95,11 @@ func (plan *planner) rootBound(pi []float64, j int) float64 {
 // price count; it returns 0 and no configuration when none is.
 func (plan *planner) knapsack(pi []float64, j int, steps int) (float64, planConfig) {
 	t := &plan.types[j]
-	order := plan.knapsackOrder(pi, t)
+	order := plan.knapsackOrder(pi, j)
 	if len(order) == 0 {
 		return 0, planConfig{}
 	}
-	ks := &knapsackSearch{pl: plan, pi: pi, order: order, surrogate: plan.newSurrogate(pi, t, order), bestV: t.price}
+	ks := &knapsackSearch{pl: plan, pi: pi, order: order, surrogate: plan.newSurrogate(pi, j, order), bestV: t.price}
 	// The search prunes every branch that cannot beat the price.
 	if ks.surrogate.bound(0, &t.alloc) <= ks.bestV*(1+1e-9) {
 		return 0, planConfig{}
@@ -85,9 +127,12 @@ func (plan *planner) knapsack(pi []float64, j int, steps int) (float64, planConf
 	return ks.bestV, c
 }
 
-// knapsackOrder lists the items worth something at pi that fit type t, by
+// knapsackOrder lists the items worth something at pi that fit type j, by
 // worth per share of the node, best first, in the planner's scratch.
-func (plan *planner) knapsackOrder(pi []float64, t *planType) []int32 {
+func (plan *planner) knapsackOrder(pi []float64, j int) []int32 {
+	plan.prepare()
+	t, m := &plan.types[j], len(plan.items)
+	shares := plan.shares[j*m : (j+1)*m]
 	order := plan.order[:0]
 	for i, it := range plan.items {
 		if pi[i] > 1e-12 && it.req.Fits(t.alloc) {
@@ -95,8 +140,7 @@ func (plan *planner) knapsackOrder(pi []float64, t *planType) []int32 {
 		}
 	}
 	plan.order = order
-	share := func(i int32) float64 { return shareOf(plan.items[i].req, t.alloc) }
-	slices.SortStableFunc(order, func(a, b int32) int { return cmp.Compare(pi[b]/share(b), pi[a]/share(a)) })
+	slices.SortStableFunc(order, func(a, b int32) int { return cmp.Compare(pi[b]/shares[b], pi[a]/shares[a]) })
 	return order
 }
 
@@ -118,17 +162,16 @@ type surrogateTerm struct {
 	c float64
 }
 
-func (plan *planner) newSurrogate(pi []float64, t *planType, order []int32) surrogate {
-	ws := plan.weights()
-	nw, n := len(ws), len(order)
-	sg := surrogate{coef: make([][]surrogateTerm, nw), ratio: make([]float64, (n+1)*nw), nw: nw}
-	for q, w := range ws {
-		for d, wd := range w {
-			if wd > 0 && t.alloc[d] > 0 {
-				sg.coef[q] = append(sg.coef[q], surrogateTerm{d, wd / float64(t.alloc[d])})
-			}
-		}
+func (plan *planner) newSurrogate(pi []float64, j int, order []int32) surrogate {
+	plan.prepare()
+	coef := plan.coefs[j]
+	nw, n := len(coef), len(order)
+	need := (n + 1) * nw
+	if cap(plan.ratios) < need {
+		plan.ratios = make([]float64, need)
 	}
+	sg := surrogate{coef: coef, ratio: plan.ratios[:need], nw: nw}
+	clear(sg.ratio[n*nw:])
 	for k := n - 1; k >= 0; k-- {
 		it := &plan.items[order[k]]
 		for q := range nw {

@@ -1,0 +1,129 @@
+package packing
+
+import (
+	"context"
+	"slices"
+	"testing"
+
+	"github.com/tenonhq/terraform-provider-tenon/engine/catalog"
+	"github.com/tenonhq/terraform-provider-tenon/engine/state"
+	"github.com/tenonhq/terraform-provider-tenon/engine/state/statetest"
+)
+
+// narrowResult is a result whose claims buy the given types in pool
+// "default", each holding the given pods.
+func narrowResult(cost, bound float64, claims ...[2]string) *Result {
+	r := &Result{CostPerHour: cost, LowerBoundPerHour: bound}
+	for _, c := range claims {
+		r.Claims = append(r.Claims, &Claim{Pool: "default", Pods: []string{c[1]},
+			Options: []InstanceOption{{InstanceType: c[0], PricePerHour: cost / float64(len(claims))}}})
+	}
+	return r
+}
+
+// TestNarrow drives narrow with a fake solver that prices each set of
+// banned types, and checks which answer it keeps, which sub-pools it
+// tries, and that it keeps the first answer's lower bound.
+func TestNarrow(t *testing.T) {
+	pool := statetest.Pool("default")
+	types := []string{"m5.large", "m5.xlarge", "c5.large"}
+	pool.InstanceTypes = slices.DeleteFunc(pool.InstanceTypes, func(it *catalog.InstanceType) bool { return !slices.Contains(types, it.Name) })
+	if len(pool.InstanceTypes) != len(types) {
+		t.Fatalf("catalog lacks one of %v", types)
+	}
+	snap := statetest.Snapshot([]*state.Pool{pool}, nil, nil)
+	first := narrowResult(3, 1, [2]string{"m5.xlarge", "a"}, [2]string{"m5.large", "b"})
+	for _, tc := range []struct {
+		name string
+		// answer is the fake solver's result on a sub-pool, by the
+		// types left; nil means first's cost, unchanged.
+		answer    func(left []string) *Result
+		wantCost  float64
+		wantSolve int
+	}{{
+		name:      "no sub-pool is cheaper: every type the answer buys is tried once",
+		answer:    func([]string) *Result { return nil },
+		wantCost:  3,
+		wantSolve: 2,
+	}, {
+		name: "banning the dearest type helps, and the search goes on from there",
+		answer: func(left []string) *Result {
+			if !slices.Contains(left, "m5.xlarge") && slices.Contains(left, "m5.large") {
+				return narrowResult(2, 0.5, [2]string{"c5.large", "a"}, [2]string{"m5.large", "b"})
+			}
+			return nil
+		},
+		// m5.xlarge banned: 2; then c5.large (bought most) and m5.large
+		// are tried on top of the ban; banning m5.large too is no
+		// cheaper and the last pool keeps only c5.large.
+		wantCost:  2,
+		wantSolve: 3,
+	}, {
+		name: "a cheaper answer that puts other pods on new claims is refused",
+		answer: func(left []string) *Result {
+			if !slices.Contains(left, "m5.xlarge") {
+				return narrowResult(1, 0.5, [2]string{"c5.large", "a"})
+			}
+			return nil
+		},
+		wantCost:  3,
+		wantSolve: 2,
+	}} {
+		t.Run(tc.name, func(t *testing.T) {
+			solves := 0
+			got := narrow(context.Background(), snap, first, func(sub *state.Snapshot) (*Result, error) {
+				solves++
+				var left []string
+				for _, it := range sub.Pools[0].InstanceTypes {
+					left = append(left, it.Name)
+				}
+				if len(left) == 0 {
+					t.Fatal("narrow solved a pool with no type")
+				}
+				if r := tc.answer(left); r != nil {
+					return r, nil
+				}
+				return narrowResult(3, 0.5, [2]string{"m5.xlarge", "a"}, [2]string{"m5.large", "b"}), nil
+			})
+			if got.CostPerHour != tc.wantCost || solves != tc.wantSolve {
+				t.Errorf("kept %.2f $/h after %d solves, want %.2f after %d", got.CostPerHour, solves, tc.wantCost, tc.wantSolve)
+			}
+			if got.LowerBoundPerHour != first.LowerBoundPerHour {
+				t.Errorf("bound %.2f, want the first answer's %.2f (the pool's, not a sub-pool's)", got.LowerBoundPerHour, first.LowerBoundPerHour)
+			}
+			if len(snap.Pools[0].InstanceTypes) != len(types) {
+				t.Errorf("narrow changed the caller's pool: %d types left", len(snap.Pools[0].InstanceTypes))
+			}
+		})
+	}
+}
+
+// TestNarrowBudgetAndErrors checks that narrow stops after narrowSolves
+// solves even when every one is cheaper, and that a failed solve (the
+// caller's deadline) ends the search with the best answer so far.
+func TestNarrowBudgetAndErrors(t *testing.T) {
+	pool := statetest.Pool("default")
+	snap := statetest.Snapshot([]*state.Pool{pool}, nil, nil)
+	cost := 100.0
+	solves := 0
+	// Every answer is a little cheaper and buys a type not yet banned;
+	// with fail set, the solve after the second fails.
+	fail := false
+	next := func(*state.Snapshot) (*Result, error) {
+		solves++
+		if fail && solves > 2 {
+			return nil, context.DeadlineExceeded
+		}
+		cost--
+		return narrowResult(cost, 1, [2]string{pool.InstanceTypes[solves].Name, "a"}), nil
+	}
+	got := narrow(context.Background(), snap, narrowResult(cost, 1, [2]string{pool.InstanceTypes[0].Name, "a"}), next)
+	if solves != narrowSolves || got.CostPerHour != 100-narrowSolves {
+		t.Errorf("%d solves, kept %.0f $/h; want %d solves and %d $/h", solves, got.CostPerHour, narrowSolves, 100-narrowSolves)
+	}
+	cost, solves, fail = 100, 0, true
+	got = narrow(context.Background(), snap, narrowResult(cost, 1, [2]string{pool.InstanceTypes[0].Name, "a"}), next)
+	if solves != 3 || got == nil || got.CostPerHour != 98 {
+		t.Errorf("after a failed solve: %d solves, kept %v; want 3 solves and the 98 $/h answer", solves, got)
+	}
+}
