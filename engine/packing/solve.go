@@ -41,13 +41,16 @@ func Solve(ctx context.Context, snap *state.Snapshot, pods []*state.Pod, opts ..
 // solveNarrowed is solve, then narrow for batches of fewer than
 // planMinPods pods that buy claims, which are cheap to solve again on
 // sub-pools, unless the caller picked one strategy (WithStrategy) to
-// save time.
+// save time. The sub-pools' solves skip the lower bound, a third of
+// their CPU: narrow keeps the first solve's, which holds for any answer
+// it takes.
 func solveNarrowed(ctx context.Context, snap *state.Snapshot, pods []*state.Pod, opts ...Option) (*Result, error) {
 	r, err := solve(ctx, snap, pods, opts...)
 	if err != nil || len(pods) >= planMinPods || len(r.Claims) == 0 || newOptions(opts).strategy >= 0 {
 		return r, err
 	}
-	return narrow(ctx, snap, r, func(sub *state.Snapshot) (*Result, error) { return solve(ctx, sub, pods, opts...) }), nil
+	subOpts := append(slices.Clip(opts), WithoutLowerBound())
+	return narrow(ctx, snap, r, func(sub *state.Snapshot) (*Result, error) { return solve(ctx, sub, pods, subOpts...) }), nil
 }
 
 // solve is Solve without capacity reservations.
