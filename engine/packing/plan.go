@@ -122,18 +122,19 @@ type planner struct {
 	// left of plan.effort.totalSteps.
 	left      []int64
 	stepsLeft int
-	// weightCache caches weights; order, cur and best are knapsack's
-	// scratch.
+	// weightCache caches weights; order, cur, best and rooms are
+	// knapsack's scratch.
 	weightCache [][resources.MaxDims]float64
 	// rootX, rootC and shares are what prepare computes once per plan,
 	// when first needed.
 	rootX, rootC, shares []float64
-	coefs                [][][]surrogateTerm
+	coefs                [][]surrogateTerm
 	// ratios is the scratch of newSurrogate.
 	ratios []float64
 	order  []int32
 	cur    []int64
 	best   []int64
+	rooms  []resources.Vector
 }
 
 // planFill opens the claims a plan calls for when the filler's buckets

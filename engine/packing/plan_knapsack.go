@@ -49,9 +49,8 @@ func (plan *planner) prepare() {
 	}
 	ws := plan.weights()
 	nw, m := len(ws), len(plan.items)
-	plan.coefs = make([][][]surrogateTerm, len(plan.types))
-	lists := make([][]surrogateTerm, len(plan.types)*nw)
-	terms := make([]surrogateTerm, 0, len(plan.types)*nw*plan.ndims)
+	plan.coefs = make([][]surrogateTerm, len(plan.types))
+	terms := make([]surrogateTerm, len(plan.types)*nw)
 	plan.rootX = make([]float64, len(plan.types)*nw*m)
 	plan.rootC = make([]float64, len(plan.types)*nw)
 	plan.shares = make([]float64, len(plan.types)*m)
@@ -60,18 +59,17 @@ func (plan *planner) prepare() {
 		for i, it := range plan.items {
 			plan.shares[j*m+i] = shareOf(it.req, t.alloc)
 		}
-		plan.coefs[j] = lists[j*nw : (j+1)*nw]
+		plan.coefs[j] = terms[j*nw : (j+1)*nw]
 		for q, w := range ws {
-			start := len(terms)
+			tm := &plan.coefs[j][q]
 			for d, wd := range w {
 				if t.alloc[d] > 0 {
 					plan.rootC[j*nw+q] += wd
 				}
 				if wd > 0 && t.alloc[d] > 0 {
-					terms = append(terms, surrogateTerm{d, wd / float64(t.alloc[d])})
+					tm.add(d, wd/float64(t.alloc[d]))
 				}
 			}
-			plan.coefs[j][q] = terms[start:len(terms):len(terms)]
 			for i, it := range plan.items {
 				x := math.NaN()
 				if it.req.Fits(t.alloc) {
@@ -107,12 +105,14 @@ func (plan *planner) knapsack(pi []float64, j int, steps int) (float64, planConf
 	if cap(plan.cur) < len(plan.items) {
 		plan.cur = make([]int64, len(plan.items))
 		plan.best = make([]int64, len(plan.items))
+		plan.rooms = make([]resources.Vector, len(plan.items)+1)
 	}
-	ks.cur, ks.best = plan.cur[:len(plan.items)], plan.best[:len(plan.items)]
+	ks.cur, ks.best, ks.rooms = plan.cur[:len(plan.items)], plan.best[:len(plan.items)], plan.rooms[:len(order)+1]
 	clear(ks.cur)
 	clear(ks.best)
+	ks.rooms[0] = t.alloc
 	ks.left = steps
-	ks.search(0, t.alloc, 0)
+	ks.search(0, 0)
 	plan.stepsLeft -= steps - ks.left
 	if ks.bestV <= t.price {
 		return 0, planConfig{}
@@ -148,18 +148,43 @@ func (plan *planner) knapsackOrder(pi []float64, j int) []int32 {
 // one type: for a weighting w of the resources (each amount a share of
 // the node's), the pods placed from room weigh at most w·(room/alloc), so
 // the rest of the value is at most that times the best value per weight
-// among order[k:] (ratio[k*nw+q]). coef[q] are weighting q's non-zero
+// among order[k:] (ratio[k*nw+q]). coef[q] are weighting q's
 // coefficients per unit of each resource, the weight divided by the
 // node's amount.
 type surrogate struct {
-	coef  [][]surrogateTerm
+	coef  []surrogateTerm
 	ratio []float64
 	nw    int
 }
 
+// surrogateTerm is a weighting's coefficients: c1 per unit of resource
+// d1 and c2 of d2. A weighting weighs at most two resources (see
+// weights); one that weighs one has c2 zero, and its weight of a vector,
+// c1·v[d1] + 0, is the same number as c1·v[d1] alone. The search
+// computes a weighting's weight at every step: two fixed terms cost less
+// than a loop over a list of them.
 type surrogateTerm struct {
-	d int
-	c float64
+	d1, d2 int
+	c1, c2 float64
+	n      int
+}
+
+// add adds coefficient c of resource d to the weighting.
+func (tm *surrogateTerm) add(d int, c float64) {
+	switch tm.n {
+	case 0:
+		tm.d1, tm.c1, tm.d2 = d, c, d
+	case 1:
+		tm.d2, tm.c2 = d, c
+	default:
+		panic("packing: a surrogate weighting weighs more than two resources")
+	}
+	tm.n++
+}
+
+// weigh is the weighting's weight of v.
+func (tm *surrogateTerm) weigh(v *resources.Vector) float64 {
+	return tm.c1*float64(v[tm.d1]) + tm.c2*float64(v[tm.d2])
 }
 
 func (plan *planner) newSurrogate(pi []float64, j int, order []int32) surrogate {
@@ -175,10 +200,7 @@ func (plan *planner) newSurrogate(pi []float64, j int, order []int32) surrogate 
 	for k := n - 1; k >= 0; k-- {
 		it := &plan.items[order[k]]
 		for q := range nw {
-			var x float64
-			for _, tm := range sg.coef[q] {
-				x += tm.c * float64(it.req[tm.d])
-			}
+			x := sg.coef[q].weigh(&it.req)
 			r := math.Inf(1)
 			if x > 0 {
 				r = pi[order[k]] / x
@@ -194,15 +216,11 @@ func (plan *planner) newSurrogate(pi []float64, j int, order []int32) surrogate 
 func (sg *surrogate) bound(k int, room *resources.Vector) float64 {
 	ub := math.Inf(1)
 	rk := sg.ratio[k*sg.nw : k*sg.nw+sg.nw]
-	for q, cs := range sg.coef {
+	for q := range sg.coef {
 		if math.IsInf(rk[q], 1) {
 			continue
 		}
-		var c float64
-		for _, tm := range cs {
-			c += tm.c * float64(room[tm.d])
-		}
-		ub = min(ub, c*rk[q])
+		ub = min(ub, sg.coef[q].weigh(room)*rk[q])
 	}
 	return ub
 }
@@ -216,13 +234,15 @@ type knapsackSearch struct {
 	order     []int32
 	surrogate surrogate
 	cur, best []int64
-	bestV     float64
-	left      int
+	// rooms[k] is the room left at depth k of the branch.
+	rooms []resources.Vector
+	bestV float64
+	left  int
 }
 
-// search tries every count of item order[k] on a node with room left,
-// most first, the branch so far worth v.
-func (ks *knapsackSearch) search(k int, room resources.Vector, v float64) {
+// search tries every count of item order[k] on a node with room left
+// (rooms[k]), most first, the branch so far worth v.
+func (ks *knapsackSearch) search(k int, v float64) {
 	ks.left--
 	if v > ks.bestV+1e-12 {
 		ks.bestV = v
@@ -231,16 +251,21 @@ func (ks *knapsackSearch) search(k int, room resources.Vector, v float64) {
 	if k == len(ks.order) || ks.left <= 0 {
 		return
 	}
-	if v+ks.surrogate.bound(k, &room) <= ks.bestV*(1+1e-9) {
+	room := &ks.rooms[k]
+	if v+ks.surrogate.bound(k, room) <= ks.bestV*(1+1e-9) {
 		return
 	}
 	i := ks.order[k]
 	it := &ks.pl.items[i]
-	for x := it.req.Times(&room, ks.pl.left[i]); x >= 0 && ks.left > 0; x-- {
+	// The child's room, one copy of the item more at each smaller count.
+	r := &ks.rooms[k+1]
+	x := it.req.Times(room, ks.pl.left[i])
+	*r = *room
+	r.SubTimes(&it.req, x)
+	for ; x >= 0 && ks.left > 0; x-- {
 		ks.cur[i] = x
-		r := room
-		r.SubTimes(&it.req, x)
-		ks.search(k+1, r, v+float64(x)*ks.pi[i])
+		ks.search(k+1, v+float64(x)*ks.pi[i])
+		r.AddTimes(&it.req, 1)
 	}
 	ks.cur[i] = 0
 }
