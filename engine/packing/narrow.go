@@ -18,8 +18,9 @@ import (
 // sub-pools that leave out a type the answer buys: each in turn, the one
 // the answer spends most on first, is banned from its pool and the batch
 // solved again; a cheaper answer is kept, with its bans, and the search
-// goes on from it, within narrowSolves solves; an error (the caller's
-// deadline) ends the search with the best answer so far.
+// goes on from it, within narrowSolves solves, until an answer reaches
+// the lower bound; an error (the caller's deadline) ends the search with
+// the best answer so far.
 
 // narrowSolves caps the extra solves of narrow.
 const narrowSolves = 8
@@ -33,7 +34,10 @@ type ban struct{ pool, typ string }
 func narrow(ctx context.Context, snap *state.Snapshot, best *Result, solveOn func(*state.Snapshot) (*Result, error)) *Result {
 	banned := map[ban]bool{}
 	tried := map[ban]bool{}
-	for solves := 0; solves < narrowSolves; {
+	// An answer at its lower bound is the cheapest there is: no sub-pool
+	// answer that puts the same pods on new claims (the only kind kept)
+	// can cost less.
+	for solves := 0; solves < narrowSolves && best.CostPerHour > best.LowerBoundPerHour; {
 		improved := false
 		for _, b := range spend(best) {
 			if tried[b] || solves >= narrowSolves || ctx.Err() != nil {

@@ -37,7 +37,9 @@ func TestNarrow(t *testing.T) {
 		name string
 		// answer is the fake solver's result on a sub-pool, by the
 		// types left; nil means first's cost, unchanged.
-		answer    func(left []string) *Result
+		answer func(left []string) *Result
+		// first, when set, replaces the first answer.
+		first     *Result
 		wantCost  float64
 		wantSolve int
 	}{{
@@ -68,8 +70,33 @@ func TestNarrow(t *testing.T) {
 		},
 		wantCost:  3,
 		wantSolve: 2,
+	}, {
+		name: "an answer at its lower bound is the cheapest: no sub-pool is solved",
+		answer: func([]string) *Result {
+			return narrowResult(1, 0.5, [2]string{"c5.large", "a"}, [2]string{"c5.large", "b"})
+		},
+		first:     narrowResult(3, 3, [2]string{"m5.xlarge", "a"}, [2]string{"m5.large", "b"}),
+		wantCost:  3,
+		wantSolve: 0,
+	}, {
+		name: "the search stops once the answer kept reaches the bound",
+		answer: func(left []string) *Result {
+			if !slices.Contains(left, "m5.xlarge") {
+				return narrowResult(2, 0.5, [2]string{"c5.large", "a"}, [2]string{"m5.large", "b"})
+			}
+			return nil
+		},
+		first: narrowResult(3, 2, [2]string{"m5.xlarge", "a"}, [2]string{"m5.large", "b"}),
+		// m5.large (tied, first by name), then m5.xlarge: 2, the bound;
+		// the search would go on to c5.large otherwise.
+		wantCost:  2,
+		wantSolve: 2,
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
+			first := first
+			if tc.first != nil {
+				first = tc.first
+			}
 			solves := 0
 			got := narrow(context.Background(), snap, first, func(sub *state.Snapshot) (*Result, error) {
 				solves++
