@@ -35,8 +35,12 @@ type result struct {
 
 // phaseResult is one phase: the burst, or the scale-down.
 type phaseResult struct {
-	// Running is when every pod of the phase ran (scale-up only).
+	// Running is when every pod of the phase ran (scale-up only); Created when the
+	// controllers had created every pod, Bound when kube-scheduler had bound every pod: where
+	// the time to Running goes.
 	Running time.Duration `json:"running"`
+	Created time.Duration `json:"created"`
+	Bound   time.Duration `json:"bound"`
 	// Stable is when the node set last changed before it stayed unchanged for the quiet period.
 	Stable   time.Duration `json:"stable"`
 	TimedOut bool          `json:"timedOut"`
@@ -107,8 +111,8 @@ func (b *bench) measure(ctx context.Context, cp *controlplane.ControlPlane, eng 
 	if err := b.scaleUp(ctx, c, obs, up, &res.Up); err != nil {
 		return err
 	}
-	b.say("  all %d pods Running after %s on %d nodes, $%.2f/h; stable after %s on %d nodes, $%.2f/h", pods, secs(res.Up.Running),
-		res.Up.NodesAtRunning, res.Up.CostAtRunning, secs(res.Up.Stable), res.Up.Nodes, res.Up.Cost)
+	b.say("  all %d pods Running after %s (all created after %s, bound after %s) on %d nodes, $%.2f/h; stable after %s on %d nodes, $%.2f/h",
+		pods, secs(res.Up.Running), secs(res.Up.Created), secs(res.Up.Bound), res.Up.NodesAtRunning, res.Up.CostAtRunning, secs(res.Up.Stable), res.Up.Nodes, res.Up.Cost)
 	if err := b.scaleDown(ctx, c, obs, down, &res.Down); err != nil {
 		return err
 	}
@@ -171,6 +175,12 @@ func (b *bench) follow(ctx context.Context, obs *observer, want int, out *phaseR
 	for {
 		s := obs.status()
 		all := s.Running == want && s.Pods == want
+		if s.Pods == want && out.Created == 0 {
+			out.Created = time.Since(start)
+		}
+		if s.Pods == want && s.Pending == 0 && out.Bound == 0 {
+			out.Bound = time.Since(start)
+		}
 		if all && out.Running == 0 {
 			out.Running = time.Since(start)
 			out.NodesAtRunning, out.CostAtRunning = s.Nodes, s.CostPerHour
