@@ -116,8 +116,8 @@ func agentSettingsAttributes() map[string]schema.Attribute {
 		"pod_deletion_cost": schema.BoolAttribute{Optional: true, Computed: true, Default: booldefault.StaticBool(false),
 			MarkdownDescription: "Write `controller.kubernetes.io/pod-deletion-cost` on ReplicaSet pods, so that a scale-down deletes first the replicas " +
 				"on the nodes consolidation would remove (those its plan removes, then those a scale-down can empty). Values a user set are " +
-				"never changed, and a ReplicaSet with one is left alone. Defaults to `false`: it grants the agent `patch` on pods, which " +
-				"RBAC cannot limit to annotations."},
+				"never changed, and a ReplicaSet with one is left alone. Defaults to `false`, as in Karpenter. (The agent may patch pods in any case, " +
+				"limited by the ValidatingAdmissionPolicy installed with it to this annotation and the `tenon.dev/awaiting-pods` toleration.)"},
 	}
 }
 

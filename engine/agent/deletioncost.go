@@ -27,9 +27,10 @@ import (
 // agent did not write, at most deletionCostBatch pods per plan and one
 // every deletionCostPace; a newer plan replaces the one being written.
 //
-// It is opt-in because it needs patch on pods, which lets the agent change
-// any field of any pod a merge patch may change (its image, say): a
-// permission the agent otherwise does without.
+// It is opt-in, as in Karpenter: it changes pods users own. The agent's
+// patch on pods, which it needs for the awaiting-pods toleration too, is
+// limited by the ValidatingAdmissionPolicy of its manifests
+// (manifests.PodPatchPolicyName) to these annotations and that toleration.
 
 const (
 	// deletionCostBatch bounds the pods written for one plan; the next plan

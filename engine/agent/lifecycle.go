@@ -275,7 +275,7 @@ func (l *lifecycle) register(ctx context.Context, claim *v1.NodeClaim, node *cor
 		for i := range pods.Items {
 			targets[pods.Items[i].Namespace+"/"+pods.Items[i].Name] = node.Name
 		}
-		l.hints.write(ctx, hintsFor(podPointers(pods.Items), targets))
+		l.hints.write(ctx, hintsFor(podPointers(pods.Items), targets, nil))
 	}
 	return reconcile.Result{}, nil
 }

@@ -47,13 +47,15 @@ type Options struct {
 	AnticipatePods bool
 	// AwaitPods starts the nodes a plan launches for pods controllers are
 	// still creating with the awaiting-pods taint (awaiting.go), lifted once
-	// every such pod came and is nominated: the burst lands as planned, and
-	// its first pods wait for its last. Only with AnticipatePods.
+	// every such pod came; each pod planned there is given the toleration of
+	// its node's taint alone, so it binds as the node registers while the
+	// room stays closed to pods planned elsewhere: the burst lands as
+	// planned. Only with AnticipatePods.
 	AwaitPods bool
 	// PodDeletionCost writes controller.kubernetes.io/pod-deletion-cost on
 	// ReplicaSet pods (deletioncost.go), so a scale-down deletes first the
-	// replicas on the nodes consolidation would remove. Off by default: it
-	// needs patch on pods.
+	// replicas on the nodes consolidation would remove. Off by default, as
+	// in Karpenter.
 	PodDeletionCost bool
 	// LogLevel is debug, info, warn or error; LogFormat json or text.
 	LogLevel  string
@@ -266,7 +268,7 @@ func ParseFlags(args []string, stderr io.Writer) (Options, error) {
 	fs.DurationVar(&o.BatchIdle, "batch-idle", o.BatchIdle, "close a batch of pending pods after this long without a new one (with --anticipate-pods, without a pod of a controller the batch has not seen)")
 	fs.DurationVar(&o.BatchMax, "batch-max", o.BatchMax, "close a batch of pending pods at the latest this long after its first pod")
 	fs.BoolVar(&o.AnticipatePods, "anticipate-pods", o.AnticipatePods, "size each batch's new nodes for the pods ReplicaSets, StatefulSets and Jobs are still creating (false: only for the pods waiting now)")
-	fs.BoolVar(&o.AwaitPods, "await-pods", o.AwaitPods, "start the nodes a plan launches for pods still to come, or several nodes at once, with the taint tenon.dev/awaiting-pods, lifted once every such pod is nominated, so kube-scheduler binds the burst as planned (false: pods bind as they come, sooner, where the scheduler's score puts them)")
+	fs.BoolVar(&o.AwaitPods, "await-pods", o.AwaitPods, "start the nodes a plan launches for pods still to come, or several nodes at once, with the taint tenon.dev/awaiting-pods=<claim name>, which each pod planned there is given the toleration of, so kube-scheduler binds the burst as planned; lifted once every such pod came (false: no taint, pods bind where the scheduler's score puts them)")
 	fs.BoolVar(&o.PodDeletionCost, "pod-deletion-cost", o.PodDeletionCost, "write controller.kubernetes.io/pod-deletion-cost on ReplicaSet pods so a scale-down deletes first the replicas on the nodes consolidation would remove, never over a value the agent did not write (needs patch on pods: tenon manifests --pod-deletion-cost grants it)")
 	fs.StringVar(&o.LogLevel, "log-level", o.LogLevel, "debug, info, warn or error")
 	fs.StringVar(&o.LogFormat, "log-format", o.LogFormat, "json or text")

@@ -177,16 +177,34 @@ func (p *provisioner) provision(ctx context.Context) error {
 		}
 	}
 	p.metrics.unschedulablePods.Set(float64(unschedulable))
-	claims, names, err := buildClaims(v.snap, res.Claims, p.awaitingClaims(v, res))
+	awaitingNew := p.awaitingClaims(v, res)
+	claims, names, err := buildClaims(v.snap, res.Claims, awaitingNew)
 	if err != nil {
 		return err
 	}
-	// Nominate first, and tell kube-scheduler where each pod goes before
-	// the claims exist: a KWOK node registers within milliseconds of its
-	// claim, and the scheduler binds pods to it as soon as it does.
-	p.hints.write(ctx, hintsFor(v.objects.Pods, p.announce(v, res, names)))
-	if err := p.createClaims(ctx, claims); err != nil {
-		return err
+	awaiting := awaitingValues(v.claims)
+	for _, b := range claims {
+		maps.Copy(awaiting, awaitingValues(map[string]*v1.NodeClaim{b.claim.Name: b.claim}))
+	}
+	hints := hintsFor(v.objects.Pods, p.announce(v, res, names), awaiting)
+	if len(awaitingNew) > 0 {
+		// The new nodes start tainted, and only the pods planned there
+		// will tolerate them: launch first, and write the tolerations
+		// and nominations while the nodes boot (at 500 pods, the writes
+		// took seconds the launches waited for).
+		if err := p.createClaims(ctx, claims); err != nil {
+			return err
+		}
+		p.hints.write(ctx, hints)
+	} else {
+		// Nominate first, and tell kube-scheduler where each pod goes
+		// before the claims exist: a KWOK node registers within
+		// milliseconds of its claim, and the scheduler binds pods to it
+		// as soon as it does.
+		p.hints.write(ctx, hints)
+		if err := p.createClaims(ctx, claims); err != nil {
+			return err
+		}
 	}
 	p.slots.record(v, res, names, start)
 	p.log.Info("solved a batch", "pods", waiting, "anticipated", len(pending)-waiting, "awaitingTheirNodes", reserved+len(filled), "heldForPodsToCome", held,
@@ -215,7 +233,7 @@ func (p *provisioner) fillSlots(ctx context.Context, v *clusterView, now time.Ti
 		}
 	}
 	p.nominateToSlots(v, filled, now)
-	fillHints := hintsFor(v.objects.Pods, filled)
+	fillHints := hintsFor(v.objects.Pods, filled, awaitingValues(v.claims))
 	p.hints.write(ctx, fillHints)
 	p.liftAwaiting(ctx, v, heldOn, len(fillHints), now)
 	for _, n := range heldOn {
@@ -268,7 +286,7 @@ func buildClaims(snap *state.Snapshot, claims []*packing.Claim, awaiting map[str
 			return nil, nil, err
 		}
 		if awaiting[c.Name] {
-			claim.Spec.StartupTaints = append(claim.Spec.StartupTaints, awaitingPodsTaint)
+			claim.Spec.StartupTaints = append(claim.Spec.StartupTaints, awaitingTaintFor(claim.Name))
 		}
 		names[c.Name] = claim.Name
 		out = append(out, builtClaim{planned: c, claim: claim})

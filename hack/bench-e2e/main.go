@@ -93,7 +93,7 @@ func parseFlags(args []string) (config, error) {
 	fs.DurationVar(&cfg.Quiet, "quiet", 90*time.Second, "a phase is stable once every pod runs and the node set has not changed for this long")
 	fs.DurationVar(&cfg.Timeout, "timeout", 10*time.Minute, "the longest a phase is followed")
 	tenonArgs := fs.String("tenon-args", "", "extra arguments for tenon agent, space-separated")
-	fs.BoolVar(&cfg.PodDeletionCost, "pod-deletion-cost", false, "install and run Tenon's agent with --pod-deletion-cost (its RBAC then grants patch on pods)")
+	fs.BoolVar(&cfg.PodDeletionCost, "pod-deletion-cost", false, "install and run Tenon's agent with --pod-deletion-cost")
 	if err := fs.Parse(args); err != nil {
 		return cfg, err
 	}

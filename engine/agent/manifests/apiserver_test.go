@@ -14,11 +14,13 @@ import (
 	policyv1 "k8s.io/api/policy/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/tenonhq/terraform-provider-tenon/engine/agent/manifests"
+	v1 "github.com/tenonhq/terraform-provider-tenon/engine/api/v1"
 	"github.com/tenonhq/terraform-provider-tenon/hack/controlplane"
 	"github.com/tenonhq/terraform-provider-tenon/hack/demo/kube"
 )
@@ -192,10 +194,6 @@ func TestRBACAllowsTheAgentsVerbsAndNothingElse(t *testing.T) {
 			if cloud != manifests.CloudKWOK {
 				denied = append(denied, access{resource: "nodes", verb: "create"})
 			}
-			if !opts.Settings.PodDeletionCost {
-				// patch on pods can change any pod: only the pod deletion cost grants it.
-				denied = append(denied, access{resource: "pods", verb: "patch", namespace: "default"})
-			}
 			if opts.PolicyGit == nil {
 				denied = append(denied,
 					access{group: "tenon.dev", resource: "nodepools", verb: "patch"},
@@ -257,5 +255,88 @@ func TestRBACAllowsTheAgentsVerbsAndNothingElse(t *testing.T) {
 				t.Errorf("creating a node (dry run) as the %s agent: got %v, want Forbidden", cloud, err)
 			}
 		})
+	}
+}
+
+// TestPodPatchPolicyLimitsTheAgentsPodPatches: patch on pods lets the agent's ServiceAccount
+// change a pod, and the manifests' ValidatingAdmissionPolicy refuses every change but the two
+// the agent makes (a toleration of the awaiting-pods taint, the pod deletion cost), with a
+// message that says so; other users are not limited by it.
+func TestPodPatchPolicyLimitsTheAgentsPodPatches(t *testing.T) {
+	c, cfg := cluster(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	opts := manifests.Options{Cloud: manifests.CloudKWOK, ClusterName: "c", Namespace: "vap-agent"}
+	apply(t, ctx, c, opts)
+	admin, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	imp := rest.CopyConfig(cfg)
+	imp.Impersonate = rest.ImpersonationConfig{UserName: "system:serviceaccount:vap-agent:" + manifests.Name,
+		Groups: []string{"system:serviceaccounts", "system:serviceaccounts:vap-agent", "system:authenticated"}}
+	agent, err := kubernetes.NewForConfig(imp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pod := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: "vap-probe", Namespace: "vap-agent", Labels: map[string]string{"app": "web"},
+			Annotations: map[string]string{"team": "a"}},
+		Spec: corev1.PodSpec{ServiceAccountName: manifests.Name, AutomountServiceAccountToken: new(false), Containers: []corev1.Container{{Name: "app", Image: "registry.example.com/app:1"}},
+			Tolerations: []corev1.Toleration{{Key: "example.com/gpu", Operator: corev1.TolerationOpExists}}},
+	}
+	if _, err := admin.CoreV1().Pods("vap-agent").Create(ctx, pod, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	// The API server compiles and registers a new policy within a second or so: wait until
+	// it refuses the first change it must refuse.
+	image := `[{"op":"replace","path":"/spec/containers/0/image","value":"registry.example.com/evil:1"}]`
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		_, err := agent.CoreV1().Pods("vap-agent").Patch(ctx, "vap-probe", types.JSONPatchType, []byte(image), metav1.PatchOptions{DryRun: []string{metav1.DryRunAll}})
+		if err != nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the agent changed a pod's image for 30 s after the policy was applied")
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	awaiting := `{"key":"` + v1.TaintKeyAwaitingPods + `","operator":"Equal","value":"default-abcde","effect":"NoSchedule"}`
+	for _, tc := range []struct {
+		name, patch string
+		typ         types.PatchType
+		allowed     bool
+		message     string
+	}{
+		{name: "awaiting toleration", typ: types.JSONPatchType, allowed: true,
+			patch: `[{"op":"add","path":"/spec/tolerations/-","value":` + awaiting + `}]`},
+		{name: "pod deletion cost", typ: types.MergePatchType, allowed: true,
+			patch: `{"metadata":{"annotations":{"controller.kubernetes.io/pod-deletion-cost":"-5","tenon.dev/pod-deletion-cost":"-5"}}}`},
+		{name: "image", typ: types.JSONPatchType, patch: image, message: "may not change a pod's containers"},
+		{name: "label", typ: types.MergePatchType, patch: `{"metadata":{"labels":{"app":"db"}}}`, message: "may not change a pod's labels"},
+		{name: "another toleration", typ: types.JSONPatchType, message: "may only add tolerations of " + v1.TaintKeyAwaitingPods,
+			patch: `[{"op":"add","path":"/spec/tolerations/-","value":{"key":"node.kubernetes.io/unschedulable","operator":"Exists"}}]`},
+		{name: "another annotation", typ: types.MergePatchType, patch: `{"metadata":{"annotations":{"team":"b"}}}`,
+			message: "may only change the pod deletion cost"},
+		{name: "an annotation removed", typ: types.MergePatchType, patch: `{"metadata":{"annotations":{"team":null}}}`,
+			message: "may only remove the pod deletion cost"},
+		{name: "finalizer", typ: types.MergePatchType, patch: `{"metadata":{"finalizers":["example.com/hold"]}}`,
+			message: "may not change a pod's finalizers"},
+		{name: "deadline", typ: types.MergePatchType, patch: `{"spec":{"activeDeadlineSeconds":5}}`,
+			message: "may not change a pod's activeDeadlineSeconds"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := agent.CoreV1().Pods("vap-agent").Patch(ctx, "vap-probe", tc.typ, []byte(tc.patch), metav1.PatchOptions{DryRun: []string{metav1.DryRunAll}})
+			if tc.allowed && err != nil {
+				t.Errorf("the agent's %s patch was refused: %v", tc.name, err)
+			}
+			if !tc.allowed && (err == nil || !strings.Contains(err.Error(), tc.message)) {
+				t.Errorf("the agent's %s patch: got %v, want a refusal saying %q", tc.name, err, tc.message)
+			}
+		})
+	}
+	if _, err := admin.CoreV1().Pods("vap-agent").Patch(ctx, "vap-probe", types.JSONPatchType, []byte(image), metav1.PatchOptions{DryRun: []string{metav1.DryRunAll}}); err != nil {
+		t.Errorf("the policy limits other users too: %v", err)
 	}
 }

@@ -68,7 +68,7 @@ func (f *commandFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&s.Region, "region", "", "cloud `region`; empty lets the agent decide")
 	fs.Var(&f.zones, "zones", "comma-separated `zones` nodes may be launched in; empty means all of the region")
 	fs.DurationVar(&s.KWOKLaunchDelay, "kwok-launch-delay", 0, "kwok: simulated boot time of a node")
-	fs.BoolVar(&s.PodDeletionCost, "pod-deletion-cost", false, "write controller.kubernetes.io/pod-deletion-cost on ReplicaSet pods so a scale-down deletes first the replicas on the nodes consolidation would remove; grants the agent patch on pods")
+	fs.BoolVar(&s.PodDeletionCost, "pod-deletion-cost", false, "write controller.kubernetes.io/pod-deletion-cost on ReplicaSet pods so a scale-down deletes first the replicas on the nodes consolidation would remove (off by default, as in Karpenter)")
 	fs.StringVar(&f.git.URL, "policy-git-url", "", "pull mode: the `repository` whose tenon.dev objects the agent applies itself")
 	fs.StringVar(&f.git.Branch, "policy-git-branch", "", "pull mode: the `branch` to follow (default the agent's)")
 	fs.StringVar(&f.git.Path, "policy-git-path", "", "pull mode: the repository `folder` holding the objects (default the root)")

@@ -1,6 +1,7 @@
 // Package manifests builds the Kubernetes objects that install Tenon's agent in a cluster: its
 // Namespace, the tenon.dev CRDs, a ServiceAccount, least-privilege RBAC (see Permissions), the
-// Deployment, its PodDisruptionBudget and the metrics Service. They are typed values built from
+// Deployment, its PodDisruptionBudget and the metrics Service,
+// and a ValidatingAdmissionPolicy that limits what the agent may change on a pod. They are typed values built from
 // Options, so the tenon_agent Terraform resource, `tenon manifests` (Command), the golden file
 // examples/local/agent.yaml and `make demo` share one source of truth; the Helm chart
 // charts/tenon is tested to render the same objects. The package is pure: it builds values and
@@ -54,7 +55,8 @@ func Labels() map[string]string {
 const PoolLabel = "tenon.dev/nodepool"
 
 // Objects returns the objects that install the agent, in the order to apply them: Namespace,
-// CRDs, ServiceAccount, ClusterRole, ClusterRoleBinding, Role, RoleBinding, Deployment,
+// CRDs, ServiceAccount, ClusterRole, ClusterRoleBinding, the ValidatingAdmissionPolicy that
+// limits the agent's pod patches and its binding, Role, RoleBinding, Deployment,
 // PodDisruptionBudget, the metrics Service and, when asked, its ServiceMonitor. Every object carries its apiVersion and kind. Empty options take their
 // defaults (Options.Defaulted); invalid ones return an error naming each field at fault.
 func Objects(opts Options) ([]client.Object, error) {
@@ -74,6 +76,8 @@ func Objects(opts Options) ([]client.Object, error) {
 		serviceAccount(o),
 		clusterRole(o),
 		clusterRoleBinding(o),
+		podPatchPolicy(o),
+		podPatchPolicyBinding(o),
 		role(o),
 		roleBinding(o),
 		deployment(o),

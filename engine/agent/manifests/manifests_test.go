@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
@@ -67,7 +68,8 @@ func TestObjectsOrderAndKinds(t *testing.T) {
 	for range crds.Names() {
 		want = append(want, "CustomResourceDefinition")
 	}
-	want = append(want, "ServiceAccount", "ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding", "Deployment", "PodDisruptionBudget", "Service")
+	want = append(want, "ServiceAccount", "ClusterRole", "ClusterRoleBinding", "ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding",
+		"Role", "RoleBinding", "Deployment", "PodDisruptionBudget", "Service")
 	if !slices.Equal(kinds, want) {
 		t.Fatalf("kinds in order:\n got %v\nwant %v", kinds, want)
 	}
@@ -550,9 +552,11 @@ func TestPullModeAddsOnlyItsPermissions(t *testing.T) {
 	}
 }
 
-// TestPodDeletionCostAddsOnlyPatchOnPods: the pod deletion cost grants patch on pods and passes
-// --pod-deletion-cost; without it the agent may not patch pods (patch on pods can change any pod).
-func TestPodDeletionCostAddsOnlyPatchOnPods(t *testing.T) {
+// TestPatchOnPodsComesWithItsPolicy: the agent may patch pods (the awaiting-pods toleration,
+// the pod deletion cost), always alongside the ValidatingAdmissionPolicy that limits those patches,
+// bound with Deny to the agent's ServiceAccount in its namespace; the pod deletion cost adds no
+// permission and passes --pod-deletion-cost.
+func TestPatchOnPodsComesWithItsPolicy(t *testing.T) {
 	verbs := func(objs []client.Object) (out []string) {
 		for _, r := range find[*rbacv1.ClusterRole](t, objs).Rules {
 			if slices.Contains(r.APIGroups, "") && slices.Contains(r.Resources, "pods") {
@@ -563,17 +567,25 @@ func TestPodDeletionCostAddsOnlyPatchOnPods(t *testing.T) {
 		return out
 	}
 	opts := localOptions()
+	opts.Namespace = "tenon-x"
 	off := objects(t, opts)
 	opts.Settings.PodDeletionCost = true
 	on := objects(t, opts)
-	if got := verbs(off); slices.Contains(got, "patch") {
-		t.Errorf("without the pod deletion cost the agent may patch pods: %v", got)
-	}
-	if got, want := verbs(on), append(verbs(off), "patch"); !slices.Equal(got, slices.Sorted(slices.Values(want))) {
-		t.Errorf("with the pod deletion cost the pods verbs are %v, want %v", got, want)
-	}
-	if len(find[*rbacv1.ClusterRole](t, on).Rules) != len(find[*rbacv1.ClusterRole](t, off).Rules) {
-		t.Error("the pod deletion cost adds a rule beyond patch on pods")
+	for _, objs := range [][]client.Object{off, on} {
+		if got := verbs(objs); !slices.Equal(got, []string{"delete", "get", "list", "patch", "watch"}) {
+			t.Errorf("pods verbs %v", got)
+		}
+		policy := find[*admissionregistrationv1.ValidatingAdmissionPolicy](t, objs)
+		binding := find[*admissionregistrationv1.ValidatingAdmissionPolicyBinding](t, objs)
+		if policy.Name != manifests.PodPatchPolicyName("tenon-x") || binding.Spec.PolicyName != policy.Name {
+			t.Errorf("policy %q bound as %q", policy.Name, binding.Spec.PolicyName)
+		}
+		if !slices.Equal(binding.Spec.ValidationActions, []admissionregistrationv1.ValidationAction{admissionregistrationv1.Deny}) {
+			t.Errorf("binding actions %v, want Deny", binding.Spec.ValidationActions)
+		}
+		if m := policy.Spec.MatchConditions; len(m) != 1 || !strings.Contains(m[0].Expression, "'system:serviceaccount:tenon-x:"+manifests.Name+"'") {
+			t.Errorf("policy match conditions %v do not select the agent's ServiceAccount", m)
+		}
 	}
 	if args := find[*appsv1.Deployment](t, on).Spec.Template.Spec.Containers[0].Args; !slices.Contains(args, "--pod-deletion-cost") {
 		t.Errorf("args %q lack --pod-deletion-cost", args)

@@ -145,7 +145,7 @@ type Settings struct {
 	KWOKLaunchDelay time.Duration
 	// PodDeletionCost has the agent write controller.kubernetes.io/pod-deletion-cost on
 	// ReplicaSet pods, so a scale-down deletes first the replicas on the nodes consolidation
-	// would remove (--pod-deletion-cost). Off by default: it grants the agent patch on pods.
+	// would remove (--pod-deletion-cost). Off by default, as in Karpenter.
 	PodDeletionCost bool
 }
 

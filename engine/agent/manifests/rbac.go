@@ -26,9 +26,6 @@ type Permission struct {
 	PolicyGit bool
 	// ResourceNames, when set, limit the permission to those objects.
 	ResourceNames []string
-	// PodDeletionCost limits the permission to agents that write pod deletion costs
-	// (Settings.PodDeletionCost).
-	PodDeletionCost bool
 }
 
 // Permissions is the agent's least privilege: exactly the verbs its code calls (engine/agent
@@ -84,17 +81,19 @@ type Permission struct {
 //	core configmaps                  get patch          (Role, that ConfigMap only) reading and applying it
 //	core secrets                     get                (Role, the --policy-git-secret Secret only) Git credentials
 //
-// Pod deletion cost (Settings.PodDeletionCost, --pod-deletion-cost) adds, and only then:
-//
-//	core pods                        patch              controller.kubernetes.io/pod-deletion-cost and
+//	core pods                        patch              provisioning adds to each pod it nominates to a node that
+//	                                                    starts with the tenon.dev/awaiting-pods taint the
+//	                                                    toleration of that node's taint alone; --pod-deletion-cost
+//	                                                    writes controller.kubernetes.io/pod-deletion-cost and
 //	                                                    tenon.dev/pod-deletion-cost on ReplicaSet pods
 //
-// It is opt-in because patch on pods is a powerful permission: RBAC cannot limit a patch to
-// annotations, so it lets the agent change any field a patch may change on any pod (its image,
-// say).
+// patch on pods is a powerful permission: RBAC cannot limit a patch to some fields, so it would
+// let the agent change any field a patch may change on any pod (its image, say). The manifests
+// therefore ship a ValidatingAdmissionPolicy (PodPatchPolicy) that refuses every change the
+// agent's ServiceAccount makes to a pod but those two.
 //
-// Nothing else: no other Secrets or ConfigMaps, no pod writes but deletion (and, opted in, the
-// deletion cost), no cluster-wide Leases.
+// Nothing else: no other Secrets or ConfigMaps, no pod writes but deletion and those two
+// patches, no cluster-wide Leases.
 var Permissions = []Permission{
 	{Group: "", Resource: "pods", Verbs: []string{"get", "list", "watch"},
 		Why: "provisioning watches unschedulable pods; termination and disruption list a node's pods to drain it"},
@@ -152,8 +151,8 @@ var Permissions = []Permission{
 		Why: "pull mode applies and prunes Provisioners"},
 	{Group: "tenon.dev", Resource: "nodeoverlays", Verbs: []string{"create", "patch", "delete"}, PolicyGit: true,
 		Why: "pull mode applies and prunes NodeOverlays"},
-	{Group: "", Resource: "pods", Verbs: []string{"patch"}, PodDeletionCost: true,
-		Why: "--pod-deletion-cost writes controller.kubernetes.io/pod-deletion-cost on ReplicaSet pods, so a scale-down deletes the replicas on the nodes consolidation would remove (opt-in: patch on pods can change any pod)"},
+	{Group: "", Resource: "pods", Verbs: []string{"patch"},
+		Why: "provisioning adds the toleration of its new node's awaiting-pods taint to each pod planned there, so the pod binds as the node registers; --pod-deletion-cost writes the pod deletion cost; the ValidatingAdmissionPolicy of the manifests refuses any other change"},
 	{Group: "", Resource: "configmaps", Verbs: []string{"create"}, Namespaced: true, PolicyGit: true,
 		Why: "pull mode creates its status ConfigMap the first time (create cannot be limited to a name)"},
 	{Group: "", Resource: "configmaps", Verbs: []string{"get", "patch"}, Namespaced: true, PolicyGit: true, ResourceNames: []string{PolicyStatusConfigMap},
@@ -165,12 +164,11 @@ var Permissions = []Permission{
 const PolicyStatusConfigMap = "tenon-policy-sync"
 
 // Permissions returns the permissions the agent o describes needs: PermissionsFor its cloud,
-// plus pull mode's when o.PolicyGit is set, with read access to its credentials Secret alone,
-// plus patch on pods when o.Settings.PodDeletionCost is set.
+// plus pull mode's when o.PolicyGit is set, with read access to its credentials Secret alone.
 func (o Options) Permissions() []Permission {
 	var out []Permission
 	for _, p := range Permissions {
-		if (p.Cloud == "" || p.Cloud == o.Cloud) && (!p.PolicyGit || o.PolicyGit != nil) && (!p.PodDeletionCost || o.Settings.PodDeletionCost) {
+		if (p.Cloud == "" || p.Cloud == o.Cloud) && (!p.PolicyGit || o.PolicyGit != nil) {
 			out = append(out, p)
 		}
 	}

@@ -45,8 +45,10 @@ const (
 	// TaintKeyAwaitingPods (NoSchedule) is a startup taint on a node the agent launched with room
 	// for pods controllers are still creating: kube-scheduler binds each pod where it fits best by
 	// its own score, so a pod arriving after the node is Ready could take room the plan holds for
-	// another; while the taint is on, arriving pods wait until the agent nominates them to the room
-	// planned for them. The agent lifts it once every such pod is nominated, and at the latest a
+	// another. Its value is the node's claim's name (a hash of it when longer than 63 characters):
+	// the agent gives each pod it plans there the toleration of that value alone, so the pod binds
+	// as soon as the node registers and no other pod can take the room. The agent lifts it once
+	// every such pod came, and at the latest a
 	// nomination window after the node registered or the burst's last pod came, whichever is later,
 	// and at most four windows after registration.
 	TaintKeyAwaitingPods = Group + "/awaiting-pods"

@@ -10,7 +10,7 @@ resource "tenon_agent" "this" {
     interruption_queue = "tenon-prod"
     log_level          = "info"
     # pod_deletion_cost = true would have scale-downs delete the replicas on the nodes
-    # consolidation removes; off by default, since it grants the agent patch on pods.
+    # consolidation removes; off by default, as in Karpenter.
   }
   timeouts = { create = "10m", update = "10m" }
 }
