@@ -110,6 +110,7 @@ func newManager(cfg *rest.Config, scheme *runtime.Scheme, opts Options, log logr
 		Logger:                        log,
 		Metrics:                       metricsserver.Options{BindAddress: opts.MetricsAddr},
 		HealthProbeBindAddress:        opts.HealthAddr,
+		PprofBindAddress:              opts.PprofAddr,
 		LeaderElection:                opts.LeaderElect,
 		LeaderElectionID:              LeaseName,
 		LeaderElectionNamespace:       opts.LeaderElectNamespace,

@@ -11,6 +11,7 @@ import (
 	"github.com/go-logr/logr"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 
+	v1 "github.com/tenonhq/terraform-provider-tenon/engine/api/v1"
 	"github.com/tenonhq/terraform-provider-tenon/engine/buffer"
 	"github.com/tenonhq/terraform-provider-tenon/engine/state"
 )
@@ -52,6 +53,9 @@ func (b *capacityBuffers) Register(mgr manager.Manager) error {
 
 // reconcile launches what the buffers are short of.
 func (b *capacityBuffers) reconcile(ctx context.Context, _ time.Time) error {
+	if some, err := b.views.anyNodePool(ctx, func(np *v1.NodePool) bool { return np.Spec.Buffer != nil }); err != nil || !some {
+		return err
+	}
 	b.prov.mu.Lock()
 	defer b.prov.mu.Unlock()
 	v, err := b.views.view(ctx)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"slices"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -11,6 +12,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 
 	"github.com/tenonhq/terraform-provider-tenon/engine/consolidation"
+	"github.com/tenonhq/terraform-provider-tenon/engine/state"
 )
 
 // DisruptionEmpty is the reason recorded on the claims of empty nodes the
@@ -65,6 +67,12 @@ func (d *disruption) removeEmpty(ctx context.Context, now time.Time) error {
 	if err != nil {
 		return err
 	}
+	if !anyEmpty(v.snap) {
+		// Nothing for the emptiness method to remove: skip its plan (it
+		// runs every second; live, half of it was spent on views of
+		// clusters without an empty node).
+		return nil
+	}
 	res, err := d.plan(ctx, v, now, []consolidation.Reason{consolidation.ReasonEmpty})
 	if err != nil {
 		return err
@@ -80,6 +88,19 @@ func (d *disruption) removeEmpty(ctx context.Context, now time.Time) error {
 		}
 	}
 	return nil
+}
+
+// anyEmpty reports whether a node of snap that is not in flight runs no
+// workload pod (daemonset pods aside): the only nodes the emptiness method
+// removes.
+func anyEmpty(snap *state.Snapshot) bool {
+	busy := map[string]bool{}
+	for _, p := range snap.Pods {
+		if p.Workload() {
+			busy[p.NodeName] = true
+		}
+	}
+	return slices.ContainsFunc(snap.Nodes, func(n *state.Node) bool { return !n.InFlight && !busy[n.Name] })
 }
 
 // deleteEach deletes the claim of each node of a command without

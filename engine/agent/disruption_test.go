@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
 	v1 "github.com/tenonhq/terraform-provider-tenon/engine/api/v1"
 	"github.com/tenonhq/terraform-provider-tenon/engine/consolidation"
@@ -192,4 +193,75 @@ func boundPod(name, node string) *corev1.Pod {
 			Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("100m")}}}}},
 		Status: corev1.PodStatus{Phase: corev1.PodRunning, StartTime: &started},
 	}
+}
+
+// TestLoopsSkipTheViewWhenNothingIsTheirs: the capacity-buffer and
+// static-capacity loops build no view (which copies every pod) without a
+// pool of theirs, and the emptiness loop makes no plan without an empty
+// node; each does its work once there is one.
+func TestLoopsSkipTheViewWhenNothingIsTheirs(t *testing.T) {
+	busy := emptyNode()
+	busy.Name = "busy"
+	running := pendingPod("running", "1")
+	running.Spec.NodeName = "busy"
+	for _, tc := range []struct {
+		name      string
+		objs      []client.Object
+		loop      func(*controllers) func(context.Context, time.Time) error
+		wantLists bool // the loop read the pods
+	}{
+		{name: "buffers, no buffer pool", objs: []client.Object{emptyNodePool("30s")},
+			loop: func(a *controllers) func(context.Context, time.Time) error { return a.buffers.reconcile }},
+		{name: "buffers, a buffer pool", objs: []client.Object{bufferPool(1)}, wantLists: true,
+			loop: func(a *controllers) func(context.Context, time.Time) error { return a.buffers.reconcile }},
+		{name: "static, no static pool", objs: []client.Object{emptyNodePool("30s")},
+			loop: func(a *controllers) func(context.Context, time.Time) error { return a.static.reconcile }},
+		{name: "static, a static pool", objs: []client.Object{staticNodePool(1)}, wantLists: true,
+			loop: func(a *controllers) func(context.Context, time.Time) error { return a.static.reconcile }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			lists := 0
+			a, _, _, clk := testAgentWith(t, func(c client.WithWatch) client.Client {
+				return interceptor.NewClient(c, interceptor.Funcs{List: func(ctx context.Context, cl client.WithWatch, list client.ObjectList, opts ...client.ListOption) error {
+					if _, ok := list.(*corev1.PodList); ok {
+						lists++
+					}
+					return cl.List(ctx, list, opts...)
+				}})
+			}, append([]client.Object{emptyNodeClass()}, tc.objs...)...)
+			if err := tc.loop(a)(context.Background(), clk.Now()); err != nil {
+				t.Fatal(err)
+			}
+			if got := lists > 0; got != tc.wantLists {
+				t.Errorf("listed pods %d times; want a view: %v", lists, tc.wantLists)
+			}
+		})
+	}
+	for _, tc := range []struct {
+		name string
+		objs []client.Object
+		want bool
+	}{
+		{name: "an empty node", objs: []client.Object{emptyNode(), initializedClaim()}, want: true},
+		{name: "a node running a pod", objs: []client.Object{busy, running}},
+		{name: "no node"},
+	} {
+		t.Run("anyEmpty, "+tc.name, func(t *testing.T) {
+			a, _, _, clk := testAgent(t, append([]client.Object{emptyNodeClass(), emptyNodePool("0s")}, tc.objs...)...)
+			v, err := a.disruption.observe(context.Background(), clk.Now())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := anyEmpty(v.snap); got != tc.want {
+				t.Errorf("anyEmpty = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+// staticNodePool is pool p kept at replicas nodes.
+func staticNodePool(replicas int64) *v1.NodePool {
+	pool := emptyNodePool("0s")
+	pool.Spec.Replicas = &replicas
+	return pool
 }

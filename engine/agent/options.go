@@ -32,6 +32,9 @@ type Options struct {
 	// listen; "0" disables.
 	MetricsAddr string
 	HealthAddr  string
+	// PprofAddr, when set, serves Go's /debug/pprof profiles there (off by
+	// default: profiles show the agent's internals to whoever reaches it).
+	PprofAddr string
 	// LeaderElect turns on leader election on a Lease named LeaseName in
 	// LeaderElectNamespace.
 	LeaderElect          bool
@@ -262,6 +265,7 @@ func ParseFlags(args []string, stderr io.Writer) (Options, error) {
 	fs.StringVar(&o.ClusterName, "cluster-name", o.ClusterName, "the cluster's name, recorded on every instance (required)")
 	fs.StringVar(&o.Kubeconfig, "kubeconfig", o.Kubeconfig, "kubeconfig file; empty means the in-cluster configuration")
 	fs.StringVar(&o.MetricsAddr, "metrics-addr", o.MetricsAddr, "address of the Prometheus /metrics endpoint; 0 disables it")
+	fs.StringVar(&o.PprofAddr, "pprof-addr", o.PprofAddr, "address to serve Go's /debug/pprof profiles on, such as 127.0.0.1:6060, to see where the agent's CPU and memory go; empty (the default) disables it")
 	fs.StringVar(&o.HealthAddr, "health-addr", o.HealthAddr, "address of the /healthz and /readyz probes; 0 disables them")
 	fs.BoolVar(&o.LeaderElect, "leader-elect", o.LeaderElect, "elect a leader on the Lease "+LeaseName+" so that only one replica acts")
 	fs.StringVar(&o.LeaderElectNamespace, "leader-elect-namespace", o.LeaderElectNamespace, "namespace of the leader-election Lease (default $POD_NAMESPACE, else kube-system)")

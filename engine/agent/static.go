@@ -9,6 +9,7 @@ import (
 	"github.com/go-logr/logr"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 
+	v1 "github.com/tenonhq/terraform-provider-tenon/engine/api/v1"
 	"github.com/tenonhq/terraform-provider-tenon/engine/static"
 )
 
@@ -38,6 +39,9 @@ func (s *staticCapacity) Register(mgr manager.Manager) error {
 
 // reconcile launches what the static pools are short of.
 func (s *staticCapacity) reconcile(ctx context.Context, _ time.Time) error {
+	if some, err := s.views.anyNodePool(ctx, func(np *v1.NodePool) bool { return np.Spec.Replicas != nil }); err != nil || !some {
+		return err
+	}
 	v, err := s.views.view(ctx)
 	if err != nil {
 		return err
