@@ -68,13 +68,11 @@
 // Plan follows it in simulation (up to Options.Lookahead plans, each
 // applied, the clock moving past consolidateAfter between them) to the
 // node set it ends at. If the plan moves pods onto a node that end
-// removes, Plan plans the step again twice: with those nodes receiving no
-// pods, and removing them all at once (the consolidation search takes
-// them as its prefix, so each of their pods moves once); it follows each
-// step the same way and takes the one whose end costs least once each pod
-// evicted on the way is priced at minSavingsPerPod (the pools' largest):
-// fewer evictions win at equal cost, and a cheaper end wins only when it
-// saves more than its extra evictions are worth.
+// removes, Plan plans the step again with those nodes receiving no pods,
+// follows that step the same way, and takes it when its end costs less
+// once each pod evicted on the way is priced at minSavingsPerPod (the
+// pools' largest): fewer evictions win at equal cost, and a cheaper end
+// wins only when it saves more than its extra evictions are worth.
 // Budgets pace the walk; they do not choose where it ends. A later
 // command of one plan may move pods onto an earlier command's
 // replacement, which is then launched for those pods too.

@@ -54,7 +54,7 @@ func Plan(ctx context.Context, snap *state.Snapshot, now time.Time, opts Options
 	if !opts.uncached {
 		opts.Packing = append(slices.Clip(opts.Packing), packing.WithCache(packing.NewCache()), packing.WithoutLowerBound())
 	}
-	res, err := planOnce(ctx, bound, now, opts, nil, false)
+	res, err := planOnce(ctx, bound, now, opts, nil)
 	if err == nil && opts.Lookahead > 0 && consolidates(res) {
 		res, err = walk(ctx, bound, now, opts, res)
 	} else if err == nil {
@@ -96,12 +96,11 @@ func (r *Result) dropPlaceholders() {
 	r.result = &flat
 }
 
-// planOnce runs the methods once; nodes in avoid receive no pods, and with
-// direct the consolidation search removes those of them it may first, all
-// at once (see walk).
-func planOnce(ctx context.Context, snap *state.Snapshot, now time.Time, opts Options, avoid map[string]bool, direct bool) (*Result, error) {
+// planOnce runs the methods once; nodes in avoid receive no pods (see
+// walk).
+func planOnce(ctx context.Context, snap *state.Snapshot, now time.Time, opts Options, avoid map[string]bool) (*Result, error) {
 	p := newPlanner(ctx, snap, now, opts)
-	p.avoid, p.direct = avoid, direct
+	p.avoid = avoid
 	for _, m := range methods() {
 		if opts.Reasons != nil && !slices.Contains(opts.Reasons, m.reason()) {
 			continue
@@ -142,10 +141,7 @@ type planner struct {
 	fresh   map[string]bool
 	// avoid are nodes the plan's end state removes (see walk): no pod
 	// moves to them.
-	avoid map[string]bool
-	// direct makes the consolidation search remove the candidates in
-	// avoid together, in place of the prefix it would choose (see walk).
-	direct   bool
+	avoid    map[string]bool
 	commands []*command
 	// launches maps each replacement to the command launching it.
 	launches map[string]*command

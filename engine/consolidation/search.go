@@ -69,7 +69,7 @@ func (consolidation) run(p *planner) error {
 		cands = append(cands, n)
 	}
 	slices.SortStableFunc(cands, func(a, b *nodeInfo) int {
-		return cmp.Or(p.directFirst(a, b), cmp.Compare(efficiency(a), efficiency(b)), cmp.Compare(a.maxPriority, b.maxPriority),
+		return cmp.Or(cmp.Compare(efficiency(a), efficiency(b)), cmp.Compare(a.maxPriority, b.maxPriority),
 			cmp.Compare(len(a.pods), len(b.pods)), strings.Compare(a.node.Name, b.node.Name))
 	})
 	var list, rest []*nodeInfo
@@ -82,7 +82,7 @@ func (consolidation) run(p *planner) error {
 			rest = append(rest, n)
 		}
 	}
-	k, r, err := p.prefix(list)
+	k, r, err := p.choosePrefix(list)
 	if err != nil {
 		return err
 	}
@@ -132,31 +132,6 @@ func (consolidation) run(p *planner) error {
 		p.keep(n.node.Name, "no cheaper placement: the chosen set kept changing (search bound reached)")
 	}
 	return p.localSearch(append(list[k:], rest...))
-}
-
-// prefix is choosePrefix, or with p.direct the candidates the plan's end
-// removes (p.avoid), ranked first (see walk).
-func (p *planner) prefix(list []*nodeInfo) (int, *packing.Result, error) {
-	if !p.direct {
-		return p.choosePrefix(list)
-	}
-	k := 0
-	for k < len(list) && p.avoid[list[k].node.Name] {
-		k++
-	}
-	return k, nil, nil
-}
-
-// directFirst ranks the nodes the plan's end removes first when the plan
-// goes there directly (p.direct).
-func (p *planner) directFirst(a, b *nodeInfo) int {
-	if !p.direct || p.avoid[a.node.Name] == p.avoid[b.node.Name] {
-		return 0
-	}
-	if p.avoid[a.node.Name] {
-		return -1
-	}
-	return 1
 }
 
 // efficiency is the value of a node's pods per dollar of node.

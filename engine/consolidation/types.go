@@ -175,9 +175,6 @@ type Options struct {
 	// uncached makes Plan simulate without a packing.Cache (and with the
 	// packing lower bound), as before it had one: tests compare the two.
 	uncached bool
-	// noDirect leaves out the walk's step straight to the end state
-	// (see walk): tests compare the two.
-	noDirect bool
 }
 
 // DefaultOptions are the options to start from: unless a pool says

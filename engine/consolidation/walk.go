@@ -18,15 +18,12 @@ import (
 // applied, the clock moving past the pools' consolidateAfter between
 // them) to the node set it ends at; when res moves pods onto a node that
 // end removes, it plans the step again with those nodes receiving no pod
-// (their pods go to nodes that stay, or new ones), and once more removing
-// at once the nodes that end removes (the step straight there: every pod
-// of them moves once, where a chain of plans may move a pod onto a node a
-// later plan of the chain removes). It follows each step the same way and
-// takes the one whose end is best: cheapest once each pod evicted on the
-// way is priced at the pools' minSavingsPerPod (what the plan asks a
-// replacement to save per pod it evicts; so fewer evictions win at equal
-// cost, and a cheaper end wins when it saves more than its extra
-// evictions are worth), res on a tie.
+// (their pods go to nodes that stay, or new ones), follows that step the
+// same way, and takes it if its end is better: cheaper once each pod
+// evicted on the way is priced at the pools' minSavingsPerPod (what the
+// plan asks a replacement to save per pod it evicts; so fewer evictions
+// win at equal cost, and a cheaper end wins when it saves more than its
+// extra evictions are worth).
 func walk(ctx context.Context, snap *state.Snapshot, now time.Time, opts Options, res *Result) (*Result, error) {
 	first, err := trajectory(ctx, snap, now, opts, res)
 	if err != nil {
@@ -36,34 +33,24 @@ func walk(ctx context.Context, snap *state.Snapshot, now time.Time, opts Options
 	if !movesOnto(res, first.removes) {
 		return res, nil
 	}
+	walked, err := planOnce(ctx, snap, now, opts, first.removes)
+	if err != nil {
+		return nil, err
+	}
+	if !consolidates(walked) {
+		return res, nil
+	}
+	second, err := trajectory(ctx, snap, now, opts, walked)
+	if err != nil {
+		return nil, err
+	}
 	perPod := perPodPrice(snap, opts)
-	score := func(e end) float64 { return e.cost + perPod*float64(e.evicted) }
-	best, bestEnd, evaluations := res, first, res.Evaluations
-	for _, direct := range []bool{false, true} {
-		if direct && opts.noDirect {
-			continue
-		}
-		walked, err := planOnce(ctx, snap, now, opts, first.removes, direct)
-		if err != nil {
-			return nil, err
-		}
-		evaluations += walked.Evaluations
-		if !consolidates(walked) {
-			continue
-		}
-		e, err := trajectory(ctx, snap, now, opts, walked)
-		if err != nil {
-			return nil, err
-		}
-		if score(e) < score(bestEnd)-1e-9 {
-			best, bestEnd = walked, e
-		}
+	if second.cost+perPod*float64(second.evicted) >= first.cost+perPod*float64(first.evicted)-1e-9 {
+		return res, nil
 	}
-	if best != res {
-		best.Evaluations = evaluations
-	}
-	best.Leaving = bestEnd.leaving()
-	return best, nil
+	walked.Evaluations += res.Evaluations
+	walked.Leaving = second.leaving()
+	return walked, nil
 }
 
 // leaving is e.removes sorted (Result.Leaving).
@@ -89,7 +76,7 @@ func trajectory(ctx context.Context, snap *state.Snapshot, now time.Time, opts O
 	}
 	at := now.Add(roundInterval(cur))
 	for range opts.Lookahead - 1 {
-		next, err := planOnce(ctx, cur, at, opts, nil, false)
+		next, err := planOnce(ctx, cur, at, opts, nil)
 		if err != nil {
 			return out, err
 		}
