@@ -133,10 +133,25 @@ func applyChanges(snap *state.Snapshot, gone map[string]bool, moves map[string]s
 	}
 	out.Pods = append(out.Pods, daemons...)
 	slices.SortFunc(out.Nodes, func(a, b *state.Node) int { return strings.Compare(a.Name, b.Name) })
-	slices.SortStableFunc(out.Pods, func(a, b *state.Pod) int {
-		return strings.Compare(a.Key(), b.Key())
-	})
+	sortPodsByKey(out.Pods)
 	return out, nil
+}
+
+// sortPodsByKey sorts pods by key, stably, building each key once (a
+// comparison building both would allocate n log n strings).
+func sortPodsByKey(pods []*state.Pod) {
+	type keyed struct {
+		key string
+		pod *state.Pod
+	}
+	ks := make([]keyed, len(pods))
+	for i, p := range pods {
+		ks[i] = keyed{p.Key(), p}
+	}
+	slices.SortStableFunc(ks, func(a, b keyed) int { return strings.Compare(a.key, b.key) })
+	for i, k := range ks {
+		pods[i] = k.pod
+	}
 }
 
 // materialize turns a claim into the node it launches, registered and
