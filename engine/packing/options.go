@@ -32,6 +32,10 @@ type options struct {
 	cache *Cache
 	// noBound skips the lower bound (Result.LowerBoundPerHour stays 0).
 	noBound bool
+	// noEmptyProof runs every knapsack search of a plan's pricing, even
+	// those provenEmpty skips, for tests that check the skip changes
+	// nothing.
+	noEmptyProof bool
 }
 
 func newOptions(opts []Option) options {

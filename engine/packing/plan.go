@@ -32,7 +32,8 @@ import (
 // taking its clique's one slot per node). Column generation solves it on
 // lp.Cover: the duals π of the restricted master ask the types for
 // configurations worth more than their price, a bounded knapsack solved
-// by depth-first branch and bound with surrogate bounds (knapsack); the
+// by depth-first branch and bound with surrogate bounds (knapsack), skipped
+// when the knapsack's linear relaxation proves it empty (provenEmpty); the
 // types whose bound promises most per dollar are searched first, until a
 // round has found enough (partial pricing). Rounding (round) then fixes
 // whole configurations in passes: every x_c ≥ 1 is taken as often as it
@@ -135,6 +136,11 @@ type planner struct {
 	cur    []int64
 	best   []int64
 	rooms  []resources.Vector
+	// relaxed and lpRows are provenEmpty's scratch; noEmptyProof runs
+	// every search it would skip (for tests).
+	relaxed      lp.Packing
+	lpRows       [][]float64
+	noEmptyProof bool
 }
 
 // planFill opens the claims a plan calls for when the filler's buckets
@@ -164,7 +170,8 @@ func (f *filler) newPlanner() *planner {
 		return nil
 	}
 	cp0 := s.compat(f.active[0].class, p)
-	plan := &planner{ctx: s.ctx, effort: planEfforts[s.opts.plan-1], ndims: len(s.dims.names), capacityTypes: f.active[0].capacityTypes & cp0.capacityTypeMask}
+	plan := &planner{ctx: s.ctx, effort: planEfforts[s.opts.plan-1], ndims: len(s.dims.names), capacityTypes: f.active[0].capacityTypes & cp0.capacityTypeMask,
+		noEmptyProof: s.opts.noEmptyProof}
 	cliques := map[int]int64{}
 	for _, b := range f.active {
 		cp := s.compat(b.class, p)

@@ -102,6 +102,12 @@ func (plan *planner) knapsack(pi []float64, j int, steps int) (float64, planConf
 	if ks.surrogate.bound(0, &t.alloc) <= ks.bestV*(1+1e-9) {
 		return 0, planConfig{}
 	}
+	// Beyond the surrogates, the relaxation's own bound: a search it
+	// proves empty would spend its steps (all of them, on most large
+	// types) to find nothing.
+	if !plan.noEmptyProof && plan.provenEmpty(pi, j, order) {
+		return 0, planConfig{}
+	}
 	if cap(plan.cur) < len(plan.items) {
 		plan.cur = make([]int64, len(plan.items))
 		plan.best = make([]int64, len(plan.items))
