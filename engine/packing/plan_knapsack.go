@@ -231,6 +231,21 @@ func (sg *surrogate) bound(k int, room *resources.Vector) float64 {
 	return ub
 }
 
+// prunes reports whether v plus bound(k, room) is at most limit: whether
+// some weighting's bound alone brings v to limit or below (adding v to
+// each and comparing is the same test as adding it to their minimum,
+// float addition being monotone), without weighing the others once one
+// does.
+func (sg *surrogate) prunes(k int, room *resources.Vector, v, limit float64) bool {
+	rk := sg.ratio[k*sg.nw : k*sg.nw+sg.nw]
+	for q := range sg.coef {
+		if !math.IsInf(rk[q], 1) && v+sg.coef[q].weigh(room)*rk[q] <= limit {
+			return true
+		}
+	}
+	return false
+}
+
 // knapsackSearch is one knapsack's depth-first branch and bound: the
 // counts of the branch (cur) and of the best configuration found (best,
 // worth bestV), and the steps left.
@@ -258,7 +273,7 @@ func (ks *knapsackSearch) search(k int, v float64) {
 		return
 	}
 	room := &ks.rooms[k]
-	if v+ks.surrogate.bound(k, room) <= ks.bestV*(1+1e-9) {
+	if ks.surrogate.prunes(k, room, v, ks.bestV*(1+1e-9)) {
 		return
 	}
 	i := ks.order[k]

@@ -112,3 +112,38 @@ func TestPlanSameWithoutEmptyProof(t *testing.T) {
 		}
 	}
 }
+
+// TestSurrogatePrunesAsItsBound checks prunes, the search's test, against
+// the bound it stops computing early: v plus bound(k, room) at most limit
+// exactly when prunes says so.
+func TestSurrogatePrunesAsItsBound(t *testing.T) {
+	rng := rand.New(rand.NewPCG(4, 4))
+	agree := [2]int{}
+	for n := range 300 {
+		plan := randomPlanner(rng)
+		pi := make([]float64, len(plan.items))
+		for i := range pi {
+			pi[i] = 0.03 * rng.Float64()
+		}
+		for j, typ := range plan.types {
+			order := plan.knapsackOrder(pi, j)
+			sg := plan.newSurrogate(pi, j, order)
+			for range 20 {
+				k := rng.IntN(len(order) + 1)
+				var room resources.Vector
+				for d := range plan.ndims {
+					room[d] = rng.Int64N(typ.alloc[d] + 1)
+				}
+				v, limit := 0.05*rng.Float64(), 0.1*rng.Float64()
+				want := v+sg.bound(k, &room) <= limit
+				if got := sg.prunes(k, &room, v, limit); got != want {
+					t.Fatalf("case %d type %d depth %d room %v: prunes %t, bound says %t", n, j, k, room, got, want)
+				}
+				agree[map[bool]int{false: 0, true: 1}[want]]++
+			}
+		}
+	}
+	if agree[0] == 0 || agree[1] == 0 {
+		t.Fatalf("pruned %d, kept %d: the test does not exercise both", agree[1], agree[0])
+	}
+}

@@ -164,16 +164,22 @@ type earlyBound struct {
 
 // describe fills in the claims and placements of a result solveOnce
 // returned, for pods (whose keys are keys), in order.
+//
+// pods are sorted by key, so the keys of each node's pods come out in
+// order as the placements are listed: a claim's pods need no sort and no
+// key built again (on diverse-20k that was a tenth of the solve's CPU).
 func (s *solver) describe(res *Result, pods []*state.Pod, keys []string) {
-	res.Claims = s.claimsOut()
+	keysOn := make(map[string][]string, len(s.claims))
 	if len(s.placed) > 0 {
 		res.Placements = make([]Placement, 0, len(s.placed))
 	}
 	for i, p := range pods {
 		if node, ok := s.placed[p]; ok {
 			res.Placements = append(res.Placements, Placement{Pod: keys[i], Node: node})
+			keysOn[node] = append(keysOn[node], keys[i])
 		}
 	}
+	res.Claims = s.claimsOut(keysOn)
 }
 
 // strategies are the exponents of a pod's worth in the fill score (see
