@@ -24,3 +24,7 @@ func WithoutImprove() Option { return func(o *options) { o.noImprove = true } }
 // before provenEmpty, to check that skipping the proven-empty ones changes
 // nothing.
 func WithoutEmptyProof() Option { return func(o *options) { o.noEmptyProof = true } }
+
+// WithoutSharedPlans makes each strategy run its plan's first column
+// generation itself instead of sharing it (see planStarts).
+func WithoutSharedPlans() Option { return func(o *options) { o.noSharedPlans = true } }

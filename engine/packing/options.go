@@ -36,6 +36,10 @@ type options struct {
 	// those provenEmpty skips, for tests that check the skip changes
 	// nothing.
 	noEmptyProof bool
+	// noSharedPlans makes each strategy run its plan's first column
+	// generation itself (see planStarts), for tests that check sharing
+	// it changes nothing.
+	noSharedPlans bool
 }
 
 func newOptions(opts []Option) options {

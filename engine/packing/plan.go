@@ -60,7 +60,8 @@ import (
 // The two first efforts run as two strategies side by side, the cheapest result
 // winning: which rounding does best varies from batch to batch (on
 // diverse-1k / 5k / 20k, the first costs 14.74 / 70.57 / 276.19 $/h, the
-// second 14.59 / 71.41 / 276.23). The third is the first with fewer
+// second 14.59 / 71.41 / 276.23); they differ only in rounding, so their
+// first column generation is run once and shared (planStarts). The third is the first with fewer
 // residual rounds and tailGain set: column generation ends when the
 // master's objective fell by less than tailGain over the last tailRounds
 // rounds (on w1 the objective is within 0.3 % of its last value after 17
@@ -150,8 +151,7 @@ func (f *filler) planFill() {
 	if plan == nil {
 		return
 	}
-	plan.start()
-	plan.generate(plan.effort.rounds)
+	plan.startAndGenerate(f.s.planStarts)
 	configs := plan.round()
 	// A cancelled plan opens nothing; fillPool reports the cancellation.
 	if f.s.ctx.Err() != nil {

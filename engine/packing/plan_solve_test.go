@@ -69,38 +69,50 @@ func TestPlanValidWithClique(t *testing.T) {
 	}
 }
 
-// TestSolveSameWithoutEmptyProof solves random batches that pack from
+// TestSolveSameWithoutPlanShortcuts solves random batches that pack from
 // plans (a W1-like mix of 100+ pods, with and without spot, and
-// Karpenter's diverse mix with its clique) with and without the plan's
-// proof that a knapsack search finds nothing, and checks that the results
-// are the same: same claims, pods, options and cost.
-func TestSolveSameWithoutEmptyProof(t *testing.T) {
-	rng := rand.New(rand.NewPCG(21, 8))
-	for n := range 9 {
-		var opts []statetest.PoolOption
-		if n%3 == 1 {
-			opts = append(opts, statetest.WithSpot())
-		}
-		p := statetest.Pool("default", opts...)
-		if n%2 == 0 {
-			p.InstanceTypes = randomTypes(rng, 40+rng.IntN(80))
-		}
-		var ps []*state.Pod
-		if n%3 == 2 {
-			ps = diversePods(150+rng.IntN(300), rng.Uint64())
-		} else {
-			ps = unconstrainedPods(100+rng.IntN(900), rng.Uint64())
-		}
-		snap := statetest.Snapshot(statetest.Pools(p), nil, nil)
-		with := mustSolve(t, snap, ps)
-		without, err := packing.Solve(t.Context(), snap, ps, packing.WithoutEmptyProof())
-		if err != nil {
-			t.Fatal(err)
-		}
-		if with.CostPerHour != without.CostPerHour || !reflect.DeepEqual(with.Claims, without.Claims) ||
-			!reflect.DeepEqual(with.Placements, without.Placements) {
-			t.Errorf("case %d (%d pods): %.4f $/h on %d claims with the proof, %.4f on %d without, or the claims differ",
-				n, len(ps), with.CostPerHour, len(with.Claims), without.CostPerHour, len(without.Claims))
-		}
+// Karpenter's diverse mix with its clique, whose two strategies both
+// plan) with and without each of the plan's shortcuts: the proof that a
+// knapsack search finds nothing (provenEmpty) and the first column
+// generation shared between strategies (planStarts). The results must be
+// the same: same claims, pods, options and cost.
+func TestSolveSameWithoutPlanShortcuts(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		opt  packing.Option
+	}{
+		{"empty proof", packing.WithoutEmptyProof()},
+		{"shared plans", packing.WithoutSharedPlans()},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(21, 8))
+			for n := range 9 {
+				var opts []statetest.PoolOption
+				if n%3 == 1 {
+					opts = append(opts, statetest.WithSpot())
+				}
+				p := statetest.Pool("default", opts...)
+				if n%2 == 0 {
+					p.InstanceTypes = randomTypes(rng, 40+rng.IntN(80))
+				}
+				var ps []*state.Pod
+				if n%3 == 2 {
+					ps = diversePods(150+rng.IntN(300), rng.Uint64())
+				} else {
+					ps = unconstrainedPods(100+rng.IntN(900), rng.Uint64())
+				}
+				snap := statetest.Snapshot(statetest.Pools(p), nil, nil)
+				with := mustSolve(t, snap, ps)
+				without, err := packing.Solve(t.Context(), snap, ps, tc.opt)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if with.CostPerHour != without.CostPerHour || !reflect.DeepEqual(with.Claims, without.Claims) ||
+					!reflect.DeepEqual(with.Placements, without.Placements) {
+					t.Errorf("case %d (%d pods): %.4f $/h on %d claims with the shortcut, %.4f on %d without, or the claims differ",
+						n, len(ps), with.CostPerHour, len(with.Claims), without.CostPerHour, len(without.Claims))
+				}
+			}
+		})
 	}
 }

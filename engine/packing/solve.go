@@ -69,6 +69,9 @@ func solve(ctx context.Context, snap *state.Snapshot, pods []*state.Pod, opts ..
 	var partitioned sync.WaitGroup
 	partitioned.Go(func() { part = partitionCached(pods, o.cache) })
 	shared := newSolver(ctx, snap, o)
+	if !o.noSharedPlans {
+		shared.planStarts = &planStarts{}
+	}
 	if err := shared.internDims(pods); err != nil {
 		partitioned.Wait()
 		return nil, fmt.Errorf("solving: %w", err)
@@ -342,6 +345,7 @@ func (s *solver) compileCached(columns *sync.WaitGroup) {
 // whose dimensions are the same, with fresh per-solve pool state.
 func (s *solver) share(from *solver) {
 	s.zones, s.zoneIdx, s.daemons, s.bases = from.zones, from.zoneIdx, from.daemons, from.bases
+	s.planStarts = from.planStarts
 	s.pools = make([]*poolPlan, len(from.pools))
 	for i, p := range from.pools {
 		c := *p
