@@ -343,7 +343,7 @@ func (plan *planner) generate(rounds int) {
 		// configurations are found.
 		promise = promise[:0]
 		for j := range plan.types {
-			if r := plan.rootBound(pi, j) / plan.types[j].price; r > 1+1e-9 {
+			if r := plan.rootRatio(pi, j); r > 1+1e-9 {
 				promise = append(promise, typePromise{j, r})
 			}
 		}

@@ -12,13 +12,16 @@ import (
 // one type worth most at the master's duals, a bounded knapsack over the
 // items, solved by depth-first branch and bound with surrogate bounds.
 
-// rootBound bounds the value of any configuration of type j at duals pi
-// by knapsack's surrogate bounds for an empty node (see prepare for the
-// weights it reads).
-func (plan *planner) rootBound(pi []float64, j int) float64 {
+// rootRatio bounds the value of any configuration of type j at duals pi,
+// over the type's price, by knapsack's surrogate bounds for an empty node
+// (see prepare for the weights it reads). A type is worth searching when
+// the ratio is above 1+1e-9; once a weighting brings it to that or below,
+// the others (which could only lower it) are skipped and that ratio is
+// returned.
+func (plan *planner) rootRatio(pi []float64, j int) float64 {
 	plan.prepare()
 	nw, m := len(plan.weights()), len(plan.items)
-	ub := math.Inf(1)
+	ub, price := math.Inf(1), plan.types[j].price
 	for q := range nw {
 		xs := plan.rootX[(j*nw+q)*m : (j*nw+q+1)*m]
 		best := 0.0
@@ -32,9 +35,11 @@ func (plan *planner) rootBound(pi []float64, j int) float64 {
 			}
 			best = max(best, pi[i]/x)
 		}
-		ub = min(ub, plan.rootC[j*nw+q]*best)
+		if ub = min(ub, plan.rootC[j*nw+q]*best); ub/price <= 1+1e-9 {
+			break
+		}
 	}
-	return ub
+	return ub / price
 }
 
 // prepare computes, once per plan (its types and items are fixed), what rootBound and knapsackOrder read

@@ -1,6 +1,7 @@
 package packing
 
 import (
+	"math"
 	"math/rand/v2"
 	"reflect"
 	"testing"
@@ -145,5 +146,49 @@ func TestSurrogatePrunesAsItsBound(t *testing.T) {
 	}
 	if agree[0] == 0 || agree[1] == 0 {
 		t.Fatalf("pruned %d, kept %d: the test does not exercise both", agree[1], agree[0])
+	}
+}
+
+// TestRootRatioStopsOnlyWhenLeftOut checks rootRatio against the bound
+// over every weighting: a type the full bound keeps (ratio above
+// 1+1e-9) gets the same ratio, and one it leaves out is left out.
+func TestRootRatioStopsOnlyWhenLeftOut(t *testing.T) {
+	rng := rand.New(rand.NewPCG(6, 1))
+	kept, out := 0, 0
+	for n := range 300 {
+		plan := bigPlanner(rng)
+		plan.prepare()
+		pi := make([]float64, len(plan.items))
+		for i := range pi {
+			pi[i] = 0.004 * rng.Float64()
+		}
+		nw, m := len(plan.weights()), len(plan.items)
+		for j := range plan.types {
+			full := math.Inf(1)
+			for q := range nw {
+				best := 0.0
+				for i, x := range plan.rootX[(j*nw+q)*m : (j*nw+q+1)*m] {
+					if pi[i] > 1e-12 && !math.IsNaN(x) {
+						best = max(best, pi[i]/x)
+					}
+				}
+				full = min(full, plan.rootC[j*nw+q]*best)
+			}
+			want, got := full/plan.types[j].price, plan.rootRatio(pi, j)
+			switch {
+			case want > 1+1e-9 && got != want:
+				t.Fatalf("case %d type %d: ratio %g, every weighting gives %g", n, j, got, want)
+			case want <= 1+1e-9 && got > 1+1e-9:
+				t.Fatalf("case %d type %d: ratio %g keeps a type every weighting leaves out (%g)", n, j, got, want)
+			case want > 1+1e-9:
+				kept++
+			default:
+				out++
+			}
+		}
+	}
+	t.Logf("%d types kept, %d left out", kept, out)
+	if kept == 0 || out == 0 {
+		t.Fatalf("%d kept, %d left out: the test does not exercise both", kept, out)
 	}
 }
