@@ -200,12 +200,20 @@ func claimTakes(n *node, capacityTypes uint8, o offer) bool {
 }
 
 // claimsOut lists the claims finalize kept (nil when none).
-func (s *solver) claimsOut() []*Claim {
+//
+// keysOn holds the keys of each node's pods, sorted (see describe); a
+// claim whose pods it does not all list has its keys built and sorted
+// again.
+func (s *solver) claimsOut(keysOn map[string][]string) []*Claim {
 	var out []*Claim
 	labels := map[labelsKey]map[string]string{}
 	for _, n := range s.claims {
 		if !n.dropped {
-			out = append(out, s.claimOut(n, labels))
+			keys := keysOn[n.name]
+			if len(keys) != len(n.pods) {
+				keys = sortByKey(n.pods)
+			}
+			out = append(out, s.claimOut(n, keys, labels))
 		}
 	}
 	return out
@@ -234,7 +242,7 @@ func (s *solver) claimCompats(n *node) []*compat {
 
 // claimOut describes a claim finalize kept: its requirements, its options
 // and its pods.
-func (s *solver) claimOut(n *node, memo map[labelsKey]map[string]string) *Claim {
+func (s *solver) claimOut(n *node, keys []string, memo map[labelsKey]map[string]string) *Claim {
 	p := n.pool
 	reqs := p.pool.Requirements.Clone()
 	if reqs == nil {
@@ -272,7 +280,6 @@ func (s *solver) claimOut(n *node, memo map[labelsKey]map[string]string) *Claim 
 			}
 		}
 	}
-	keys := sortByKey(n.pods)
 	// The daemonsets' overhead is judged on the node's labels before the
 	// claim pins its requirements' values on them (state.Pool.ClaimLabels).
 	// Claims of one offering share their labels but the hostname: they

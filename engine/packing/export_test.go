@@ -19,3 +19,12 @@ func WithPlan(effort int) Option { return func(o *options) { o.plan = effort } }
 
 // WithoutImprove skips the local-improvement pass.
 func WithoutImprove() Option { return func(o *options) { o.noImprove = true } }
+
+// WithoutEmptyProof makes a plan's pricing run every knapsack search, as
+// before provenEmpty, to check that skipping the proven-empty ones changes
+// nothing.
+func WithoutEmptyProof() Option { return func(o *options) { o.noEmptyProof = true } }
+
+// WithoutSharedPlans makes each strategy run its plan's first column
+// generation itself instead of sharing it (see planStarts).
+func WithoutSharedPlans() Option { return func(o *options) { o.noSharedPlans = true } }

@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"unsafe"
 
 	"github.com/tenonhq/terraform-provider-tenon/engine/packing/internal/bound"
 	"github.com/tenonhq/terraform-provider-tenon/engine/packing/internal/resources"
@@ -25,7 +26,7 @@ type filler struct {
 	// cols are the pool's types as LP columns, undominated those no other
 	// type beats on every resource and price.
 	cols, undominated []bound.Column
-	cache             map[string]*decision
+	cache             map[decisionKey]*decision
 	failed            map[*bucket]bool
 	// scratch is reused for each decision's candidates, run for each
 	// fill's.
@@ -52,7 +53,7 @@ type filler struct {
 }
 
 func (s *solver) fillPool(p *poolPlan, buckets []*bucket) error {
-	f := &filler{s: s, p: p, cache: map[string]*decision{}, failed: map[*bucket]bool{}, cliqueNodes: s.bigClique(buckets)}
+	f := &filler{s: s, p: p, cache: map[decisionKey]*decision{}, failed: map[*bucket]bool{}, cliqueNodes: s.bigClique(buckets)}
 	for _, b := range buckets {
 		cp := s.compat(b.class, p)
 		if b.left() == 0 || cp.reason != "" || b.zones&cp.zoneMask == 0 || b.capacityTypes&cp.capacityTypeMask == 0 {
@@ -216,6 +217,16 @@ func (f *filler) exactValues(items []bound.Demand, ndims int) []float64 {
 	return f.exact.Values(items, f.s.opts.valueRounds)
 }
 
+// decisionKey is what a cached decision was made for: the zone, the
+// capacity types, whether the seed is a clique member, and the type mask
+// (by identity: compats that share a mask share their decisions).
+type decisionKey struct {
+	zone          int
+	capacityTypes uint8
+	clique        bool
+	mask          *uint64
+}
+
 // open opens claims for seed and fills them; false when no claim can take
 // the seed.
 func (f *filler) open(seed *bucket) bool {
@@ -227,7 +238,7 @@ func (f *filler) open(seed *bucket) bool {
 		return false
 	}
 	clique := f.isClique(seed.class)
-	key := fmt.Sprintf("%d|%d|%t|%p", zone, seed.capacityTypes&cp.capacityTypeMask, clique, cp.mask)
+	key := decisionKey{zone, seed.capacityTypes & cp.capacityTypeMask, clique, unsafe.SliceData(cp.mask)}
 	dec := f.cache[key]
 	if dec == nil || !seed.class.req.Fits(dec.t.alloc) || !p.withinLimits(dec.t.capacity) || !cp.mask.has(dec.t.idx) {
 		dec = f.decide(seed, cp, zone, clique)

@@ -32,6 +32,14 @@ type options struct {
 	cache *Cache
 	// noBound skips the lower bound (Result.LowerBoundPerHour stays 0).
 	noBound bool
+	// noEmptyProof runs every knapsack search of a plan's pricing, even
+	// those provenEmpty skips, for tests that check the skip changes
+	// nothing.
+	noEmptyProof bool
+	// noSharedPlans makes each strategy run its plan's first column
+	// generation itself (see planStarts), for tests that check sharing
+	// it changes nothing.
+	noSharedPlans bool
 }
 
 func newOptions(opts []Option) options {

@@ -32,7 +32,8 @@ import (
 // taking its clique's one slot per node). Column generation solves it on
 // lp.Cover: the duals π of the restricted master ask the types for
 // configurations worth more than their price, a bounded knapsack solved
-// by depth-first branch and bound with surrogate bounds (knapsack); the
+// by depth-first branch and bound with surrogate bounds (knapsack), skipped
+// when the knapsack's linear relaxation proves it empty (provenEmpty); the
 // types whose bound promises most per dollar are searched first, until a
 // round has found enough (partial pricing). Rounding (round) then fixes
 // whole configurations in passes: every x_c ≥ 1 is taken as often as it
@@ -59,7 +60,8 @@ import (
 // The two first efforts run as two strategies side by side, the cheapest result
 // winning: which rounding does best varies from batch to batch (on
 // diverse-1k / 5k / 20k, the first costs 14.74 / 70.57 / 276.19 $/h, the
-// second 14.59 / 71.41 / 276.23). The third is the first with fewer
+// second 14.59 / 71.41 / 276.23); they differ only in rounding, so their
+// first column generation is run once and shared (planStarts). The third is the first with fewer
 // residual rounds and tailGain set: column generation ends when the
 // master's objective fell by less than tailGain over the last tailRounds
 // rounds (on w1 the objective is within 0.3 % of its last value after 17
@@ -135,6 +137,11 @@ type planner struct {
 	cur    []int64
 	best   []int64
 	rooms  []resources.Vector
+	// relaxed and lpRows are provenEmpty's scratch; noEmptyProof runs
+	// every search it would skip (for tests).
+	relaxed      lp.Packing
+	lpRows       [][]float64
+	noEmptyProof bool
 }
 
 // planFill opens the claims a plan calls for when the filler's buckets
@@ -144,8 +151,7 @@ func (f *filler) planFill() {
 	if plan == nil {
 		return
 	}
-	plan.start()
-	plan.generate(plan.effort.rounds)
+	plan.startAndGenerate(f.s.planStarts)
 	configs := plan.round()
 	// A cancelled plan opens nothing; fillPool reports the cancellation.
 	if f.s.ctx.Err() != nil {
@@ -164,7 +170,8 @@ func (f *filler) newPlanner() *planner {
 		return nil
 	}
 	cp0 := s.compat(f.active[0].class, p)
-	plan := &planner{ctx: s.ctx, effort: planEfforts[s.opts.plan-1], ndims: len(s.dims.names), capacityTypes: f.active[0].capacityTypes & cp0.capacityTypeMask}
+	plan := &planner{ctx: s.ctx, effort: planEfforts[s.opts.plan-1], ndims: len(s.dims.names), capacityTypes: f.active[0].capacityTypes & cp0.capacityTypeMask,
+		noEmptyProof: s.opts.noEmptyProof}
 	cliques := map[int]int64{}
 	for _, b := range f.active {
 		cp := s.compat(b.class, p)
@@ -336,7 +343,7 @@ func (plan *planner) generate(rounds int) {
 		// configurations are found.
 		promise = promise[:0]
 		for j := range plan.types {
-			if r := plan.rootBound(pi, j) / plan.types[j].price; r > 1+1e-9 {
+			if r := plan.rootRatio(pi, j); r > 1+1e-9 {
 				promise = append(promise, typePromise{j, r})
 			}
 		}

@@ -12,13 +12,16 @@ import (
 // one type worth most at the master's duals, a bounded knapsack over the
 // items, solved by depth-first branch and bound with surrogate bounds.
 
-// rootBound bounds the value of any configuration of type j at duals pi
-// by knapsack's surrogate bounds for an empty node (see prepare for the
-// weights it reads).
-func (plan *planner) rootBound(pi []float64, j int) float64 {
+// rootRatio bounds the value of any configuration of type j at duals pi,
+// over the type's price, by knapsack's surrogate bounds for an empty node
+// (see prepare for the weights it reads). A type is worth searching when
+// the ratio is above 1+1e-9; once a weighting brings it to that or below,
+// the others (which could only lower it) are skipped and that ratio is
+// returned.
+func (plan *planner) rootRatio(pi []float64, j int) float64 {
 	plan.prepare()
 	nw, m := len(plan.weights()), len(plan.items)
-	ub := math.Inf(1)
+	ub, price := math.Inf(1), plan.types[j].price
 	for q := range nw {
 		xs := plan.rootX[(j*nw+q)*m : (j*nw+q+1)*m]
 		best := 0.0
@@ -32,9 +35,11 @@ func (plan *planner) rootBound(pi []float64, j int) float64 {
 			}
 			best = max(best, pi[i]/x)
 		}
-		ub = min(ub, plan.rootC[j*nw+q]*best)
+		if ub = min(ub, plan.rootC[j*nw+q]*best); ub/price <= 1+1e-9 {
+			break
+		}
 	}
-	return ub
+	return ub / price
 }
 
 // prepare computes, once per plan (its types and items are fixed), what rootBound and knapsackOrder read
@@ -100,6 +105,12 @@ func (plan *planner) knapsack(pi []float64, j int, steps int) (float64, planConf
 	ks := &knapsackSearch{pl: plan, pi: pi, order: order, surrogate: plan.newSurrogate(pi, j, order), bestV: t.price}
 	// The search prunes every branch that cannot beat the price.
 	if ks.surrogate.bound(0, &t.alloc) <= ks.bestV*(1+1e-9) {
+		return 0, planConfig{}
+	}
+	// Beyond the surrogates, the relaxation's own bound: a search it
+	// proves empty would spend its steps (all of them, on most large
+	// types) to find nothing.
+	if !plan.noEmptyProof && plan.provenEmpty(pi, j, order) {
 		return 0, planConfig{}
 	}
 	if cap(plan.cur) < len(plan.items) {
@@ -225,6 +236,21 @@ func (sg *surrogate) bound(k int, room *resources.Vector) float64 {
 	return ub
 }
 
+// prunes reports whether v plus bound(k, room) is at most limit: whether
+// some weighting's bound alone brings v to limit or below (adding v to
+// each and comparing is the same test as adding it to their minimum,
+// float addition being monotone), without weighing the others once one
+// does.
+func (sg *surrogate) prunes(k int, room *resources.Vector, v, limit float64) bool {
+	rk := sg.ratio[k*sg.nw : k*sg.nw+sg.nw]
+	for q := range sg.coef {
+		if !math.IsInf(rk[q], 1) && v+sg.coef[q].weigh(room)*rk[q] <= limit {
+			return true
+		}
+	}
+	return false
+}
+
 // knapsackSearch is one knapsack's depth-first branch and bound: the
 // counts of the branch (cur) and of the best configuration found (best,
 // worth bestV), and the steps left.
@@ -252,7 +278,7 @@ func (ks *knapsackSearch) search(k int, v float64) {
 		return
 	}
 	room := &ks.rooms[k]
-	if v+ks.surrogate.bound(k, room) <= ks.bestV*(1+1e-9) {
+	if ks.surrogate.prunes(k, room, v, ks.bestV*(1+1e-9)) {
 		return
 	}
 	i := ks.order[k]

@@ -3,6 +3,7 @@ package packing_test
 import (
 	"fmt"
 	"math/rand/v2"
+	"reflect"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -65,5 +66,53 @@ func TestPlanValidWithClique(t *testing.T) {
 	t.Logf("plans %.4f $/h, greedy fill %.4f $/h", planned, greedyCost)
 	if planned >= greedyCost {
 		t.Errorf("plans cost %.4f $/h in all, the greedy fill %.4f", planned, greedyCost)
+	}
+}
+
+// TestSolveSameWithoutPlanShortcuts solves random batches that pack from
+// plans (a W1-like mix of 100+ pods, with and without spot, and
+// Karpenter's diverse mix with its clique, whose two strategies both
+// plan) with and without each of the plan's shortcuts: the proof that a
+// knapsack search finds nothing (provenEmpty) and the first column
+// generation shared between strategies (planStarts). The results must be
+// the same: same claims, pods, options and cost.
+func TestSolveSameWithoutPlanShortcuts(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		opt  packing.Option
+	}{
+		{"empty proof", packing.WithoutEmptyProof()},
+		{"shared plans", packing.WithoutSharedPlans()},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(21, 8))
+			for n := range 9 {
+				var opts []statetest.PoolOption
+				if n%3 == 1 {
+					opts = append(opts, statetest.WithSpot())
+				}
+				p := statetest.Pool("default", opts...)
+				if n%2 == 0 {
+					p.InstanceTypes = randomTypes(rng, 40+rng.IntN(80))
+				}
+				var ps []*state.Pod
+				if n%3 == 2 {
+					ps = diversePods(150+rng.IntN(300), rng.Uint64())
+				} else {
+					ps = unconstrainedPods(100+rng.IntN(900), rng.Uint64())
+				}
+				snap := statetest.Snapshot(statetest.Pools(p), nil, nil)
+				with := mustSolve(t, snap, ps)
+				without, err := packing.Solve(t.Context(), snap, ps, tc.opt)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if with.CostPerHour != without.CostPerHour || !reflect.DeepEqual(with.Claims, without.Claims) ||
+					!reflect.DeepEqual(with.Placements, without.Placements) {
+					t.Errorf("case %d (%d pods): %.4f $/h on %d claims with the shortcut, %.4f on %d without, or the claims differ",
+						n, len(ps), with.CostPerHour, len(with.Claims), without.CostPerHour, len(without.Claims))
+				}
+			}
+		})
 	}
 }

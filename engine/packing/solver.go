@@ -52,6 +52,9 @@ type solver struct {
 	placed   map[*state.Pod]string
 	podClass map[*state.Pod]*class
 	reasons  map[string]string
+	// planStarts shares plans' first column generation between the
+	// strategies of a Solve (see planStarts).
+	planStarts *planStarts
 }
 
 // node is an existing node, an in-flight claim or a new claim.

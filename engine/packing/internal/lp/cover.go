@@ -1,6 +1,9 @@
 package lp
 
-import "math"
+import (
+	"math"
+	"slices"
+)
 
 // Cover is the covering LP
 //
@@ -248,4 +251,19 @@ func (l *Cover) dualEntering(rho []float64, eps float64) int {
 		}
 	}
 	return enter
+}
+
+// Clone returns a copy of the LP that goes on independently: its
+// columns' non-zeros, never changed once added, are shared.
+func (l *Cover) Clone() *Cover {
+	c := &Cover{
+		m: l.m, pivots: l.pivots,
+		cost: slices.Clone(l.cost), idx: slices.Clone(l.idx), val: slices.Clone(l.val),
+		basic: slices.Clone(l.basic), basis: slices.Clone(l.basis), binv: make([][]float64, len(l.binv)),
+		xB: slices.Clone(l.xB), u: make([]float64, len(l.u)), pi: make([]float64, len(l.pi)),
+	}
+	for r, row := range l.binv {
+		c.binv[r] = slices.Clone(row)
+	}
+	return c
 }

@@ -44,6 +44,45 @@ func TestCover(t *testing.T) {
 	}
 }
 
+// TestCoverClone checks that a clone goes on as the original would and
+// that neither changes the other: after the clone, the original gets a
+// column and a new demand; the clone, given the same, ends at the same
+// basis and duals, and the clone's first state stays what it was.
+func TestCoverClone(t *testing.T) {
+	c := NewCover([]float64{2, 3})
+	c.Add(1, []int32{0}, []float64{1}, false)
+	c.Add(1, []int32{1}, []float64{1}, false)
+	c.Solve(100)
+	k := c.Clone()
+	pi0 := make([]float64, 2)
+	k.Duals(pi0)
+	step := func(l *Cover) []float64 {
+		l.Add(1.5, []int32{0, 1}, []float64{1, 1}, false)
+		l.Solve(100)
+		l.SetDemand([]float64{1, 1})
+		l.DualSolve(100)
+		pi := make([]float64, 2)
+		l.Duals(pi)
+		return pi
+	}
+	want := step(c)
+	pi := make([]float64, 2)
+	k.Duals(pi)
+	if pi[0] != pi0[0] || pi[1] != pi0[1] {
+		t.Fatalf("the original's pivots changed the clone's duals: %v, were %v", pi, pi0)
+	}
+	if got := step(k); got[0] != want[0] || got[1] != want[1] {
+		t.Fatalf("clone's duals %v, original's %v", got, want)
+	}
+	for r := range c.Rows() {
+		j1, x1 := c.Basic(r)
+		j2, x2 := k.Basic(r)
+		if j1 != j2 || x1 != x2 {
+			t.Fatalf("row %d: original has column %d at %g, clone %d at %g", r, j1, x1, j2, x2)
+		}
+	}
+}
+
 // TestCoveringDuals solves min x1 + 3·x2 subject to 0.5·x1 + x2 ≥ 1: x1 = 2
 // is optimal, and the dual is 2.
 func TestCoveringDuals(t *testing.T) {
