@@ -53,7 +53,7 @@ var valueEffort = assignEffort{pivots: 200, perRound: 8, total: 20_000}
 // no type had a load worth more than its price, so the bound is the LP's
 // optimum (to rounding) and no other bound of the same LP can beat it.
 func assignmentLP(items []Demand, cols []Column, minNodes int64, ndims int, e assignEffort) (float64, bool) {
-	st := newAssignState(items, cols, minNodes, ndims)
+	st := newAssignState(items, cols, minNodes, ndims, false)
 	if st == nil {
 		return 0, false
 	}
@@ -74,6 +74,11 @@ type assignState struct {
 	pr       loadLP
 	pi       []float64
 	cands    []assignCand
+	// whole prices the small types' columns as whole configurations
+	// (whole.go); anyWhole is whether some type is small.
+	whole, anyWhole bool
+	ws              wholeSearch
+	wholeSteps      int
 }
 
 // assignCand is a load worth more than its type's price at some duals.
@@ -94,7 +99,7 @@ const MaxAssignItems = 100
 // newAssignState sets up the master for items (merged by request) over
 // cols, or returns nil when there is nothing to bound, some item fits no
 // column, or there are more than MaxAssignItems items.
-func newAssignState(items []Demand, cols []Column, minNodes int64, ndims int) *assignState {
+func newAssignState(items []Demand, cols []Column, minNodes int64, ndims int, whole bool) *assignState {
 	m := len(items)
 	if m == 0 || len(cols) == 0 || m > MaxAssignItems {
 		return nil
@@ -103,7 +108,7 @@ func newAssignState(items []Demand, cols []Column, minNodes int64, ndims int) *a
 	if minNodes > 0 {
 		rows++
 	}
-	st := &assignState{items: items, demand: make([]float64, rows), minNodes: minNodes > 0, pi: make([]float64, rows)}
+	st := &assignState{items: items, demand: make([]float64, rows), minNodes: minNodes > 0, pi: make([]float64, rows), whole: whole}
 	for i, it := range items {
 		st.demand[i] = float64(it.Count)
 	}
@@ -114,6 +119,7 @@ func newAssignState(items []Demand, cols []Column, minNodes int64, ndims int) *a
 	st.loads = make([]*typeLoad, len(cols))
 	for t, c := range cols {
 		st.loads[t] = newTypeLoad(items, c, ndims)
+		st.anyWhole = st.anyWhole || st.loads[t].small
 	}
 	// Start with each item alone on the type that houses it cheapest per
 	// pod, as many as the type's rows allow (a load of the polytope), so
@@ -130,6 +136,9 @@ func newAssignState(items []Demand, cols []Column, minNodes int64, ndims int) *a
 				if r[j] > 0 {
 					k = min(k, 1/r[j])
 				}
+			}
+			if whole && tl.small {
+				k = math.Floor(k + wholeSlack)
 			}
 			if b := best[i]; b < 0 || tl.price/k < cols[b].Price/bestK[i] {
 				best[i], bestK[i] = t, k
@@ -176,6 +185,28 @@ func (st *assignState) price(pi []float64) (float64, float64) {
 		// not solved: the screen's bound serves the ratio.
 		if up := tl.screen(pi[:m]); (up+mu)/tl.price <= 1 {
 			ratio = max(ratio, (up+mu)/tl.price)
+			continue
+		}
+		if st.whole && tl.small {
+			floor := max(0, tl.price-mu)
+			// The fractional load first: its duals bound the search.
+			frac := max(st.pr.solve(pi[:m], tl), tl.dualBound(pi[:m]))
+			if (frac+mu)/tl.price <= 1 {
+				ratio = max(ratio, (frac+mu)/tl.price)
+				continue
+			}
+			v, done := st.ws.solveWhole(pi[:m], st.demand, tl, floor, st.wholeSteps)
+			var cand assignCand
+			// An empty configuration is a node for the node-count row.
+			if (v+mu-tl.price)/tl.price > 1e-9 {
+				cand = assignCand{tl.price, slices.Clone(tl.idx), slices.Clone(tl.val), (v + mu - tl.price) / tl.price}
+				st.cands = append(st.cands, cand)
+			}
+			if !done {
+				// The fractional load bounds the whole configurations.
+				v = max(v, frac)
+			}
+			ratio = max(ratio, (v+mu)/tl.price)
 			continue
 		}
 		v := st.pr.solve(pi[:m], tl)
@@ -268,6 +299,9 @@ type typeLoad struct {
 	// idx and val are the last solve's optimal load.
 	idx []int32
 	val []float64
+	// small is whether a node of the type holds at most wholeMaxPods pods,
+	// so that its columns may be priced whole (whole.go).
+	small bool
 }
 
 // maxRoundingK is the largest k of the rounding rows, and maxLoadRows
@@ -345,6 +379,7 @@ func newTypeLoad(items []Demand, c Column, ndims int) *typeLoad {
 		}
 	}
 	tl.amax = make([]float64, n)
+	most := 0.0
 	for j := range tl.amax {
 		tl.amax[j] = math.Inf(1)
 		for _, r := range tl.rows {
@@ -352,7 +387,9 @@ func newTypeLoad(items []Demand, c Column, ndims int) *typeLoad {
 				tl.amax[j] = min(tl.amax[j], 1/r[j])
 			}
 		}
+		most = max(most, tl.amax[j])
 	}
+	tl.small = most <= wholeMaxPods
 	return tl
 }
 

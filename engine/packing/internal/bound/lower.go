@@ -20,6 +20,7 @@ func LowerBound(items []Demand, cols []Column, minNodes int64, ndims int) float6
 func LowerBoundConverged(items []Demand, cols []Column, minNodes int64, ndims int) (float64, bool) {
 	pareto := ParetoColumns(cols, ndims)
 	alp, converged := assignmentLP(items, pareto, minNodes, ndims, defaultAssignEffort)
+	alp = max(alp, wholeLP(items, pareto, minNodes, ndims, wholeEffort, wholeSteps))
 	if converged {
 		return alp, true
 	}
