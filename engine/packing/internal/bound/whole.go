@@ -69,10 +69,10 @@ type wholeSearch struct {
 	excess []float64
 	lambda []float64
 	room   [][]float64
-	cur   []float64
-	best  []float64
-	bestV float64
-	left  int
+	cur    []float64
+	best   []float64
+	bestV  float64
+	left   int
 }
 
 // solveWhole returns the most valuable configuration of whole pods on one
