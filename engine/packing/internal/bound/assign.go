@@ -53,12 +53,19 @@ var valueEffort = assignEffort{pivots: 200, perRound: 8, total: 20_000}
 // no type had a load worth more than its price, so the bound is the LP's
 // optimum (to rounding) and no other bound of the same LP can beat it.
 func assignmentLP(items []Demand, cols []Column, minNodes int64, ndims int, e assignEffort) (float64, bool) {
+	bound, converged, _ := assignmentRun(items, cols, minNodes, ndims, e)
+	return bound, converged
+}
+
+// assignmentRun is assignmentLP that also returns the columns column
+// generation added (to seed the whole-pod LP's).
+func assignmentRun(items []Demand, cols []Column, minNodes int64, ndims int, e assignEffort) (float64, bool, []assignCand) {
 	st := newAssignState(items, cols, minNodes, ndims, false)
 	if st == nil {
-		return 0, false
+		return 0, false, nil
 	}
 	bound, converged, _ := st.run(e)
-	return bound, converged
+	return bound, converged, st.added
 }
 
 // assignState is column generation on the assignment LP, kept so that it
@@ -76,6 +83,8 @@ type assignState struct {
 	cands    []assignCand
 	// whole prices the small types' columns as whole configurations
 	// (whole.go); anyWhole is whether some type is small.
+	// added are the columns column generation added, in order.
+	added           []assignCand
 	whole, anyWhole bool
 	ws              wholeSearch
 	wholeSteps      int
@@ -87,6 +96,8 @@ type assignCand struct {
 	idx   []int32
 	val   []float64
 	gain  float64
+	// small is whether the load is of a small type (see typeLoad.small).
+	small bool
 }
 
 // MaxAssignItems is the most distinct requests column generation takes
@@ -188,25 +199,7 @@ func (st *assignState) price(pi []float64) (float64, float64) {
 			continue
 		}
 		if st.whole && tl.small {
-			floor := max(0, tl.price-mu)
-			// The fractional load first: its duals bound the search.
-			frac := max(st.pr.solve(pi[:m], tl), tl.dualBound(pi[:m]))
-			if (frac+mu)/tl.price <= 1 {
-				ratio = max(ratio, (frac+mu)/tl.price)
-				continue
-			}
-			v, done := st.ws.solveWhole(pi[:m], st.demand, tl, floor, st.wholeSteps)
-			var cand assignCand
-			// An empty configuration is a node for the node-count row.
-			if (v+mu-tl.price)/tl.price > 1e-9 {
-				cand = assignCand{tl.price, slices.Clone(tl.idx), slices.Clone(tl.val), (v + mu - tl.price) / tl.price}
-				st.cands = append(st.cands, cand)
-			}
-			if !done {
-				// The fractional load bounds the whole configurations.
-				v = max(v, frac)
-			}
-			ratio = max(ratio, (v+mu)/tl.price)
+			ratio = max(ratio, st.priceWhole(pi[:m], mu, tl))
 			continue
 		}
 		v := st.pr.solve(pi[:m], tl)
@@ -216,7 +209,7 @@ func (st *assignState) price(pi []float64) (float64, float64) {
 		// the bound.
 		ratio = max(ratio, (max(v, tl.dualBound(pi[:m]))+mu)/tl.price)
 		if gain := (v + mu - tl.price) / tl.price; gain > 1e-9 {
-			st.cands = append(st.cands, assignCand{tl.price, slices.Clone(tl.idx), slices.Clone(tl.val), gain})
+			st.cands = append(st.cands, assignCand{price: tl.price, idx: slices.Clone(tl.idx), val: slices.Clone(tl.val), gain: gain, small: tl.small})
 		}
 	}
 	return value / max(ratio, 1), ratio
@@ -264,6 +257,7 @@ func (st *assignState) run(e assignEffort) (float64, bool, []float64) {
 				}
 			}
 			st.master.Add(cands[b].price, cands[b].idx, cands[b].val, st.minNodes)
+			st.added = append(st.added, cands[b])
 			cands[b].gain = -1
 		}
 	}

@@ -43,14 +43,57 @@ var wholeEffort = assignEffort{rounds: 120, pivots: 400, perRound: 8, total: 500
 // LP reaches within e, each small type's pricing within steps, or 0 when
 // no type is small (the bound would be the assignment LP's), there is
 // nothing to bound or some item fits no column.
-func wholeLP(items []Demand, cols []Column, minNodes int64, ndims int, e assignEffort, steps int) float64 {
+//
+// The master starts from seed, the assignment LP's columns: those of types
+// that are not small as they are, the loads of small types rounded down
+// to whole pods (still within the type's rows), so most of the work of
+// the assignment LP is not done again.
+func wholeLP(items []Demand, cols []Column, minNodes int64, ndims int, e assignEffort, steps int, seed []assignCand) float64 {
 	st := newAssignState(items, cols, minNodes, ndims, true)
 	if st == nil || !st.anyWhole {
 		return 0
 	}
 	st.wholeSteps = steps
+	for _, c := range seed {
+		if !c.small {
+			st.master.Add(c.price, c.idx, c.val, st.minNodes)
+			continue
+		}
+		var idx []int32
+		var val []float64
+		for k, v := range c.val {
+			if w := math.Floor(v + wholeSlack); w >= 1 {
+				idx, val = append(idx, c.idx[k]), append(val, w)
+			}
+		}
+		if len(idx) > 0 {
+			st.master.Add(c.price, idx, val, st.minNodes)
+		}
+	}
 	b, _, _ := st.run(e)
 	return b
+}
+
+// priceWhole prices small type tl at duals pi (and mu for the node
+// count) in the whole-pod LP: it returns the ratio of an upper bound on
+// V_t(π) + μ to the price, and adds the best configuration to st.cands
+// when it is worth more than the price.
+func (st *assignState) priceWhole(pi []float64, mu float64, tl *typeLoad) float64 {
+	// The fractional load first: it bounds the whole configurations, and
+	// its duals bound the search.
+	frac := max(st.pr.solve(pi, tl), tl.dualBound(pi))
+	if (frac+mu)/tl.price <= 1 {
+		return (frac + mu) / tl.price
+	}
+	v, done := st.ws.solveWhole(pi, st.demand, tl, max(0, tl.price-mu), st.wholeSteps)
+	// An empty configuration is a node for the node-count row.
+	if gain := (v + mu - tl.price) / tl.price; gain > 1e-9 {
+		st.cands = append(st.cands, assignCand{price: tl.price, idx: slices.Clone(tl.idx), val: slices.Clone(tl.val), gain: gain, small: true})
+	}
+	if !done {
+		v = max(v, frac)
+	}
+	return (v + mu) / tl.price
 }
 
 // wholeSearch is one bounded knapsack: the items of a type's load in order

@@ -86,9 +86,9 @@ func TestWholeLPNeverAboveTheOptimum(t *testing.T) {
 		minNodes := int64(rng.IntN(3))
 		items = MergeDemand(items)
 		opt := bruteOptimum(pods, cols, minNodes)
-		frac, _ := assignmentLP(items, ParetoColumns(cols, ndims), minNodes, ndims, defaultAssignEffort)
+		frac, _, added := assignmentRun(items, ParetoColumns(cols, ndims), minNodes, ndims, defaultAssignEffort)
 		for _, steps := range []int{wholeSteps, 1} {
-			got := wholeLP(items, ParetoColumns(cols, ndims), minNodes, ndims, wholeEffort, steps)
+			got := wholeLP(items, ParetoColumns(cols, ndims), minNodes, ndims, wholeEffort, steps, added)
 			if math.IsInf(opt, 1) {
 				if got != 0 {
 					t.Errorf("case %d: no node set exists, yet the bound is %.6f", c, got)
