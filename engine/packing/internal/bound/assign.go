@@ -88,6 +88,7 @@ type assignState struct {
 	whole, anyWhole bool
 	ws              wholeSearch
 	wholeSteps      int
+	wholeLeft       int
 }
 
 // assignCand is a load worth more than its type's price at some duals.
@@ -96,8 +97,10 @@ type assignCand struct {
 	idx   []int32
 	val   []float64
 	gain  float64
-	// small is whether the load is of a small type (see typeLoad.small).
+	// small is whether the load is of a small type (see typeLoad.small),
+	// typ the type's index among the columns.
 	small bool
+	typ   int
 }
 
 // MaxAssignItems is the most distinct requests column generation takes
@@ -191,7 +194,7 @@ func (st *assignState) price(pi []float64) (float64, float64) {
 	}
 	ratio := 0.0
 	st.cands = st.cands[:0]
-	for _, tl := range st.loads {
+	for t, tl := range st.loads {
 		// A type whose screen already shows no load worth its price is
 		// not solved: the screen's bound serves the ratio.
 		if up := tl.screen(pi[:m]); (up+mu)/tl.price <= 1 {
@@ -209,7 +212,7 @@ func (st *assignState) price(pi []float64) (float64, float64) {
 		// the bound.
 		ratio = max(ratio, (max(v, tl.dualBound(pi[:m]))+mu)/tl.price)
 		if gain := (v + mu - tl.price) / tl.price; gain > 1e-9 {
-			st.cands = append(st.cands, assignCand{price: tl.price, idx: slices.Clone(tl.idx), val: slices.Clone(tl.val), gain: gain, small: tl.small})
+			st.cands = append(st.cands, assignCand{price: tl.price, idx: slices.Clone(tl.idx), val: slices.Clone(tl.val), gain: gain, small: tl.small, typ: t})
 		}
 	}
 	return value / max(ratio, 1), ratio
@@ -294,8 +297,11 @@ type typeLoad struct {
 	idx []int32
 	val []float64
 	// small is whether a node of the type holds at most wholeMaxPods pods,
-	// so that its columns may be priced whole (whole.go).
+	// so that its columns may be priced whole (whole.go); alloc is the
+	// type's allocatable, and the first nres rows are its resources'.
 	small bool
+	alloc resources.Vector
+	nres  int
 }
 
 // maxRoundingK is the largest k of the rounding rows, and maxLoadRows
@@ -315,7 +321,7 @@ const (
 // they bring the LP closer to what nodes can carry. A rounding row is kept
 // only where some item's coefficient exceeds its plain share.
 func newTypeLoad(items []Demand, c Column, ndims int) *typeLoad {
-	tl := &typeLoad{price: c.Price}
+	tl := &typeLoad{price: c.Price, alloc: c.Alloc}
 	var used resources.Vector
 	for i, it := range items {
 		if it.Req.Fits(c.Alloc) {
@@ -348,6 +354,7 @@ func newTypeLoad(items []Demand, c Column, ndims int) *typeLoad {
 		}
 		tl.rows = append(tl.rows, r)
 	}
+	tl.nres = len(tl.rows)
 	for _, d := range []int{resources.CPU, resources.Memory} {
 		if used[d] == 0 {
 			continue

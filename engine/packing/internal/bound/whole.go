@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"math"
 	"slices"
+
+	"github.com/tenonhq/terraform-provider-tenon/engine/packing/internal/resources"
 )
 
 // Whole pods on small nodes.
@@ -30,10 +32,14 @@ import (
 
 // wholeMaxPods is the most pods a type may hold and still be priced whole,
 // and wholeSteps the branch-and-bound steps one pricing of one type may
-// take.
+// take (steps 0 prices none whole).
 const (
 	wholeMaxPods = 17
 	wholeSteps   = 50000
+	// wholeTotalSteps caps the steps of all pricings of one bound (the
+	// shared workloads take at most 210,000, diverse-5k); past it every
+	// small type is bounded by its fractional load.
+	wholeTotalSteps = 1_000_000
 )
 
 // wholeEffort caps the whole-pod LP's column generation.
@@ -53,25 +59,35 @@ func wholeLP(items []Demand, cols []Column, minNodes int64, ndims int, e assignE
 	if st == nil || !st.anyWhole {
 		return 0
 	}
-	st.wholeSteps = steps
+	st.wholeSteps, st.wholeLeft = steps, wholeTotalSteps
+	wholeSeed(st, seed)
+	b, _, _ := st.run(e)
+	return b
+}
+
+// wholeSeed adds the assignment LP's columns seed to st's master: those of
+// types that are not small as they are, small ones rounded down.
+func wholeSeed(st *assignState, seed []assignCand) {
 	for _, c := range seed {
 		if !c.small {
 			st.master.Add(c.price, c.idx, c.val, st.minNodes)
 			continue
 		}
+		// Rounded down, a load may still overrun the node by a float's
+		// error: only configurations that fit exactly join.
 		var idx []int32
 		var val []float64
+		var sum resources.Vector
 		for k, v := range c.val {
-			if w := math.Floor(v + wholeSlack); w >= 1 {
+			if w := math.Floor(v); w >= 1 {
 				idx, val = append(idx, c.idx[k]), append(val, w)
+				sum.AddTimes(&st.items[c.idx[k]].Req, int64(w))
 			}
 		}
-		if len(idx) > 0 {
+		if len(idx) > 0 && sum.Fits(st.loads[c.typ].alloc) {
 			st.master.Add(c.price, idx, val, st.minNodes)
 		}
 	}
-	b, _, _ := st.run(e)
-	return b
 }
 
 // priceWhole prices small type tl at duals pi (and mu for the node
@@ -85,7 +101,12 @@ func (st *assignState) priceWhole(pi []float64, mu float64, tl *typeLoad) float6
 	if (frac+mu)/tl.price <= 1 {
 		return (frac + mu) / tl.price
 	}
-	v, done := st.ws.solveWhole(pi, st.demand, tl, max(0, tl.price-mu), st.wholeSteps)
+	steps := min(st.wholeSteps, st.wholeLeft)
+	if steps <= 0 {
+		return (frac + mu) / tl.price
+	}
+	v, done := st.ws.solveWhole(pi, st.items, st.demand, tl, max(0, tl.price-mu), steps)
+	st.wholeLeft -= steps - max(st.ws.left, 0)
 	// An empty configuration is a node for the node-count row.
 	if gain := (v + mu - tl.price) / tl.price; gain > 1e-9 {
 		st.cands = append(st.cands, assignCand{price: tl.price, idx: slices.Clone(tl.idx), val: slices.Clone(tl.val), gain: gain, small: true})
@@ -112,20 +133,23 @@ type wholeSearch struct {
 	excess []float64
 	lambda []float64
 	room   [][]float64
-	cur    []float64
-	best   []float64
-	bestV  float64
-	left   int
+	// iroom[k] is the node's room left at depth k, exactly.
+	iroom []resources.Vector
+	items []Demand
+	cur   []float64
+	best  []float64
+	bestV float64
+	left  int
 }
 
 // solveWhole returns the most valuable configuration of whole pods on one
 // node of tl at duals pi (each item at most caps[item]), its value, and
 // whether the search finished; the configuration is kept in tl.idx and
 // tl.val. A configuration worth no more than floor is not looked for.
-func (w *wholeSearch) solveWhole(pi []float64, caps []float64, tl *typeLoad, floor float64, steps int) (float64, bool) {
+func (w *wholeSearch) solveWhole(pi []float64, items []Demand, caps []float64, tl *typeLoad, floor float64, steps int) (float64, bool) {
 	rows := len(tl.rows)
 	tl.idx, tl.val = tl.idx[:0], tl.val[:0]
-	w.tl, w.pi, w.caps, w.left, w.bestV = tl, pi, caps, steps, floor
+	w.tl, w.pi, w.items, w.caps, w.left, w.bestV = tl, pi, items, caps, steps, floor
 	w.order = w.order[:0]
 	for j, i := range tl.cols {
 		if pi[i] > 1e-12 && caps[i] >= 1 {
@@ -191,6 +215,8 @@ func (w *wholeSearch) solveWhole(pi []float64, caps []float64, tl *typeLoad, flo
 	for r := range rows {
 		w.room[0][r] = 1
 	}
+	w.iroom = slices.Grow(w.iroom[:0], n+1)[:n+1]
+	w.iroom[0] = tl.alloc
 	w.cur = slices.Grow(w.cur[:0], n)[:n]
 	w.best = slices.Grow(w.best[:0], n)[:n]
 	clear(w.cur)
@@ -209,9 +235,10 @@ func (w *wholeSearch) solveWhole(pi []float64, caps []float64, tl *typeLoad, flo
 	return found, w.left > 0
 }
 
-// wholeSlack is how far past a row's room a whole count may go: rows are
-// scaled floats, and letting a count through that exact arithmetic would
-// refuse can only raise V_t(π), which keeps the bound valid.
+// wholeSlack is how far past a rounding row's room a whole count may go:
+// rows are scaled floats, and pods that fit obey the rows exactly, so a
+// sum over 1 by a float's error must not shut them out (the resources
+// themselves are counted in integers).
 const wholeSlack = 1e-9
 
 // search tries every count of item order[k] that fits the room at depth k,
@@ -244,9 +271,12 @@ func (w *wholeSearch) search(k int, v float64) {
 		return
 	}
 	j := w.order[k]
-	x := w.caps[w.tl.cols[j]]
-	for r, row := range w.tl.rows {
-		if row[j] > 0 {
+	req := &w.items[w.tl.cols[j]].Req
+	// Resources are counted exactly; the rounding rows, which whole pods
+	// that fit obey, with wholeSlack.
+	x := float64(req.Times(&w.iroom[k], int64(w.caps[w.tl.cols[j]])))
+	for r := w.tl.nres; r < rows; r++ {
+		if row := w.tl.rows[r]; row[j] > 0 {
 			x = min(x, math.Floor((room[r]+wholeSlack)/row[j]))
 		}
 	}
@@ -256,6 +286,8 @@ func (w *wholeSearch) search(k int, v float64) {
 		for r, row := range w.tl.rows {
 			next[r] = room[r] - x*row[j]
 		}
+		w.iroom[k+1] = w.iroom[k]
+		w.iroom[k+1].SubTimes(req, int64(x))
 		w.cur[k] = x
 		w.search(k+1, v+x*p)
 	}

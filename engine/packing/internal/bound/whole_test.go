@@ -51,8 +51,9 @@ func bruteOptimum(pods []resources.Vector, cols []Column, minNodes int64) float6
 // the true optimum of small random instances shaped like the batches it
 // is for: small nodes of a few pods each, pods of several requests, some
 // of them members of a clique (one slot per node), a least node count. It
-// runs each instance with the search's default budget and with one step
-// per pricing (where every small type falls back on its fractional load),
+// runs each instance with the search's default budget, with one step per
+// pricing and with none (where small types fall back on their fractional
+// loads),
 // and requires the bound to be valid in both, never below the assignment
 // LP's, and above it in enough cases to be of use.
 func TestWholeLPNeverAboveTheOptimum(t *testing.T) {
@@ -87,7 +88,7 @@ func TestWholeLPNeverAboveTheOptimum(t *testing.T) {
 		items = MergeDemand(items)
 		opt := bruteOptimum(pods, cols, minNodes)
 		frac, _, added := assignmentRun(items, ParetoColumns(cols, ndims), minNodes, ndims, defaultAssignEffort)
-		for _, steps := range []int{wholeSteps, 1} {
+		for _, steps := range []int{wholeSteps, 1, 0} {
 			got := wholeLP(items, ParetoColumns(cols, ndims), minNodes, ndims, wholeEffort, steps, added)
 			if math.IsInf(opt, 1) {
 				if got != 0 {
