@@ -64,6 +64,7 @@ func assignmentRun(items []Demand, cols []Column, minNodes int64, ndims int, e a
 	if st == nil {
 		return 0, false, nil
 	}
+	st.keep = true
 	bound, converged, _ := st.run(e)
 	return bound, converged, st.added
 }
@@ -81,10 +82,12 @@ type assignState struct {
 	pr       loadLP
 	pi       []float64
 	cands    []assignCand
+	// added are the columns column generation added, in order, when keep
+	// is set (assignmentRun's, to seed the whole-pod LP's).
+	added []assignCand
+	keep  bool
 	// whole prices the small types' columns as whole configurations
 	// (whole.go); anyWhole is whether some type is small.
-	// added are the columns column generation added, in order.
-	added           []assignCand
 	whole, anyWhole bool
 	ws              wholeSearch
 	wholeSteps      int
@@ -152,7 +155,8 @@ func newAssignState(items []Demand, cols []Column, minNodes int64, ndims int, wh
 				}
 			}
 			if whole && tl.small {
-				k = math.Floor(k + wholeSlack)
+				// As many whole pods as fit, counted exactly.
+				k = float64(items[i].Req.Times(&tl.alloc, math.MaxInt64))
 			}
 			if b := best[i]; b < 0 || tl.price/k < cols[b].Price/bestK[i] {
 				best[i], bestK[i] = t, k
@@ -260,7 +264,9 @@ func (st *assignState) run(e assignEffort) (float64, bool, []float64) {
 				}
 			}
 			st.master.Add(cands[b].price, cands[b].idx, cands[b].val, st.minNodes)
-			st.added = append(st.added, cands[b])
+			if st.keep {
+				st.added = append(st.added, cands[b])
+			}
 			cands[b].gain = -1
 		}
 	}
