@@ -53,12 +53,20 @@ var valueEffort = assignEffort{pivots: 200, perRound: 8, total: 20_000}
 // no type had a load worth more than its price, so the bound is the LP's
 // optimum (to rounding) and no other bound of the same LP can beat it.
 func assignmentLP(items []Demand, cols []Column, minNodes int64, ndims int, e assignEffort) (float64, bool) {
-	st := newAssignState(items, cols, minNodes, ndims)
-	if st == nil {
-		return 0, false
-	}
-	bound, converged, _ := st.run(e)
+	bound, converged, _ := assignmentRun(items, cols, minNodes, ndims, e)
 	return bound, converged
+}
+
+// assignmentRun is assignmentLP that also returns the columns column
+// generation added (to seed the whole-pod LP's).
+func assignmentRun(items []Demand, cols []Column, minNodes int64, ndims int, e assignEffort) (float64, bool, []assignCand) {
+	st := newAssignState(items, cols, minNodes, ndims, false)
+	if st == nil {
+		return 0, false, nil
+	}
+	st.keep = true
+	bound, converged, _ := st.run(e)
+	return bound, converged, st.added
 }
 
 // assignState is column generation on the assignment LP, kept so that it
@@ -74,6 +82,16 @@ type assignState struct {
 	pr       loadLP
 	pi       []float64
 	cands    []assignCand
+	// added are the columns column generation added, in order, when keep
+	// is set (assignmentRun's, to seed the whole-pod LP's).
+	added []assignCand
+	keep  bool
+	// whole prices the small types' columns as whole configurations
+	// (whole.go); anyWhole is whether some type is small.
+	whole, anyWhole bool
+	ws              wholeSearch
+	wholeSteps      int
+	wholeLeft       int
 }
 
 // assignCand is a load worth more than its type's price at some duals.
@@ -82,6 +100,10 @@ type assignCand struct {
 	idx   []int32
 	val   []float64
 	gain  float64
+	// small is whether the load is of a small type (see typeLoad.small),
+	// typ the type's index among the columns.
+	small bool
+	typ   int
 }
 
 // MaxAssignItems is the most distinct requests column generation takes
@@ -94,7 +116,7 @@ const MaxAssignItems = 100
 // newAssignState sets up the master for items (merged by request) over
 // cols, or returns nil when there is nothing to bound, some item fits no
 // column, or there are more than MaxAssignItems items.
-func newAssignState(items []Demand, cols []Column, minNodes int64, ndims int) *assignState {
+func newAssignState(items []Demand, cols []Column, minNodes int64, ndims int, whole bool) *assignState {
 	m := len(items)
 	if m == 0 || len(cols) == 0 || m > MaxAssignItems {
 		return nil
@@ -103,7 +125,7 @@ func newAssignState(items []Demand, cols []Column, minNodes int64, ndims int) *a
 	if minNodes > 0 {
 		rows++
 	}
-	st := &assignState{items: items, demand: make([]float64, rows), minNodes: minNodes > 0, pi: make([]float64, rows)}
+	st := &assignState{items: items, demand: make([]float64, rows), minNodes: minNodes > 0, pi: make([]float64, rows), whole: whole}
 	for i, it := range items {
 		st.demand[i] = float64(it.Count)
 	}
@@ -114,6 +136,7 @@ func newAssignState(items []Demand, cols []Column, minNodes int64, ndims int) *a
 	st.loads = make([]*typeLoad, len(cols))
 	for t, c := range cols {
 		st.loads[t] = newTypeLoad(items, c, ndims)
+		st.anyWhole = st.anyWhole || st.loads[t].small
 	}
 	// Start with each item alone on the type that houses it cheapest per
 	// pod, as many as the type's rows allow (a load of the polytope), so
@@ -130,6 +153,10 @@ func newAssignState(items []Demand, cols []Column, minNodes int64, ndims int) *a
 				if r[j] > 0 {
 					k = min(k, 1/r[j])
 				}
+			}
+			if whole && tl.small {
+				// As many whole pods as fit, counted exactly.
+				k = float64(items[i].Req.Times(&tl.alloc, math.MaxInt64))
 			}
 			if b := best[i]; b < 0 || tl.price/k < cols[b].Price/bestK[i] {
 				best[i], bestK[i] = t, k
@@ -171,11 +198,15 @@ func (st *assignState) price(pi []float64) (float64, float64) {
 	}
 	ratio := 0.0
 	st.cands = st.cands[:0]
-	for _, tl := range st.loads {
+	for t, tl := range st.loads {
 		// A type whose screen already shows no load worth its price is
 		// not solved: the screen's bound serves the ratio.
 		if up := tl.screen(pi[:m]); (up+mu)/tl.price <= 1 {
 			ratio = max(ratio, (up+mu)/tl.price)
+			continue
+		}
+		if st.whole && tl.small {
+			ratio = max(ratio, st.priceWhole(pi[:m], mu, tl))
 			continue
 		}
 		v := st.pr.solve(pi[:m], tl)
@@ -185,7 +216,7 @@ func (st *assignState) price(pi []float64) (float64, float64) {
 		// the bound.
 		ratio = max(ratio, (max(v, tl.dualBound(pi[:m]))+mu)/tl.price)
 		if gain := (v + mu - tl.price) / tl.price; gain > 1e-9 {
-			st.cands = append(st.cands, assignCand{tl.price, slices.Clone(tl.idx), slices.Clone(tl.val), gain})
+			st.cands = append(st.cands, assignCand{price: tl.price, idx: slices.Clone(tl.idx), val: slices.Clone(tl.val), gain: gain, small: tl.small, typ: t})
 		}
 	}
 	return value / max(ratio, 1), ratio
@@ -233,6 +264,9 @@ func (st *assignState) run(e assignEffort) (float64, bool, []float64) {
 				}
 			}
 			st.master.Add(cands[b].price, cands[b].idx, cands[b].val, st.minNodes)
+			if st.keep {
+				st.added = append(st.added, cands[b])
+			}
 			cands[b].gain = -1
 		}
 	}
@@ -268,6 +302,12 @@ type typeLoad struct {
 	// idx and val are the last solve's optimal load.
 	idx []int32
 	val []float64
+	// small is whether a node of the type holds at most wholeMaxPods pods,
+	// so that its columns may be priced whole (whole.go); alloc is the
+	// type's allocatable, and the first nres rows are its resources'.
+	small bool
+	alloc resources.Vector
+	nres  int
 }
 
 // maxRoundingK is the largest k of the rounding rows, and maxLoadRows
@@ -287,7 +327,7 @@ const (
 // they bring the LP closer to what nodes can carry. A rounding row is kept
 // only where some item's coefficient exceeds its plain share.
 func newTypeLoad(items []Demand, c Column, ndims int) *typeLoad {
-	tl := &typeLoad{price: c.Price}
+	tl := &typeLoad{price: c.Price, alloc: c.Alloc}
 	var used resources.Vector
 	for i, it := range items {
 		if it.Req.Fits(c.Alloc) {
@@ -320,6 +360,7 @@ func newTypeLoad(items []Demand, c Column, ndims int) *typeLoad {
 		}
 		tl.rows = append(tl.rows, r)
 	}
+	tl.nres = len(tl.rows)
 	for _, d := range []int{resources.CPU, resources.Memory} {
 		if used[d] == 0 {
 			continue
@@ -345,6 +386,7 @@ func newTypeLoad(items []Demand, c Column, ndims int) *typeLoad {
 		}
 	}
 	tl.amax = make([]float64, n)
+	most := 0.0
 	for j := range tl.amax {
 		tl.amax[j] = math.Inf(1)
 		for _, r := range tl.rows {
@@ -352,7 +394,9 @@ func newTypeLoad(items []Demand, c Column, ndims int) *typeLoad {
 				tl.amax[j] = min(tl.amax[j], 1/r[j])
 			}
 		}
+		most = max(most, tl.amax[j])
 	}
+	tl.small = most <= wholeMaxPods
 	return tl
 }
 

@@ -248,7 +248,7 @@ func TestAssignStateFollowsTheDemand(t *testing.T) {
 		for i := range items {
 			items[i].Count = 1 + rng.Int64N(100)
 		}
-		st := newAssignState(items, cols, 0, 3)
+		st := newAssignState(items, cols, 0, 3, false)
 		first, converged, values := st.run(defaultAssignEffort)
 		if !converged || len(values) != len(items) {
 			t.Fatalf("case %d: the first solve did not converge", c)

@@ -8,7 +8,10 @@
 // fractions need not (at most one pod over half the node's cpu, and
 // Fekete–Schepers' dual-feasible functions beyond). Column generation
 // solves it; Farley's bound turns whatever duals it reaches into a true
-// bound whatever the rounding. Should it not converge within its counted
+// bound whatever the rounding. On types that hold at most a few pods, a
+// second column generation prices whole configurations instead of
+// fractional loads (the whole-pod LP, whole.go), which sees the gaps whole
+// pods leave on small nodes. Should the first not converge within its counted
 // effort, the bound is the best of that, the per-resource fractional bound,
 // an LP over node types with size-threshold rows (the aggregate LP), and a
 // coordinate ascent on the plain assignment LP's dual.

@@ -8,7 +8,9 @@ import "github.com/tenonhq/terraform-provider-tenon/engine/packing/internal/reso
 // generation converges; otherwise the largest of what it reached, the
 // aggregate LP's bound, the coordinate ascent on the assignment LP's dual,
 // and the fractional bound. The converged value is at least each of the
-// others: they bound the same LP, or a weaker one.
+// others: they bound the same LP, or a weaker one. In both cases it is
+// raised to the whole-pod LP's bound (whole.go) where that is higher: the
+// same LP with whole pods on the types that hold a few.
 func LowerBound(items []Demand, cols []Column, minNodes int64, ndims int) float64 {
 	v, _ := LowerBoundConverged(items, cols, minNodes, ndims)
 	return v
@@ -19,7 +21,8 @@ func LowerBound(items []Demand, cols []Column, minNodes int64, ndims int) float6
 // bound of a looser LP (one with fewer rows or resources) can beat it.
 func LowerBoundConverged(items []Demand, cols []Column, minNodes int64, ndims int) (float64, bool) {
 	pareto := ParetoColumns(cols, ndims)
-	alp, converged := assignmentLP(items, pareto, minNodes, ndims, defaultAssignEffort)
+	alp, converged, added := assignmentRun(items, pareto, minNodes, ndims, defaultAssignEffort)
+	alp = max(alp, wholeLP(items, pareto, minNodes, ndims, wholeEffort, wholeSteps, added))
 	if converged {
 		return alp, true
 	}

@@ -19,7 +19,7 @@ type Valuation struct {
 // (see MaxAssignItems).
 func NewValuation(items []Demand, cols []Column, ndims int) *Valuation {
 	merged := MergeDemand(items)
-	st := newAssignState(merged, cols, 0, ndims)
+	st := newAssignState(merged, cols, 0, ndims, false)
 	if st == nil {
 		return nil
 	}
