@@ -3,8 +3,10 @@ package agent_test
 import (
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -12,6 +14,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	v1 "github.com/tenonhq/terraform-provider-tenon/engine/api/v1"
@@ -299,6 +302,10 @@ func TestAPIServerRestartMidDrain(t *testing.T) {
 	w := watchBudget(t, e, ns, "app=packed", 40)
 	starter.setDelay(replacementStart)
 	w.setDesired(10)
+	// The pods kept are spread over the nodes (pod deletion cost), so consolidation has to
+	// drain nodes that hold pods of the budget: which pods the ReplicaSet controller deletes
+	// otherwise depends on the packing, and it can empty whole nodes, which go with no drain.
+	keepSpread(t, e, ns, "packed", 10)
 	scale(t, e, ns, "packed", 10)
 
 	// The restart must land while a node that still holds pods of the budget is drained
@@ -370,4 +377,37 @@ func TestAPIServerRestartMidDrain(t *testing.T) {
 	}
 	t.Logf("settled %s after the restart on %v; %d evictions seen, %d pods left while the watch was down (%d re-lists), at most %d unavailable at once",
 		settled.Round(100*time.Millisecond), instanceTypes(poolNodes(t, e, "packed")), len(r.evicted), r.gone, r.relists, r.worst)
+}
+
+// keepSpread marks keep pods of app (label app=<app>) to be kept by the next scale-down, one
+// per node in turn, with a pod deletion cost of 1 (the ReplicaSet controller deletes the pods of
+// lower cost first; unmarked pods cost 0).
+func keepSpread(t *testing.T, e env, ns, app string, keep int) {
+	t.Helper()
+	ctx := context.Background()
+	var pods corev1.PodList
+	if err := e.client.List(ctx, &pods, client.InNamespace(ns), client.MatchingLabels{"app": app}); err != nil {
+		t.Fatal(err)
+	}
+	byNode := map[string][]*corev1.Pod{}
+	for i := range pods.Items {
+		p := &pods.Items[i]
+		if p.Spec.NodeName != "" && p.DeletionTimestamp == nil {
+			byNode[p.Spec.NodeName] = append(byNode[p.Spec.NodeName], p)
+		}
+	}
+	nodes := slices.Sorted(maps.Keys(byNode))
+	for kept, round := 0, 0; kept < keep && round < len(pods.Items); round++ {
+		for _, n := range nodes {
+			if kept == keep || round >= len(byNode[n]) {
+				continue
+			}
+			p := byNode[n][round]
+			patch := client.RawPatch(types.MergePatchType, []byte(`{"metadata":{"annotations":{"controller.kubernetes.io/pod-deletion-cost":"1"}}}`))
+			if err := e.client.Patch(ctx, p, patch); err != nil {
+				t.Fatalf("marking pod %s to keep: %v", p.Name, err)
+			}
+			kept++
+		}
+	}
 }
