@@ -25,6 +25,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -456,13 +457,31 @@ current-context: tenon-local
 // FreePort asks the kernel for a free port on 127.0.0.1. Another program could take it
 // before the component binds it; on a test machine that is rare enough to accept.
 func FreePort() int {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		panic(fmt.Sprintf("no free port on 127.0.0.1: %v", err))
+	handedOut.Lock()
+	defer handedOut.Unlock()
+	// The kernel may give the port just closed to the next bind to port 0: two calls in a row
+	// (etcd's client and peer ports) then returned the same port, and etcd failed to bind its
+	// second listener (make test, 2026-11-28). A port handed out once is never handed out again.
+	for range 100 {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			panic(fmt.Sprintf("no free port on 127.0.0.1: %v", err))
+		}
+		port := l.Addr().(*net.TCPAddr).Port
+		_ = l.Close()
+		if !handedOut.ports[port] {
+			handedOut.ports[port] = true
+			return port
+		}
 	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
+	panic("no port on 127.0.0.1 that was not handed out before, after 100 tries")
 }
+
+// handedOut are the ports FreePort returned in this process.
+var handedOut = struct {
+	sync.Mutex
+	ports map[int]bool
+}{ports: map[int]bool{}}
 
 // FreeAddr is FreePort as a 127.0.0.1:port address, for the listen flags of
 // processes the tests start (the agent's metrics and health endpoints).
