@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -62,7 +63,7 @@ func TestHintsForAddsTheAwaitingToleration(t *testing.T) {
 				"lifted": initializedAwaitingClaim("lifted"),
 			}
 			got := hintsFor([]*corev1.Pod{pod}, map[string]string{"default/p": tc.target}, awaitingValues(claims))
-			if !equalHints(got, tc.want) {
+			if !slices.Equal(got, tc.want) {
 				t.Errorf("hints %+v, want %+v", got, tc.want)
 			}
 		})
@@ -81,18 +82,6 @@ func initializedAwaitingClaim(name string) *v1.NodeClaim {
 	c := awaitingClaim(name, name)
 	setCondition(c, v1.ConditionInitialized, "True", "Initialized", "", time.Unix(1e9, 0))
 	return c
-}
-
-func equalHints(a, b []hint) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // TestAwaitingTaintValueIsAValidTaintValue: the claim's name when it fits
