@@ -16,6 +16,7 @@ import (
 	"k8s.io/client-go/tools/events"
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
@@ -106,8 +107,12 @@ func Run(ctx context.Context, cfg *rest.Config, opts Options, log logr.Logger) e
 // Lease LeaseName, timed by opts.Timings.
 func newManager(cfg *rest.Config, scheme *runtime.Scheme, opts Options, log logr.Logger) (manager.Manager, error) {
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
-		Scheme:                        scheme,
-		Logger:                        log,
+		Scheme: scheme,
+		Logger: log,
+		// No cached object keeps its managedFields: the agent never reads
+		// them, and on pods they are a third of what the cache holds and
+		// copies. Updates without them leave the server's as they are.
+		Cache:                         cache.Options{DefaultTransform: cache.TransformStripManagedFields()},
 		Metrics:                       metricsserver.Options{BindAddress: opts.MetricsAddr},
 		HealthProbeBindAddress:        opts.HealthAddr,
 		PprofBindAddress:              opts.PprofAddr,
