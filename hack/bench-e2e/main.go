@@ -62,7 +62,12 @@ func main() {
 		fmt.Fprintf(os.Stderr, "bench-e2e: %v\n", err)
 		os.Exit(1)
 	}
-	b := &bench{cfg: cfg, pricer: p}
+	capacity, err := poolCapacityPrice()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "bench-e2e: %v\n", err)
+		os.Exit(1)
+	}
+	b := &bench{cfg: cfg, pricer: p, capacity: capacity}
 	results := b.all(ctx)
 	report(cfg.Out, cfg, results)
 	if err := writeJSON(filepath.Join(cfg.Dir, "results.json"), results); err != nil {

@@ -45,6 +45,8 @@ type phaseCounts struct {
 	removals      int
 	violations    int
 	maxDeficit    int32
+	// before is the cluster as the phase's first disruption found it.
+	before *placement
 }
 
 func newObserver(p *pricer) *observer {
@@ -131,6 +133,9 @@ func (o *observer) countDisruption(p *corev1.Pod) {
 			continue
 		}
 		o.seen[p.UID] = true
+		if o.phase.before == nil {
+			o.phase.before = o.capture(p)
+		}
 		if c.Reason == "EvictionByEvictionAPI" {
 			o.phase.evictions++
 		} else {

@@ -24,11 +24,22 @@ var columns = []column{
 	{"down $/h", func(r result) float64 { return r.Down.Cost }, "$"},
 	{"down nodes", func(r result) float64 { return float64(r.Down.Nodes) }, ""},
 	{"evictions", func(r result) float64 { return float64(r.Down.Evictions + r.Down.OtherDisrupts) }, ""},
+	{"fewest ≥", fewest, ""},
+	{"evict. ÷ fewest", func(r result) float64 { return ratio(float64(r.Down.Evictions+r.Down.OtherDisrupts), fewest(r)) }, "x"},
 	{"launches", func(r result) float64 { return float64(r.Down.Launches) }, ""},
 	{"down stable", func(r result) float64 { return r.Down.Stable.Seconds() }, "s"},
 	{"PDB viol.", func(r result) float64 { return float64(r.Down.PDBViolations) }, ""},
 	{"CPU s", func(r result) float64 { return r.CPUSeconds }, "s"},
 	{"RSS MiB", func(r result) float64 { return r.PeakRSSMiB }, ""},
+}
+
+// fewest is the run's lower bound on the evictions its scale-down's cost needs (fewest.go),
+// NaN when it was not computed.
+func fewest(r result) float64 {
+	if r.Down.FewestError != "" {
+		return math.NaN()
+	}
+	return float64(r.Down.FewestEvictions)
 }
 
 // ratio is a / b; NaN (printed "—") when b is 0, where a ratio says nothing.
@@ -64,7 +75,7 @@ func report(w io.Writer, cfg config, results []result) {
 	for _, c := range columns {
 		heads = append(heads, c.head)
 	}
-	fmt.Fprintf(w, "\nEvery run (scale-up: all Running, nodes and $/h once stable; scale-down to %.0f%%: evictions include other disruptions, launches are nodes created):\n\n", cfg.ScaleDown*100)
+	fmt.Fprintf(w, "\nEvery run (scale-up: all Running, nodes and $/h once stable; scale-down to %.0f%%: evictions include other disruptions, fewest ≥ is a lower bound on the evictions any scale-down to the run's $/h needs, launches are nodes created):\n\n", cfg.ScaleDown*100)
 	row(w, heads)
 	row(w, dashes(len(heads)))
 	for _, r := range results {
@@ -134,9 +145,14 @@ func median(rs []result, value func(result) float64) float64 {
 	if len(rs) == 0 {
 		return 0
 	}
-	vs := make([]float64, len(rs))
-	for i, r := range rs {
-		vs[i] = value(r)
+	var vs []float64
+	for _, r := range rs {
+		if v := value(r); !math.IsNaN(v) {
+			vs = append(vs, v)
+		}
+	}
+	if len(vs) == 0 {
+		return math.NaN()
 	}
 	slices.Sort(vs)
 	if len(vs)%2 == 1 {

@@ -54,13 +54,19 @@ type phaseResult struct {
 	Launches       int     `json:"launches"`
 	Removals       int     `json:"removals"`
 	PDBViolations  int     `json:"pdbViolations"`
-	Simulated      prediction
+	// FewestEvictions bounds from below the evictions (and other disruptions) any walk from
+	// the cluster at the phase's first one needs to end at Cost (fewest.go); FewestError says
+	// why it was not computed.
+	FewestEvictions int    `json:"fewestEvictions"`
+	FewestError     string `json:"fewestError,omitempty"`
+	Simulated       prediction
 }
 
 // bench is one invocation.
 type bench struct {
-	cfg    config
-	pricer *pricer
+	cfg      config
+	pricer   *pricer
+	capacity *capacityPrice
 }
 
 // runOne runs the scenario of pods on a fresh cluster with eng: the burst, then the scale-down.
@@ -192,6 +198,12 @@ func (b *bench) follow(ctx context.Context, obs *observer, want int, out *phaseR
 			out.Stable = s.Stable
 			out.Nodes, out.Cost = s.Nodes, s.CostPerHour
 			out.Evictions, out.OtherDisrupts, out.Launches, out.Removals, out.PDBViolations = pc.evictions, pc.otherDisrupts, pc.launches, pc.removals, pc.violations
+			if pc.before != nil {
+				var err error
+				if out.FewestEvictions, err = fewestEvictions(pc.before, out.Cost, b.capacity); err != nil {
+					out.FewestError = err.Error()
+				}
+			}
 			if !all {
 				return fmt.Errorf("after %s: %d of %d pods running, %d pending", b.cfg.Timeout, s.Running, want, s.Pending)
 			}
