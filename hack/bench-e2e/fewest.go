@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/tenonhq/terraform-provider-tenon/engine/state"
 )
@@ -23,65 +24,100 @@ import (
 // across K's free room, cpu and memory only): a relaxation, so no K a real walk could keep is
 // ruled out. The bound is the fewest pods off K over the sets K that pass.
 
-// placement is the cluster as a scale-down's first eviction found it: each engine node, its
-// price, what pods can still use of it, and what its pods request.
+// placement is the cluster as a scale-down's first disruption found it: each engine node, its
+// price and allocatable, and the workload pods bound to it with their requests.
 type placement struct {
 	Nodes []placedNode `json:"nodes"`
+	Pods  []placedPod  `json:"pods"`
 }
 
 type placedNode struct {
 	Name  string  `json:"name"`
 	Price float64 `json:"pricePerHour"`
-	// Free is the node's allocatable cpu (millicores) and memory (bytes) less its pods' requests.
-	FreeCPU, FreeMemory float64
-	// Pods are the workload pods bound to it, and their requests.
-	Pods            int
-	CPU, Memory     float64
-	unknownPrice    bool
-	unknownResource bool
+	// CPU (millicores) and Memory (bytes) are its allocatable.
+	CPU, Memory float64
+	// Unknown says its price or allocatable is not known: the bound is not computed then.
+	Unknown bool
+}
+
+type placedPod struct {
+	UID         types.UID
+	Node        string
+	CPU, Memory float64
+}
+
+// loadedNode is a placed node with the pods left on it: their count, requests and the room
+// they leave.
+type loadedNode struct {
+	placedNode
+	Pods                int
+	UsedCPU, UsedMemory float64
 }
 
 // maxFewestNodes caps the subsets enumerated (2^n): past it the bound is not computed.
 const maxFewestNodes = 20
 
-// capture records the engine nodes and the pods bound to them, with first (the pod whose
-// disruption is being counted) counted although it may already be terminating.
+// capture records the engine nodes (those being deleted too: their pods are still there) and
+// the pods bound to them, with first (the pod whose disruption is being counted) although it
+// may already be terminating.
 func (o *observer) capture(first *corev1.Pod) *placement {
-	byNode := map[string]*placedNode{}
-	var out placement
+	out := &placement{}
 	for _, n := range o.nodes {
-		if n.DeletionTimestamp != nil {
-			continue
-		}
 		pn := placedNode{Name: n.Name, Price: o.pricer.price(n.Labels)}
-		pn.unknownPrice = pn.Price == 0
 		cpu, okCPU := n.Status.Allocatable[corev1.ResourceCPU]
 		mem, okMem := n.Status.Allocatable[corev1.ResourceMemory]
-		pn.unknownResource = !okCPU || !okMem
-		pn.FreeCPU, pn.FreeMemory = float64(cpu.MilliValue()), mem.AsApproximateFloat64()
+		pn.Unknown = pn.Price == 0 || !okCPU || !okMem
+		pn.CPU, pn.Memory = float64(cpu.MilliValue()), mem.AsApproximateFloat64()
 		out.Nodes = append(out.Nodes, pn)
 	}
-	for i := range out.Nodes {
-		byNode[out.Nodes[i].Name] = &out.Nodes[i]
-	}
+	slices.SortFunc(out.Nodes, func(a, b placedNode) int { return cmp.Compare(a.Name, b.Name) })
 	for _, p := range o.pods {
-		if p.UID != first.UID && p.DeletionTimestamp != nil {
-			continue
-		}
-		n := byNode[p.Spec.NodeName]
-		if n == nil {
+		if p.Spec.NodeName == "" || p.UID != first.UID && p.DeletionTimestamp != nil {
 			continue
 		}
 		req := state.PodRequests(&p.Spec)
 		cpu, mem := req[corev1.ResourceCPU], req[corev1.ResourceMemory]
-		n.Pods++
-		n.CPU += float64(cpu.MilliValue())
-		n.Memory += mem.AsApproximateFloat64()
-		n.FreeCPU -= float64(cpu.MilliValue())
-		n.FreeMemory -= mem.AsApproximateFloat64()
+		out.Pods = append(out.Pods, placedPod{UID: p.UID, Node: p.Spec.NodeName, CPU: float64(cpu.MilliValue()), Memory: mem.AsApproximateFloat64()})
 	}
-	slices.SortFunc(out.Nodes, func(a, b placedNode) int { return cmp.Compare(a.Name, b.Name) })
-	return &out
+	return out
+}
+
+// settledPlacement is the phase's placement without the pods that left it undisrupted (the
+// scale-down's own deletions, which may still run at the first disruption): the pods the walk
+// had to keep in place or evict are those still there and those disrupted. Nil when the phase
+// had no disruption.
+func (o *observer) settledPlacement() *placement {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	p := o.phase.before
+	if p == nil {
+		return nil
+	}
+	out := &placement{Nodes: p.Nodes}
+	for _, pod := range p.Pods {
+		if _, present := o.pods[pod.UID]; present || o.seen[pod.UID] {
+			out.Pods = append(out.Pods, pod)
+		}
+	}
+	return out
+}
+
+// load sums each node's pods.
+func (p *placement) load() []loadedNode {
+	out := make([]loadedNode, len(p.Nodes))
+	at := map[string]int{}
+	for i, n := range p.Nodes {
+		out[i].placedNode = n
+		at[n.Name] = i
+	}
+	for _, pod := range p.Pods {
+		if i, ok := at[pod.Node]; ok {
+			out[i].Pods++
+			out[i].UsedCPU += pod.CPU
+			out[i].UsedMemory += pod.Memory
+		}
+	}
+	return out
 }
 
 // capacityPrice is the cheapest fractional capacity of the pool's types: per type, the cpu
@@ -148,34 +184,35 @@ func (c *capacityPrice) cost(cpu, memory float64) float64 {
 // costPerHour: the fewest pods off the starting nodes a walk may keep (see the file comment).
 // It fails when the placement is too large to enumerate or a node's price or size is unknown.
 func fewestEvictions(p *placement, costPerHour float64, capacity *capacityPrice) (int, error) {
-	n := len(p.Nodes)
+	nodes := p.load()
+	n := len(nodes)
 	if n > maxFewestNodes {
 		return 0, fmt.Errorf("%d nodes at the first eviction, more than the %d the bound enumerates", n, maxFewestNodes)
 	}
 	var pods int
 	var cpu, mem float64
-	for _, node := range p.Nodes {
-		if node.unknownPrice || node.unknownResource {
+	for _, node := range nodes {
+		if node.Unknown {
 			return 0, fmt.Errorf("node %s has no known price or allocatable", node.Name)
 		}
 		pods += node.Pods
-		cpu += node.CPU
-		mem += node.Memory
+		cpu += node.UsedCPU
+		mem += node.UsedMemory
 	}
 	best := pods
 	limit := costPerHour*(1+1e-9) + 1e-9
 	for set := range 1 << n {
 		var price, freeCPU, freeMem, keptCPU, keptMem float64
 		kept := 0
-		for i, node := range p.Nodes {
+		for i, node := range nodes {
 			if set&(1<<i) == 0 {
 				continue
 			}
 			price += node.Price
-			freeCPU += math.Max(node.FreeCPU, 0)
-			freeMem += math.Max(node.FreeMemory, 0)
-			keptCPU += node.CPU
-			keptMem += node.Memory
+			freeCPU += math.Max(node.CPU-node.UsedCPU, 0)
+			freeMem += math.Max(node.Memory-node.UsedMemory, 0)
+			keptCPU += node.UsedCPU
+			keptMem += node.UsedMemory
 			kept += node.Pods
 		}
 		if pods-kept >= best || price > limit {

@@ -1,10 +1,15 @@
 package main
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
 )
 
 // TestCapacityPriceIsTheLP: the fractional capacity cost of small type lists, worked by hand.
@@ -37,49 +42,50 @@ func TestCapacityPriceIsTheLP(t *testing.T) {
 
 // TestFewestEvictionsNeverAboveARealWalk builds random placements and, for each, a real end
 // state: keep a random set of the nodes, put every other pod on one new node of a type that
-// holds what the kept nodes' free room cannot. The bound at that end state's cost must not
-// exceed the pods it evicted (a bound above a real walk is no lower bound), and must not fall
-// when the cost is lower.
+// holds them. The bound at that end state's cost must not exceed the pods it evicted (a bound
+// above a real walk is no lower bound), and must not fall when the cost is lower.
 func TestFewestEvictionsNeverAboveARealWalk(t *testing.T) {
-	types := [][3]float64{{2000, 4e9, 0.1}, {4000, 16e9, 0.25}, {8000, 16e9, 0.35}, {16000, 64e9, 1.0}, {64000, 256e9, 4.1}}
-	capacity := newCapacityPrice(types)
+	catalogTypes := [][3]float64{{2000, 4e9, 0.1}, {4000, 16e9, 0.25}, {8000, 16e9, 0.35}, {16000, 64e9, 1.0}, {64000, 256e9, 4.1}}
+	capacity := newCapacityPrice(catalogTypes)
 	rng := rand.New(rand.NewPCG(18, 3))
 	for trial := range 300 {
 		p := &placement{}
 		for i := range 1 + rng.IntN(8) {
-			ty := types[rng.IntN(len(types))]
-			n := placedNode{Name: string(rune('a' + i)), Price: ty[2], FreeCPU: ty[0], FreeMemory: ty[1]}
-			for range rng.IntN(6) {
-				cpu, mem := float64(250*(1+rng.IntN(4))), float64(512e6*float64(1+rng.IntN(4)))
-				if cpu > n.FreeCPU || mem > n.FreeMemory {
+			ty := catalogTypes[rng.IntN(len(catalogTypes))]
+			n := placedNode{Name: string(rune('a' + i)), Price: ty[2], CPU: ty[0], Memory: ty[1]}
+			freeCPU, freeMem := n.CPU, n.Memory
+			for j := range rng.IntN(6) {
+				cpu, mem := float64(250*(1+rng.IntN(4))), 512e6*float64(1+rng.IntN(4))
+				if cpu > freeCPU || mem > freeMem {
 					break
 				}
-				n.Pods++
-				n.CPU += cpu
-				n.Memory += mem
-				n.FreeCPU -= cpu
-				n.FreeMemory -= mem
+				freeCPU -= cpu
+				freeMem -= mem
+				p.Pods = append(p.Pods, placedPod{UID: types.UID(fmt.Sprintf("%s-%d", n.Name, j)), Node: n.Name, CPU: cpu, Memory: mem})
 			}
 			p.Nodes = append(p.Nodes, n)
 		}
 		keep := rng.IntN(1 << len(p.Nodes))
-		var price, freeCPU, freeMem, moveCPU, moveMem float64
-		evicted := 0
+		kept := map[string]bool{}
+		var price, moveCPU, moveMem float64
 		for i, n := range p.Nodes {
 			if keep&(1<<i) != 0 {
+				kept[n.Name] = true
 				price += n.Price
-				freeCPU += n.FreeCPU
-				freeMem += n.FreeMemory
-				continue
 			}
-			evicted += n.Pods
-			moveCPU += n.CPU
-			moveMem += n.Memory
+		}
+		evicted := 0
+		for _, pod := range p.Pods {
+			if !kept[pod.Node] {
+				evicted++
+				moveCPU += pod.CPU
+				moveMem += pod.Memory
+			}
 		}
 		// One new node holds everything moved (whether or not it would fit the free room).
-		if moveCPU > 0 || moveMem > 0 {
+		if evicted > 0 {
 			bought := false
-			for _, ty := range types {
+			for _, ty := range catalogTypes {
 				if ty[0] >= moveCPU && ty[1] >= moveMem {
 					price += ty[2]
 					bought = true
@@ -95,7 +101,7 @@ func TestFewestEvictionsNeverAboveARealWalk(t *testing.T) {
 			t.Fatalf("trial %d: %v", trial, err)
 		}
 		if got > evicted {
-			t.Fatalf("trial %d: bound %d above a walk that evicts %d at $%.2f/h: %+v (kept %b)", trial, got, evicted, price, p.Nodes, keep)
+			t.Fatalf("trial %d: bound %d above a walk that evicts %d at $%.2f/h: %+v (kept %v)", trial, got, evicted, price, p, kept)
 		}
 		if lower, _ := fewestEvictions(p, price*0.8, capacity); lower < got {
 			t.Fatalf("trial %d: bound %d at $%.2f/h but %d at a lower cost", trial, got, price, lower)
@@ -106,11 +112,11 @@ func TestFewestEvictionsNeverAboveARealWalk(t *testing.T) {
 // TestFewestEvictionsCases: what the bound says on clusters worked by hand.
 func TestFewestEvictionsCases(t *testing.T) {
 	capacity := newCapacityPrice([][3]float64{{1000, 1000, 1}})
-	// Two nodes at $1: a holds 3 pods (600 cpu, 600 memory), b 1 pod (200, 200).
-	p := &placement{Nodes: []placedNode{
-		{Name: "a", Price: 1, Pods: 3, CPU: 600, Memory: 600, FreeCPU: 400, FreeMemory: 400},
-		{Name: "b", Price: 1, Pods: 1, CPU: 200, Memory: 200, FreeCPU: 800, FreeMemory: 800},
-	}}
+	// Two nodes at $1 of 1000 cpu and memory: a holds 3 pods of 200, b 1 pod of 200.
+	p := &placement{Nodes: []placedNode{{Name: "a", Price: 1, CPU: 1000, Memory: 1000}, {Name: "b", Price: 1, CPU: 1000, Memory: 1000}}}
+	for i, node := range []string{"a", "a", "a", "b"} {
+		p.Pods = append(p.Pods, placedPod{UID: types.UID(fmt.Sprint(i)), Node: node, CPU: 200, Memory: 200})
+	}
 	for _, tc := range []struct {
 		cost float64
 		want int
@@ -127,9 +133,30 @@ func TestFewestEvictionsCases(t *testing.T) {
 	if _, err := fewestEvictions(big, 1, capacity); err == nil || !strings.Contains(err.Error(), "nodes") {
 		t.Errorf("fewestEvictions on %d nodes: %v; want an error naming the node count", len(big.Nodes), err)
 	}
-	unpriced := &placement{Nodes: []placedNode{{Name: "x", unknownPrice: true}}}
+	unpriced := &placement{Nodes: []placedNode{{Name: "x", Unknown: true}}}
 	if _, err := fewestEvictions(unpriced, 1, capacity); err == nil || !strings.Contains(err.Error(), "x") {
 		t.Errorf("fewestEvictions with an unpriced node: %v; want an error naming it", err)
+	}
+}
+
+// TestSettledPlacementDropsTheScaleDownsDeletions: the pods a scale-down deleted after the
+// first disruption was captured left undisrupted and are no eviction a walk needed; those
+// still there and those disrupted stay.
+func TestSettledPlacementDropsTheScaleDownsDeletions(t *testing.T) {
+	o := newObserver(nil)
+	o.phase.before = &placement{Nodes: []placedNode{{Name: "n"}}, Pods: []placedPod{{UID: "stays", Node: "n"}, {UID: "evicted", Node: "n"}, {UID: "scaled-away", Node: "n"}}}
+	o.pods["stays"] = &corev1.Pod{}
+	o.seen["evicted"] = true
+	var got []types.UID
+	for _, p := range o.settledPlacement().Pods {
+		got = append(got, p.UID)
+	}
+	if want := []types.UID{"stays", "evicted"}; !slices.Equal(got, want) {
+		t.Errorf("settled pods %v, want %v", got, want)
+	}
+	o.phase.before = nil
+	if o.settledPlacement() != nil {
+		t.Error("a phase without a disruption has a placement")
 	}
 }
 
@@ -140,27 +167,27 @@ func TestFewestEvictionsCases(t *testing.T) {
 func TestCapacityPriceMatchesItsDual(t *testing.T) {
 	rng := rand.New(rand.NewPCG(18, 4))
 	for trial := range 500 {
-		var types [][3]float64
+		var offers [][3]float64
 		for range 1 + rng.IntN(10) {
-			types = append(types, [3]float64{float64(500 * (1 + rng.IntN(64))), float64(1 + rng.IntN(256)), 0.05 + rng.Float64()*4})
+			offers = append(offers, [3]float64{float64(500 * (1 + rng.IntN(64))), float64(1 + rng.IntN(256)), 0.05 + rng.Float64()*4})
 		}
 		cpu, memory := float64(rng.IntN(100000)), float64(rng.IntN(2000))
-		got := newCapacityPrice(types).cost(cpu, memory)
-		if want := dualCapacityPrice(types, cpu, memory); math.Abs(got-want) > 1e-6*math.Max(1, want) {
-			t.Fatalf("trial %d: cost(%g, %g) = %g, the dual gives %g; types %v", trial, cpu, memory, got, want, types)
+		got := newCapacityPrice(offers).cost(cpu, memory)
+		if want := dualCapacityPrice(offers, cpu, memory); math.Abs(got-want) > 1e-6*math.Max(1, want) {
+			t.Fatalf("trial %d: cost(%g, %g) = %g, the dual gives %g; types %v", trial, cpu, memory, got, want, offers)
 		}
 	}
 }
 
-func dualCapacityPrice(types [][3]float64, cpu, memory float64) float64 {
+func dualCapacityPrice(offers [][3]float64, cpu, memory float64) float64 {
 	// Lines cpu_t·a + mem_t·b = price_t, and the axes a = 0 (as 1·a + 0·b = 0) and b = 0.
 	lines := [][3]float64{{1, 0, 0}, {0, 1, 0}}
-	lines = append(lines, types...)
+	lines = append(lines, offers...)
 	feasible := func(a, b float64) bool {
 		if a < -1e-12 || b < -1e-12 {
 			return false
 		}
-		for _, ty := range types {
+		for _, ty := range offers {
 			if ty[0]*a+ty[1]*b > ty[2]*(1+1e-9) {
 				return false
 			}

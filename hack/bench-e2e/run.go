@@ -198,9 +198,9 @@ func (b *bench) follow(ctx context.Context, obs *observer, want int, out *phaseR
 			out.Stable = s.Stable
 			out.Nodes, out.Cost = s.Nodes, s.CostPerHour
 			out.Evictions, out.OtherDisrupts, out.Launches, out.Removals, out.PDBViolations = pc.evictions, pc.otherDisrupts, pc.launches, pc.removals, pc.violations
-			if pc.before != nil {
+			if before := obs.settledPlacement(); before != nil {
 				var err error
-				if out.FewestEvictions, err = fewestEvictions(pc.before, out.Cost, b.capacity); err != nil {
+				if out.FewestEvictions, err = fewestEvictions(before, out.Cost, b.capacity); err != nil {
 					out.FewestError = err.Error()
 				}
 			}
