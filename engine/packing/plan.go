@@ -29,7 +29,10 @@ import (
 //
 // where a configuration c is a type and a whole number a_ic of pods of
 // each request i that fit one node of it together (each clique member
-// taking its clique's one slot per node). Column generation solves it on
+// taking its clique's one slot per node), at most as many as one zone
+// holds (planItem.perNode: a node is in one zone, and where topology
+// spread pins a request's pods to zones, a configuration of more could
+// not be filled). Column generation solves it on
 // lp.Cover: the duals π of the restricted master ask the types for
 // configurations worth more than their price, a bounded knapsack solved
 // by depth-first branch and bound with surrogate bounds (knapsack), skipped
@@ -88,6 +91,9 @@ type planItem struct {
 	req     resources.Vector
 	count   int64
 	buckets []*bucket
+	// perNode is the most pods of the item one node can get: a node is in
+	// one zone, so the most the item's buckets hold in any one zone.
+	perNode int64
 }
 
 // planType is a type a plan may open: its allocatable with one slot per
@@ -109,11 +115,14 @@ type planConfig struct {
 }
 
 type planner struct {
-	ctx           context.Context
-	effort        planEffort
-	items         []planItem
-	types         []planType
-	ndims         int
+	ctx    context.Context
+	effort planEffort
+	items  []planItem
+	types  []planType
+	ndims  int
+	// resDims is how many of the ndims dimensions are resources; the
+	// rest are clique slots (see newPlanner).
+	resDims       int
 	capacityTypes uint8
 	zones         uint64
 	master        *lp.Cover
@@ -172,6 +181,7 @@ func (f *filler) newPlanner() *planner {
 	cp0 := s.compat(f.active[0].class, p)
 	plan := &planner{ctx: s.ctx, effort: planEfforts[s.opts.plan-1], ndims: len(s.dims.names), capacityTypes: f.active[0].capacityTypes & cp0.capacityTypeMask,
 		noEmptyProof: s.opts.noEmptyProof}
+	plan.resDims = plan.ndims
 	cliques := map[int]int64{}
 	for _, b := range f.active {
 		cp := s.compat(b.class, p)
@@ -215,6 +225,9 @@ func (f *filler) newPlanner() *planner {
 		return nil
 	}
 	for i := range plan.items {
+		plan.items[i].perNode = plan.perNode(plan.items[i].buckets)
+	}
+	for i := range plan.items {
 		slices.SortStableFunc(plan.items[i].buckets, func(a, b *bucket) int {
 			return cmp.Compare(bits.OnesCount64(a.zones), bits.OnesCount64(b.zones))
 		})
@@ -224,6 +237,31 @@ func (f *filler) newPlanner() *planner {
 		return nil
 	}
 	return plan
+}
+
+// perNode is the most pods of buckets that one zone of the plan's can
+// take.
+func (plan *planner) perNode(buckets []*bucket) int64 {
+	var most int64
+	for z := range bits.Len64(plan.zones) {
+		if plan.zones&(1<<z) == 0 {
+			continue
+		}
+		var n int64
+		for _, b := range buckets {
+			if b.zones&(1<<z) != 0 {
+				n += b.left()
+			}
+		}
+		most = max(most, n)
+	}
+	return most
+}
+
+// cap is how many pods of item i one configuration may hold: the pods
+// left to plan, at most as many as one zone holds.
+func (plan *planner) cap(i int32) int64 {
+	return min(plan.left[i], plan.items[i].perNode)
 }
 
 // cliquesOf lists the hostname anti-affinity groups c is a member of.
@@ -296,7 +334,7 @@ func (plan *planner) start() {
 	for i, it := range plan.items {
 		best, bestPer, bestK := -1, math.Inf(1), int64(0)
 		for j, t := range plan.types {
-			k := it.req.Times(&t.alloc, it.count)
+			k := it.req.Times(&t.alloc, it.perNode)
 			if k > 0 && t.price/float64(k) < bestPer {
 				best, bestPer, bestK = j, t.price/float64(k), k
 			}
@@ -554,6 +592,14 @@ func (f *filler) packConfig(plan *planner, c planConfig, n *node, put func(*buck
 			need -= x
 			v += float64(x) * shareOf(b.class.req, n.typ.alloc)
 		}
+	}
+	return v
+}
+
+// resourcesOnly is v without its clique slots.
+func (plan *planner) resourcesOnly(v resources.Vector) resources.Vector {
+	for d := plan.resDims; d < resources.MaxDims; d++ {
+		v[d] = 0
 	}
 	return v
 }

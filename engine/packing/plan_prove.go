@@ -62,7 +62,7 @@ func (plan *planner) provenEmpty(pi []float64, j int, order []int32) bool {
 			reduced -= plan.relaxed.Dual(r) * rows[r][c]
 		}
 		if reduced > 0 {
-			ub += reduced * float64(plan.items[i].req.Times(&t.alloc, plan.left[i]))
+			ub += reduced * float64(plan.items[i].req.Times(&t.alloc, plan.cap(i)))
 		}
 	}
 	return ub <= t.price

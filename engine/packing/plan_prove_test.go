@@ -54,13 +54,14 @@ func TestProvenEmptyIsABound(t *testing.T) {
 // hold up to a hundred of them, so that searches run into their step
 // limits (planEffort.bigSteps) as on real batches.
 func bigPlanner(rng *rand.Rand) *planner {
-	plan := &planner{effort: planEfforts[rng.IntN(len(planEfforts))], ndims: 3}
+	plan := &planner{effort: planEfforts[rng.IntN(len(planEfforts))], ndims: 3, resDims: 3}
 	cpus := []int64{100, 250, 500, 1000, 2000, 4000}
 	mems := []int64{128, 512, 1024, 2048, 4096, 8192}
 	for range 5 + rng.IntN(30) {
 		var req resources.Vector
 		req[resources.CPU], req[resources.Memory], req[resources.Pods] = cpus[rng.IntN(6)], mems[rng.IntN(6)], 1
-		plan.items = append(plan.items, planItem{req: req, count: int64(1 + rng.IntN(80))})
+		count := int64(1 + rng.IntN(80))
+		plan.items = append(plan.items, planItem{req: req, count: count, perNode: count - rng.Int64N(count)/2})
 	}
 	for range 5 + rng.IntN(40) {
 		var alloc resources.Vector
