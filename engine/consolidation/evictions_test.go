@@ -1,0 +1,293 @@
+package consolidation
+
+import (
+	"cmp"
+	"maps"
+	"math"
+	"slices"
+
+	"github.com/tenonhq/terraform-provider-tenon/engine/scheduling"
+
+	"github.com/tenonhq/terraform-provider-tenon/engine/state"
+)
+
+// The bench's "fewest evictions" is a lower bound on the workload pods any
+// consolidation must evict to cut a cluster's cost by a given saving.
+// Consolidation evicts only the pods of the nodes it removes, so an end
+// state is the set S of original nodes removed and the new nodes R
+// launched, and it evicts every workload pod on S. It must save
+//
+//	price(S) - price(R) >= saving,
+//
+// and the pods of S must fit somewhere. For a resource r (cpu, memory)
+// and a size T, a pod of S requesting at least T of r lands either on a
+// kept node with at least T of r free or on a new node whose type has at
+// least T allocatable; so, with big_n the r its pods of at least T
+// request, free_n the r node n has free, counted only where it is at
+// least T, and rho the most r a dollar buys among the offerings with at
+// least T of it:
+//
+//	sum over n in S of big_n <= sum over kept n of free_n + rho * price(R).
+//
+// With a_n = big_n + free_n and F the sum of all free_n, that is
+// sum over S of a_n <= F + rho * price(R): one row per (r, T), T = 0 and
+// each size a workload pod requests. Relaxing "n in S" to a fraction x_n in
+// [0, 1] and price(R) to any y >= 0 gives a linear program whose optimum
+// bounds the fewest evictions from below. By weak duality every choice of
+// multipliers l0, l_j >= 0 with l0 >= sum_j l_j rho_j bounds that optimum
+// from below:
+//
+//	L = l0*saving - sum_j l_j F_j + sum_n min(0, pods_n + sum_j l_j a_nj - l0 price_n).
+//
+// With every l_j = 0 this is the fractional knapsack of nodes by pods per
+// dollar (the bench's bound before the rows were counted); evictionBound
+// searches the l_j for a larger L. Any l gives a proven bound, so the
+// search only decides how tight it is. TestEvictionBoundNeverAboveTheMinimum
+// checks it against brute force.
+
+// evCluster is what the bound reads of a cluster: its nodes and the
+// offerings a new node can be bought at.
+type evCluster struct {
+	nodes  []evNode
+	offers []evOffer
+}
+
+// evNode is an original node: its price, allocatable and the requests of
+// all its pods (used, daemonset pods included), and each workload pod's
+// requests (cpu, memory).
+type evNode struct {
+	price       float64
+	alloc, used [2]float64
+	pods        [][2]float64
+}
+
+// evOffer is what a new node can be: its type's allocatable, and its price.
+type evOffer struct {
+	alloc [2]float64
+	price float64
+}
+
+// evRow is one (resource, size) row of the program: the room F of the
+// nodes with at least the size free, and rho, the most of the resource a
+// dollar buys among offerings with at least the size (+Inf where one is
+// free: the row then bounds nothing and is left out).
+type evRow struct{ room, rho float64 }
+
+// evictionNode is one node's column: its workload pods, its price, and
+// a_n of each row.
+type evictionNode struct {
+	pods  int
+	price float64
+	a     []float64
+}
+
+// program builds the rows and columns of the bound for c.
+func (c evCluster) program() ([]evictionNode, []evRow) {
+	type row struct {
+		r    int
+		size float64
+	}
+	var rows []row
+	for r := range 2 {
+		sizes := map[float64]bool{0: true}
+		for _, n := range c.nodes {
+			for _, p := range n.pods {
+				sizes[p[r]] = true
+			}
+		}
+		for _, t := range slices.Sorted(maps.Keys(sizes)) {
+			rows = append(rows, row{r, t})
+		}
+	}
+	cols := make([]evictionNode, len(c.nodes))
+	out := make([]evRow, len(rows))
+	for j, rw := range rows {
+		for _, o := range c.offers {
+			switch {
+			case o.alloc[rw.r] < rw.size || o.alloc[rw.r] <= 0:
+			case o.price <= 0:
+				out[j].rho = math.Inf(1)
+			default:
+				out[j].rho = max(out[j].rho, o.alloc[rw.r]/o.price)
+			}
+		}
+	}
+	for i, n := range c.nodes {
+		cols[i] = evictionNode{pods: len(n.pods), price: n.price, a: make([]float64, len(rows))}
+		for j, rw := range rows {
+			free := max(0, n.alloc[rw.r]-n.used[rw.r])
+			if free < rw.size || free <= 0 {
+				free = 0
+			}
+			big := 0.0
+			for _, p := range n.pods {
+				if p[rw.r] >= rw.size {
+					big += p[rw.r]
+				}
+			}
+			cols[i].a[j] = big + free
+			out[j].room += free
+		}
+	}
+	return cols, out
+}
+
+// evictionBound is the largest L (above) its search finds, rounded up: no
+// end state saving at least saving evicts fewer pods.
+func evictionBound(nodes []evictionNode, rows []evRow, saving float64) int {
+	if saving <= 1e-9 {
+		return 0
+	}
+	// Scale each multiplier to pods per average node's a, so one step
+	// size suits every row; rows that bound nothing keep 0.
+	scale := make([]float64, len(rows))
+	var live []int
+	for j, rw := range rows {
+		total := 0.0
+		for _, n := range nodes {
+			total += n.a[j]
+		}
+		if total > 0 && !math.IsInf(rw.rho, 1) {
+			scale[j] = float64(len(nodes)) / total
+			live = append(live, j)
+		}
+	}
+	lam := make([]float64, len(rows))
+	dual := func(l []float64) float64 {
+		floor := 0.0
+		for j := range rows {
+			lam[j] = l[j] * scale[j]
+			floor += lam[j] * rows[j].rho
+		}
+		return evictionDual(nodes, rows, lam, floor, saving)
+	}
+	l := make([]float64, len(rows))
+	best := dual(l)
+	// Pattern search: the dual is concave, so moving each multiplier
+	// while it helps, and halving the step when nothing does, climbs
+	// towards its maximum. Every point is a valid bound.
+	for step := 1.0; len(live) > 0 && step > 1.0/4096; {
+		moved := false
+		for _, j := range live {
+			for _, d := range []float64{step, -step} {
+				old := l[j]
+				l[j] = max(0, old+d)
+				if l[j] != old {
+					if v := dual(l); v > best+1e-9 {
+						best, moved = v, true
+						break
+					}
+				}
+				l[j] = old
+			}
+		}
+		if !moved {
+			step /= 2
+		}
+	}
+	if math.IsInf(best, 1) {
+		// No end state saves that much; every pod is as good a bound.
+		all := 0
+		for _, n := range nodes {
+			all += n.pods
+		}
+		return all
+	}
+	return max(0, int(math.Ceil(best-1e-6)))
+}
+
+// evictionDual is L (above) at multipliers lam and the best l0 >= floor:
+// with q_n = pods_n + sum_j lam_j a_nj and the nodes sorted by
+// q_n/price_n, l0 is the ratio at which their prices first reach the
+// saving (L's slope in l0 turns negative there).
+func evictionDual(nodes []evictionNode, rows []evRow, lam []float64, floor, saving float64) float64 {
+	type item struct{ q, price float64 }
+	items := make([]item, 0, len(nodes))
+	for _, n := range nodes {
+		q := float64(n.pods)
+		for j, a := range n.a {
+			q += lam[j] * a
+		}
+		items = append(items, item{q, n.price})
+	}
+	ratio := func(it item) float64 {
+		if it.price <= 0 {
+			return math.Inf(1) // never below l0: min(0, q - l0*0) is 0
+		}
+		return it.q / it.price
+	}
+	slices.SortFunc(items, func(a, b item) int { return cmp.Compare(ratio(a), ratio(b)) })
+	l0, sum := math.Inf(1), 0.0
+	for _, it := range items {
+		if it.price <= 0 {
+			break
+		}
+		if sum += it.price; sum >= saving {
+			l0 = ratio(it)
+			break
+		}
+	}
+	if math.IsInf(l0, 1) {
+		// Every node together saves less: no end state reaches saving.
+		return math.Inf(1)
+	}
+	l0 = max(l0, floor)
+	v := l0 * saving
+	for j, rw := range rows {
+		v -= lam[j] * rw.room
+	}
+	for _, it := range items {
+		v += min(0, it.q-l0*it.price)
+	}
+	return v
+}
+
+// leastEvictions is evictionBound for a snapshot: the fewest workload pods
+// any consolidation of snap that cuts its cost by saving $/h must evict.
+func leastEvictions(snap *state.Snapshot, saving float64) int {
+	nodes, rows := evClusterOf(snap).program()
+	return evictionBound(nodes, rows, saving)
+}
+
+// evClusterOf reads snap's nodes, pods and, as offerings, every offering
+// a pool of snap can launch (its requirements allow the type, the zone and
+// the capacity type; reservations count at their price).
+func evClusterOf(snap *state.Snapshot) evCluster {
+	var c evCluster
+	idx := map[string]int{}
+	for i, n := range snap.Nodes {
+		idx[n.Name] = i
+		c.nodes = append(c.nodes, evNode{price: n.PricePerHour, alloc: [2]float64{float64(n.Allocatable.Cpu().MilliValue()), float64(n.Allocatable.Memory().Value())}})
+	}
+	for _, p := range snap.Pods {
+		i, ok := idx[p.NodeName]
+		if !ok {
+			continue
+		}
+		cpu, mem := podRequests(p)
+		req := [2]float64{float64(cpu), float64(mem)}
+		c.nodes[i].used[0] += req[0]
+		c.nodes[i].used[1] += req[1]
+		if !p.DaemonSet {
+			c.nodes[i].pods = append(c.nodes[i].pods, req)
+		}
+	}
+	for _, pool := range snap.Pools {
+		zones := pool.Requirements.Get(scheduling.LabelTopologyZone)
+		cts := pool.Requirements.Get(scheduling.LabelCapacityType)
+		for _, it := range pool.InstanceTypes {
+			if pool.Requirements.Intersects(it.Requirements) != nil {
+				continue
+			}
+			alloc := [2]float64{float64(it.Allocatable.Cpu().MilliValue()), float64(it.Allocatable.Memory().Value())}
+			for _, o := range it.Offerings {
+				if (pool.Requirements.Has(scheduling.LabelTopologyZone) && !zones.Has(o.Zone)) ||
+					(pool.Requirements.Has(scheduling.LabelCapacityType) && !cts.Has(o.CapacityType)) {
+					continue
+				}
+				c.offers = append(c.offers, evOffer{alloc: alloc, price: o.PricePerHour})
+			}
+		}
+	}
+	return c
+}
