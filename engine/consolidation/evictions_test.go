@@ -155,7 +155,7 @@ func evictionBound(nodes []evictionNode, rows []evRow, saving float64) int {
 	lam := make([]float64, len(rows))
 	dual := func(l []float64) float64 {
 		floor := 0.0
-		for j := range rows {
+		for _, j := range live {
 			lam[j] = l[j] * scale[j]
 			floor += lam[j] * rows[j].rho
 		}
@@ -166,7 +166,10 @@ func evictionBound(nodes []evictionNode, rows []evRow, saving float64) int {
 	// Pattern search: the dual is concave, so moving each multiplier
 	// while it helps, and halving the step when nothing does, climbs
 	// towards its maximum. Every point is a valid bound.
-	for step := 1.0; len(live) > 0 && step > 1.0/4096; {
+	// The climb stops after a number of tries, so a dual that grows
+	// without end (no end state saves that much) stops too.
+	tries := 400 * len(live)
+	for step := 1.0; len(live) > 0 && step > 1.0/4096 && tries > 0; tries-- {
 		moved := false
 		for _, j := range live {
 			for _, d := range []float64{step, -step} {
