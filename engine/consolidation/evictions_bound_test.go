@@ -74,8 +74,8 @@ func TestEvictionBoundCases(t *testing.T) {
 		knapsack, want, least int
 	}{
 		{
-			name: "nothing to save evicts nothing",
-			c:    evCluster{nodes: []evNode{{price: 1, alloc: small.alloc, used: [2]float64{1, 1}, pods: [][2]float64{pod(1, 1)}}}, offers: []evOffer{small}},
+			name:     "nothing to save evicts nothing",
+			c:        evCluster{nodes: []evNode{{price: 1, alloc: small.alloc, used: [2]float64{1, 1}, pods: [][2]float64{pod(1, 1)}}}, offers: []evOffer{small}},
 			knapsack: 0, want: 0, least: 0,
 		},
 		{
