@@ -13,7 +13,7 @@ import (
 // their pods beside the kept nodes' free room (every assignment tried);
 // then, for each saving some end state reaches, the fewest pods any end
 // state saving at least that much evicts. The bound must never exceed it,
-// and a bound that forgets new nodes (rho 0) must, somewhere: the check
+// and a bound that forgets new nodes must, somewhere: the check
 // can fail.
 func TestEvictionBoundNeverAboveTheMinimum(t *testing.T) {
 	r := rand.New(rand.NewPCG(22, 4))
@@ -21,15 +21,8 @@ func TestEvictionBoundNeverAboveTheMinimum(t *testing.T) {
 	for range 400 {
 		c := randomEvCluster(r)
 		ends := bruteForceEnds(c)
-		nodes, rows := c.program()
-		knapsack := make([]evRow, len(rows))
-		for j := range knapsack {
-			knapsack[j].rho = math.Inf(1) // every row left out
-		}
-		forgetful := slices.Clone(rows)
-		for j := range forgetful {
-			forgetful[j].rho = 0
-		}
+		nodes, rows, news := c.program()
+		knapsack := freeRows(news) // every row left out
 		for _, e := range ends {
 			if e.saving <= 1e-9 {
 				continue
@@ -40,14 +33,14 @@ func TestEvictionBoundNeverAboveTheMinimum(t *testing.T) {
 					least = min(least, f.evicted)
 				}
 			}
-			got := evictionBound(nodes, rows, e.saving)
+			got := evictionBound(nodes, rows, news, e.saving)
 			if got > least {
 				t.Fatalf("bound %d above the fewest evictions %d for saving %.4f on %+v", got, least, e.saving, c)
 			}
-			if evictionBound(nodes, knapsack, e.saving) < got {
+			if evictionBound(nodes, rows, knapsack, e.saving) < got {
 				tighter++
 			}
-			if evictionBound(nodes, forgetful, e.saving) > least {
+			if evictionBound(nodes, rows, nil, e.saving) > least {
 				broken++
 			}
 			checked++
@@ -110,15 +103,11 @@ func TestEvictionBoundCases(t *testing.T) {
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			nodes, rows := tc.c.program()
-			if got := evictionBound(nodes, rows, tc.saving); got != tc.want {
+			nodes, rows, news := tc.c.program()
+			if got := evictionBound(nodes, rows, news, tc.saving); got != tc.want {
 				t.Errorf("evictionBound = %d, want %d", got, tc.want)
 			}
-			none := make([]evRow, len(rows))
-			for j := range none {
-				none[j].rho = math.Inf(1)
-			}
-			if got := evictionBound(nodes, none, tc.saving); got != tc.knapsack {
+			if got := evictionBound(nodes, rows, freeRows(news), tc.saving); got != tc.knapsack {
 				t.Errorf("without the rows = %d, want %d", got, tc.knapsack)
 			}
 			least := math.MaxInt
@@ -134,12 +123,17 @@ func TestEvictionBoundCases(t *testing.T) {
 	}
 }
 
-// randomEvCluster is 2–5 nodes of a 3-offering catalog holding up to 8
+// randomEvCluster is 2–5 nodes of a 3–4-offering catalog holding up to 8
 // workload pods in all, some nodes also running daemon pods.
 func randomEvCluster(r *rand.Rand) evCluster {
 	var c evCluster
-	for _, size := range []float64{2, 4, 8} {
-		c.offers = append(c.offers, evOffer{alloc: [2]float64{size, size * (0.5 + r.Float64())}, price: size * (0.8 + 0.4*r.Float64())})
+	// Offerings of every shape (cpu-heavy to memory-heavy), priced per
+	// cpu and per memory at random: no one offering is the cheapest
+	// for both.
+	for range 3 + r.IntN(2) {
+		cpu := []float64{2, 4, 8}[r.IntN(3)]
+		mem := cpu * []float64{0.25, 0.5, 1, 2}[r.IntN(4)]
+		c.offers = append(c.offers, evOffer{alloc: [2]float64{cpu, mem}, price: cpu*(0.4+0.6*r.Float64()) + mem*(0.2+0.3*r.Float64())})
 	}
 	left := 8
 	for range 2 + r.IntN(4) {
@@ -257,4 +251,17 @@ func cheapestOffer(offers []evOffer, load [2]float64) float64 {
 		}
 	}
 	return best
+}
+
+// freeRows is news with one free offering that has room in every row:
+// every row then bounds nothing, and the bound is the knapsack's.
+func freeRows(news []evNewNode) []evNewNode {
+	if len(news) == 0 {
+		return nil
+	}
+	all := slices.Clone(news[0].room)
+	for j := range all {
+		all[j] = 1
+	}
+	return append(slices.Clone(news), evNewNode{room: all})
 }

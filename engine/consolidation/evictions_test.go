@@ -21,21 +21,23 @@ import (
 //
 // and the pods of S must fit somewhere. For a resource r (cpu, memory)
 // and a size T, a pod of S requesting at least T of r lands either on a
-// kept node with at least T of r free or on a new node whose type has at
-// least T allocatable; so, with big_n the r its pods of at least T
-// request, free_n the r node n has free, counted only where it is at
-// least T, and rho the most r a dollar buys among the offerings with at
-// least T of it:
+// kept node with at least T of r free or on a new node that can hold such
+// a pod; so, with big_n the r the pods of node n of at least T request,
+// free_n the r node n has free, counted only where it is at least T, and
+// z_o new nodes bought at offering o, each offering room_o of r to pods
+// (its allocatable less the daemonsets every node of its pool runs;
+// counted only if it holds some pod of at least T):
 //
-//	sum over n in S of big_n <= sum over kept n of free_n + rho * price(R).
+//	sum over n in S of big_n <= sum over kept n of free_n + sum_o z_o room_o.
 //
-// With a_n = big_n + free_n and F the sum of all free_n, that is
-// sum over S of a_n <= F + rho * price(R): one row per (r, T), T = 0 and
-// each size a workload pod requests. Relaxing "n in S" to a fraction x_n in
-// [0, 1] and price(R) to any y >= 0 gives a linear program whose optimum
-// bounds the fewest evictions from below. By weak duality every choice of
-// multipliers l0, l_j >= 0 with l0 >= sum_j l_j rho_j bounds that optimum
-// from below:
+// With a_n = big_n + free_n and F the sum of all free_n that is
+// sum over S of a_n <= F + sum_o z_o room_o: one row j per (r, T), T = 0
+// and each size a workload pod requests, and price(R) = sum_o z_o price_o.
+// Relaxing "n in S" to a fraction x_n in [0, 1] and z_o to any z_o >= 0
+// gives a linear program whose optimum bounds the fewest evictions from
+// below. By weak duality every choice of multipliers l0, l_j >= 0 with
+// l0 price_o >= sum_j l_j room_oj for every offering o bounds that
+// optimum from below:
 //
 //	L = l0*saving - sum_j l_j F_j + sum_n min(0, pods_n + sum_j l_j a_nj - l0 price_n).
 //
@@ -61,17 +63,16 @@ type evNode struct {
 	pods        [][2]float64
 }
 
-// evOffer is what a new node can be: its type's allocatable, and its price.
+// evOffer is what a new node can be: the room its type offers pods
+// beside its pool's daemonsets, and its price.
 type evOffer struct {
 	alloc [2]float64
 	price float64
 }
 
 // evRow is one (resource, size) row of the program: the room F of the
-// nodes with at least the size free, and rho, the most of the resource a
-// dollar buys among offerings with at least the size (+Inf where one is
-// free: the row then bounds nothing and is left out).
-type evRow struct{ room, rho float64 }
+// nodes with at least the size free.
+type evRow struct{ room float64 }
 
 // evictionNode is one node's column: its workload pods, its price, and
 // a_n of each row.
@@ -81,8 +82,15 @@ type evictionNode struct {
 	a     []float64
 }
 
+// evNewNode is one offering's column: its price and its room_o of each
+// row (0 where it holds no pod of the row's size).
+type evNewNode struct {
+	price float64
+	room  []float64
+}
+
 // program builds the rows and columns of the bound for c.
-func (c evCluster) program() ([]evictionNode, []evRow) {
+func (c evCluster) program() ([]evictionNode, []evRow, []evNewNode) {
 	type row struct {
 		r    int
 		size float64
@@ -99,19 +107,25 @@ func (c evCluster) program() ([]evictionNode, []evRow) {
 			rows = append(rows, row{r, t})
 		}
 	}
-	cols := make([]evictionNode, len(c.nodes))
 	out := make([]evRow, len(rows))
-	for j, rw := range rows {
-		for _, o := range c.offers {
-			switch {
-			case o.alloc[rw.r] < rw.size || o.alloc[rw.r] <= 0:
-			case o.price <= 0:
-				out[j].rho = math.Inf(1)
-			default:
-				out[j].rho = max(out[j].rho, o.alloc[rw.r]/o.price)
+	news := make([]evNewNode, len(c.offers))
+	for o, of := range c.offers {
+		news[o] = evNewNode{price: of.price, room: make([]float64, len(rows))}
+		for j, rw := range rows {
+			// The offering counts for the row if it holds some pod of
+			// at least the row's size.
+			holds := false
+			for _, n := range c.nodes {
+				for _, p := range n.pods {
+					holds = holds || (p[rw.r] >= rw.size && p[0] <= of.alloc[0] && p[1] <= of.alloc[1])
+				}
+			}
+			if holds {
+				news[o].room[j] = of.alloc[rw.r]
 			}
 		}
 	}
+	cols := make([]evictionNode, len(c.nodes))
 	for i, n := range c.nodes {
 		cols[i] = evictionNode{pods: len(n.pods), price: n.price, a: make([]float64, len(rows))}
 		for j, rw := range rows {
@@ -129,25 +143,27 @@ func (c evCluster) program() ([]evictionNode, []evRow) {
 			out[j].room += free
 		}
 	}
-	return cols, out
+	return cols, out, news
 }
 
 // evictionBound is the largest L (above) its search finds, rounded up: no
 // end state saving at least saving evicts fewer pods.
-func evictionBound(nodes []evictionNode, rows []evRow, saving float64) int {
+func evictionBound(nodes []evictionNode, rows []evRow, news []evNewNode, saving float64) int {
 	if saving <= 1e-9 {
 		return 0
 	}
-	// Scale each multiplier to pods per average node's a, so one step
-	// size suits every row; rows that bound nothing keep 0.
+	// A free offering with room in a row makes that row bound nothing:
+	// its multiplier stays 0. The others are scaled to pods per average
+	// node's a, so one step size suits every row.
 	scale := make([]float64, len(rows))
 	var live []int
-	for j, rw := range rows {
+	for j := range rows {
 		total := 0.0
 		for _, n := range nodes {
 			total += n.a[j]
 		}
-		if total > 0 && !math.IsInf(rw.rho, 1) {
+		free := slices.ContainsFunc(news, func(o evNewNode) bool { return o.price <= 0 && o.room[j] > 0 })
+		if total > 0 && !free {
 			scale[j] = float64(len(nodes)) / total
 			live = append(live, j)
 		}
@@ -155,9 +171,19 @@ func evictionBound(nodes []evictionNode, rows []evRow, saving float64) int {
 	lam := make([]float64, len(rows))
 	dual := func(l []float64) float64 {
 		floor := 0.0
+		for _, o := range news {
+			if o.price <= 0 {
+				continue
+			}
+			v := 0.0
+			for _, j := range live {
+				lam[j] = l[j] * scale[j]
+				v += lam[j] * o.room[j]
+			}
+			floor = max(floor, v/o.price)
+		}
 		for _, j := range live {
 			lam[j] = l[j] * scale[j]
-			floor += lam[j] * rows[j].rho
 		}
 		return evictionDual(nodes, rows, lam, floor, saving)
 	}
@@ -165,9 +191,9 @@ func evictionBound(nodes []evictionNode, rows []evRow, saving float64) int {
 	best := dual(l)
 	// Pattern search: the dual is concave, so moving each multiplier
 	// while it helps, and halving the step when nothing does, climbs
-	// towards its maximum. Every point is a valid bound.
-	// The climb stops after a number of tries, so a dual that grows
-	// without end (no end state saves that much) stops too.
+	// towards its maximum. Every point is a valid bound. The climb stops
+	// after a number of tries, so a dual that grows without end (no end
+	// state saves that much) stops too.
 	tries := 400 * len(live)
 	for step := 1.0; len(live) > 0 && step > 1.0/4096 && tries > 0; tries-- {
 		moved := false
@@ -248,13 +274,16 @@ func evictionDual(nodes []evictionNode, rows []evRow, lam []float64, floor, savi
 // leastEvictions is evictionBound for a snapshot: the fewest workload pods
 // any consolidation of snap that cuts its cost by saving $/h must evict.
 func leastEvictions(snap *state.Snapshot, saving float64) int {
-	nodes, rows := evClusterOf(snap).program()
-	return evictionBound(nodes, rows, saving)
+	nodes, rows, news := evClusterOf(snap).program()
+	return evictionBound(nodes, rows, news, saving)
 }
 
 // evClusterOf reads snap's nodes, pods and, as offerings, every offering
 // a pool of snap can launch (its requirements allow the type, the zone and
-// the capacity type; reservations count at their price).
+// the capacity type; reservations count at their price), each with the
+// room its type's allocatable leaves beside the daemonsets that surely
+// run on every node of the pool (daemonsetOverhead); offerings without
+// room for those are left out.
 func evClusterOf(snap *state.Snapshot) evCluster {
 	var c evCluster
 	idx := map[string]int{}
@@ -276,21 +305,45 @@ func evClusterOf(snap *state.Snapshot) evCluster {
 		}
 	}
 	for _, pool := range snap.Pools {
+		overhead := daemonsetOverhead(snap, pool)
 		zones := pool.Requirements.Get(scheduling.LabelTopologyZone)
 		cts := pool.Requirements.Get(scheduling.LabelCapacityType)
 		for _, it := range pool.InstanceTypes {
 			if pool.Requirements.Intersects(it.Requirements) != nil {
 				continue
 			}
-			alloc := [2]float64{float64(it.Allocatable.Cpu().MilliValue()), float64(it.Allocatable.Memory().Value())}
+			room := [2]float64{float64(it.Allocatable.Cpu().MilliValue()) - overhead[0], float64(it.Allocatable.Memory().Value()) - overhead[1]}
+			if room[0] < 0 || room[1] < 0 {
+				continue
+			}
 			for _, o := range it.Offerings {
 				if (pool.Requirements.Has(scheduling.LabelTopologyZone) && !zones.Has(o.Zone)) ||
 					(pool.Requirements.Has(scheduling.LabelCapacityType) && !cts.Has(o.CapacityType)) {
 					continue
 				}
-				c.offers = append(c.offers, evOffer{alloc: alloc, price: o.PricePerHour})
+				c.offers = append(c.offers, evOffer{alloc: room, price: o.PricePerHour})
 			}
 		}
 	}
 	return c
+}
+
+// daemonsetOverhead is the cpu and memory the daemonsets of snap request
+// on every node of pool for certain: those whose pod selects no nodes
+// (no node selector, no affinity), on a pool without taints. Leaving out
+// a daemonset that does run there only loosens the bound.
+func daemonsetOverhead(snap *state.Snapshot, pool *state.Pool) [2]float64 {
+	var out [2]float64
+	if len(pool.Taints) > 0 {
+		return out
+	}
+	for _, ds := range snap.DaemonSets {
+		if ds.Pod == nil || len(ds.Pod.NodeSelector) > 0 || ds.Pod.Affinity != nil {
+			continue
+		}
+		cpu, mem := podRequests(ds.Pod)
+		out[0] += float64(cpu)
+		out[1] += float64(mem)
+	}
+	return out
 }
