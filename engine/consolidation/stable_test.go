@@ -68,9 +68,8 @@ func untilStable(tb testing.TB, snap *state.Snapshot, opts Options, maxRounds in
 	}
 	out.total, out.totalCPU = time.Since(start), cpuTime()-startCPU
 	out.final = cur
-	left := map[string]bool{}
+	left := survivors(snap.Nodes, cur.Nodes)
 	for _, n := range cur.Nodes {
-		left[n.Name] = true
 		out.cost += n.PricePerHour
 	}
 	var workload []*state.Pod
