@@ -19,21 +19,20 @@ import (
 //
 //	price(S) - price(R) >= saving,
 //
-// and the pods of S must fit somewhere. Take the pods requesting at least
-// a size T of a resource b (cpu or memory; T = 0 and each size a workload
-// pod requests): each lands on a kept node with at least T of b free, or
-// on a new node that can hold such a pod. So for any resource r, with
-// big_n the r those pods of node n request, free_n the r node n has free
-// (counted only where it has at least T of b free), and z_o new nodes
-// bought at offering o, each with room_o of r for pods (its allocatable
-// less the daemonsets every node of its pool runs; counted only if it
-// holds some pod of the class):
+// and the pods of S must fit somewhere. For a resource r (cpu, memory)
+// and a size T, a pod of S requesting at least T of r lands either on a
+// kept node with at least T of r free or on a new node that can hold such
+// a pod; so, with big_n the r the pods of node n of at least T request,
+// free_n the r node n has free, counted only where it is at least T, and
+// z_o new nodes bought at offering o, each offering room_o of r to pods
+// (its allocatable less the daemonsets every node of its pool runs;
+// counted only if it holds some pod of at least T):
 //
 //	sum over n in S of big_n <= sum over kept n of free_n + sum_o z_o room_o.
 //
 // With a_n = big_n + free_n and F the sum of all free_n that is
-// sum over S of a_n <= F + sum_o z_o room_o: one row j per (b, T, r), and
-// price(R) = sum_o z_o price_o.
+// sum over S of a_n <= F + sum_o z_o room_o: one row j per (r, T), T = 0
+// and each size a workload pod requests, and price(R) = sum_o z_o price_o.
 // Relaxing "n in S" to a fraction x_n in [0, 1] and z_o to any z_o >= 0
 // gives a linear program whose optimum bounds the fewest evictions from
 // below. By weak duality every choice of multipliers l0, l_j >= 0 with
@@ -71,8 +70,8 @@ type evOffer struct {
 	price float64
 }
 
-// evRow is one row of the program: the room F the kept nodes could offer
-// its class of pods.
+// evRow is one (resource, size) row of the program: the room F of the
+// nodes with at least the size free.
 type evRow struct{ room float64 }
 
 // evictionNode is one node's column: its workload pods, its price, and
@@ -92,26 +91,20 @@ type evNewNode struct {
 
 // program builds the rows and columns of the bound for c.
 func (c evCluster) program() ([]evictionNode, []evRow, []evNewNode) {
-	// Row (by, r, size): the pods requesting at least size of resource
-	// by, measured in resource r.
 	type row struct {
-		by, r int
-		size  float64
+		r    int
+		size float64
 	}
 	var rows []row
-	for by := range 2 {
+	for r := range 2 {
 		sizes := map[float64]bool{0: true}
 		for _, n := range c.nodes {
 			for _, p := range n.pods {
-				sizes[p[by]] = true
+				sizes[p[r]] = true
 			}
 		}
 		for _, t := range slices.Sorted(maps.Keys(sizes)) {
-			for r := range 2 {
-				if t > 0 || r == by { // size 0 is every pod: once per r
-					rows = append(rows, row{by, r, t})
-				}
-			}
+			rows = append(rows, row{r, t})
 		}
 	}
 	out := make([]evRow, len(rows))
@@ -120,11 +113,11 @@ func (c evCluster) program() ([]evictionNode, []evRow, []evNewNode) {
 		news[o] = evNewNode{price: of.price, room: make([]float64, len(rows))}
 		for j, rw := range rows {
 			// The offering counts for the row if it holds some pod of
-			// the row's class.
+			// at least the row's size.
 			holds := false
 			for _, n := range c.nodes {
 				for _, p := range n.pods {
-					holds = holds || (p[rw.by] >= rw.size && p[0] <= of.alloc[0] && p[1] <= of.alloc[1])
+					holds = holds || (p[rw.r] >= rw.size && p[0] <= of.alloc[0] && p[1] <= of.alloc[1])
 				}
 			}
 			if holds {
@@ -136,15 +129,13 @@ func (c evCluster) program() ([]evictionNode, []evRow, []evNewNode) {
 	for i, n := range c.nodes {
 		cols[i] = evictionNode{pods: len(n.pods), price: n.price, a: make([]float64, len(rows))}
 		for j, rw := range rows {
-			// A kept node takes pods of the class only with at least
-			// size of by free.
-			free := 0.0
-			if n.alloc[rw.by]-n.used[rw.by] >= rw.size {
-				free = max(0, n.alloc[rw.r]-n.used[rw.r])
+			free := max(0, n.alloc[rw.r]-n.used[rw.r])
+			if free < rw.size || free <= 0 {
+				free = 0
 			}
 			big := 0.0
 			for _, p := range n.pods {
-				if p[rw.by] >= rw.size {
+				if p[rw.r] >= rw.size {
 					big += p[rw.r]
 				}
 			}
