@@ -55,8 +55,8 @@ func TestEvictionBoundNeverAboveTheMinimum(t *testing.T) {
 // TestEvictionBoundCases pins the bound on clusters small enough to
 // solve by hand.
 func TestEvictionBoundCases(t *testing.T) {
-	small := evOffer{alloc: [2]float64{2, 2}, price: 1}
-	big := evOffer{alloc: [2]float64{8, 8}, price: 3}
+	small := evOffer{alloc: [2]float64{4, 4}, price: 1}
+	big := evOffer{alloc: [2]float64{16, 16}, price: 3}
 	pod := func(cpu, mem float64) [2]float64 { return [2]float64{cpu, mem} }
 	for _, tc := range []struct {
 		name   string
@@ -68,14 +68,14 @@ func TestEvictionBoundCases(t *testing.T) {
 	}{
 		{
 			name:     "nothing to save evicts nothing",
-			c:        evCluster{nodes: []evNode{{price: 1, alloc: small.alloc, used: [2]float64{1, 1}, pods: [][2]float64{pod(1, 1)}}}, offers: []evOffer{small}},
+			c:        evCluster{nodes: []evNode{{price: 1, alloc: small.alloc, used: [2]float64{2, 2}, pods: [][2]float64{pod(2, 2)}}}, offers: []evOffer{small}},
 			knapsack: 0, want: 0, least: 0,
 		},
 		{
 			name: "an empty node saves its price for free",
 			c: evCluster{nodes: []evNode{
 				{price: 3, alloc: big.alloc},
-				{price: 1, alloc: small.alloc, used: [2]float64{1, 1}, pods: [][2]float64{pod(1, 1)}},
+				{price: 1, alloc: small.alloc, used: [2]float64{2, 2}, pods: [][2]float64{pod(2, 2)}},
 			}, offers: []evOffer{small, big}},
 			saving: 3, knapsack: 0, want: 0, least: 0,
 		},
@@ -88,16 +88,16 @@ func TestEvictionBoundCases(t *testing.T) {
 			// 4 pods (brute force: 4; the program, fractional, says 3).
 			name: "pods that fit nowhere else keep the cheap-per-pod node",
 			c: evCluster{nodes: []evNode{
-				{price: 3, alloc: big.alloc, used: [2]float64{8, 8}, pods: [][2]float64{pod(2, 2), pod(2, 2), pod(2, 2), pod(2, 2)}},
-				{price: 1.25, alloc: small.alloc, used: [2]float64{1, 1}, pods: [][2]float64{pod(0.5, 0.5), pod(0.5, 0.5)}},
-				{price: 1.25, alloc: small.alloc, used: [2]float64{1, 1}, pods: [][2]float64{pod(0.5, 0.5), pod(0.5, 0.5)}},
+				{price: 3, alloc: big.alloc, used: [2]float64{16, 16}, pods: [][2]float64{pod(4, 4), pod(4, 4), pod(4, 4), pod(4, 4)}},
+				{price: 1.25, alloc: small.alloc, used: [2]float64{2, 2}, pods: [][2]float64{pod(1, 1), pod(1, 1)}},
+				{price: 1.25, alloc: small.alloc, used: [2]float64{2, 2}, pods: [][2]float64{pod(1, 1), pod(1, 1)}},
 			}, offers: []evOffer{small, big}},
 			saving: 1.5, knapsack: 2, want: 3, least: 4,
 		},
 		{
 			name: "no end state saves that much: every pod",
 			c: evCluster{nodes: []evNode{
-				{price: 1, alloc: small.alloc, used: [2]float64{1, 1}, pods: [][2]float64{pod(1, 1)}},
+				{price: 1, alloc: small.alloc, used: [2]float64{2, 2}, pods: [][2]float64{pod(2, 2)}},
 			}, offers: []evOffer{small}},
 			saving: 2, knapsack: 1, want: 1, least: math.MaxInt,
 		},
@@ -131,7 +131,7 @@ func randomEvCluster(r *rand.Rand) evCluster {
 	// cpu and per memory at random: no one offering is the cheapest
 	// for both.
 	for range 3 + r.IntN(2) {
-		cpu := []float64{2, 4, 8}[r.IntN(3)]
+		cpu := []float64{4, 8, 16}[r.IntN(3)]
 		mem := cpu * []float64{0.25, 0.5, 1, 2}[r.IntN(4)]
 		c.offers = append(c.offers, evOffer{alloc: [2]float64{cpu, mem}, price: cpu*(0.4+0.6*r.Float64()) + mem*(0.2+0.3*r.Float64())})
 	}
@@ -140,10 +140,10 @@ func randomEvCluster(r *rand.Rand) evCluster {
 		o := c.offers[r.IntN(len(c.offers))]
 		n := evNode{price: o.price, alloc: o.alloc}
 		if r.IntN(3) == 0 {
-			n.used = [2]float64{0.5, 0.25}
+			n.used = [2]float64{1, 1} // a daemon pod
 		}
 		for range r.IntN(4) {
-			p := [2]float64{float64(1+r.IntN(4)) / 2, float64(1+r.IntN(4)) / 2}
+			p := [2]float64{float64(1 + r.IntN(4)), float64(1 + r.IntN(4))}
 			if left == 0 || n.used[0]+p[0] > n.alloc[0] || n.used[1]+p[1] > n.alloc[1] {
 				continue
 			}

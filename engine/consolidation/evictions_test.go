@@ -30,6 +30,11 @@ import (
 //
 //	sum over n in S of big_n <= sum over kept n of free_n + sum_o z_o room_o.
 //
+// Such pods request, together, a multiple of g, the greatest common
+// divisor of their requests (in millicores and bytes), so free_n and
+// room_o count only the largest multiple of g they hold: pods of 2 cpu use
+// 2 of a room of 3.5.
+//
 // With a_n = big_n + free_n and F the sum of all free_n that is
 // sum over S of a_n <= F + sum_o z_o room_o: one row j per (r, T), T = 0
 // and each size a workload pod requests, and price(R) = sum_o z_o price_o.
@@ -91,9 +96,12 @@ type evNewNode struct {
 
 // program builds the rows and columns of the bound for c.
 func (c evCluster) program() ([]evictionNode, []evRow, []evNewNode) {
+	// Row (r, size, step): the pods requesting at least size of r, and
+	// step, the greatest common divisor of what they request (0 when they
+	// request none): any set of them requests a multiple of step.
 	type row struct {
-		r    int
-		size float64
+		r          int
+		size, step float64
 	}
 	var rows []row
 	for r := range 2 {
@@ -104,8 +112,27 @@ func (c evCluster) program() ([]evictionNode, []evRow, []evNewNode) {
 			}
 		}
 		for _, t := range slices.Sorted(maps.Keys(sizes)) {
-			rows = append(rows, row{r, t})
+			var step int64
+			for _, n := range c.nodes {
+				for _, p := range n.pods {
+					if p[r] >= t {
+						step = gcd(step, int64(math.Round(p[r])))
+					}
+				}
+			}
+			rows = append(rows, row{r, t, float64(step)})
 		}
+	}
+	// usable is what a room holds of the row's pods: nothing below its
+	// size, else the largest multiple of its step.
+	usable := func(rw row, room float64) float64 {
+		if room < rw.size || room <= 0 {
+			return 0
+		}
+		if rw.step > 0 {
+			return rw.step * math.Floor(room/rw.step+1e-9)
+		}
+		return room
 	}
 	out := make([]evRow, len(rows))
 	news := make([]evNewNode, len(c.offers))
@@ -121,7 +148,7 @@ func (c evCluster) program() ([]evictionNode, []evRow, []evNewNode) {
 				}
 			}
 			if holds {
-				news[o].room[j] = of.alloc[rw.r]
+				news[o].room[j] = usable(rw, of.alloc[rw.r])
 			}
 		}
 	}
@@ -129,10 +156,7 @@ func (c evCluster) program() ([]evictionNode, []evRow, []evNewNode) {
 	for i, n := range c.nodes {
 		cols[i] = evictionNode{pods: len(n.pods), price: n.price, a: make([]float64, len(rows))}
 		for j, rw := range rows {
-			free := max(0, n.alloc[rw.r]-n.used[rw.r])
-			if free < rw.size || free <= 0 {
-				free = 0
-			}
+			free := usable(rw, max(0, n.alloc[rw.r]-n.used[rw.r]))
 			big := 0.0
 			for _, p := range n.pods {
 				if p[rw.r] >= rw.size {
@@ -144,6 +168,14 @@ func (c evCluster) program() ([]evictionNode, []evRow, []evNewNode) {
 		}
 	}
 	return cols, out, news
+}
+
+// gcd is the greatest common divisor of a and b (b when a is 0).
+func gcd(a, b int64) int64 {
+	for b != 0 {
+		a, b = b, a%b
+	}
+	return max(a, -a)
 }
 
 // evictionBound is the largest L (above) its search finds, rounded up: no
