@@ -1,10 +1,7 @@
 package consolidation
 
 import (
-	"cmp"
 	"context"
-	"math"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -71,9 +68,8 @@ func untilStable(tb testing.TB, snap *state.Snapshot, opts Options, maxRounds in
 	}
 	out.total, out.totalCPU = time.Since(start), cpuTime()-startCPU
 	out.final = cur
-	left := map[string]bool{}
+	left := survivors(snap.Nodes, cur.Nodes)
 	for _, n := range cur.Nodes {
-		left[n.Name] = true
 		out.cost += n.PricePerHour
 	}
 	var workload []*state.Pod
@@ -98,33 +94,4 @@ func untilStable(tb testing.TB, snap *state.Snapshot, opts Options, maxRounds in
 	}
 	out.lowerBound = r.LowerBoundPerHour
 	return out
-}
-
-// leastEvictions is a lower bound on the workload pods any plan that cuts
-// snap's cost by saving $/h must evict. Such a plan removes nodes S and
-// launches replacements R with price(S) - price(R) = saving, so
-// price(S) >= saving, and it evicts every workload pod on S. The fewest
-// pods on any set of nodes whose prices reach saving is a 0/1 knapsack;
-// its fractional relaxation (nodes taken by pods per dollar, fewest first,
-// the last one in part, rounded up) bounds it from below.
-func leastEvictions(snap *state.Snapshot, saving float64) int {
-	pods := map[string]int{}
-	for _, p := range snap.Pods {
-		if !p.DaemonSet && p.NodeName != "" {
-			pods[p.NodeName]++
-		}
-	}
-	nodes := slices.Clone(snap.Nodes)
-	perDollar := func(n *state.Node) float64 { return float64(pods[n.Name]) / max(n.PricePerHour, 1e-12) }
-	slices.SortFunc(nodes, func(a, b *state.Node) int { return cmp.Compare(perDollar(a), perDollar(b)) })
-	least := 0.0
-	for _, n := range nodes {
-		if saving <= 1e-9 {
-			break
-		}
-		take := min(1, saving/n.PricePerHour)
-		least += take * float64(pods[n.Name])
-		saving -= take * n.PricePerHour
-	}
-	return int(math.Ceil(least - 1e-9))
 }

@@ -89,17 +89,35 @@ func trajectory(ctx context.Context, snap *state.Snapshot, now time.Time, opts O
 		}
 		at = at.Add(roundInterval(cur))
 	}
-	left := map[string]bool{}
 	for _, n := range cur.Nodes {
-		left[n.Name] = true
 		out.cost += n.PricePerHour
 	}
+	left := survivors(snap.Nodes, cur.Nodes)
 	for _, n := range snap.Nodes {
 		if !left[n.Name] {
 			out.removes[n.Name] = true
 		}
 	}
 	return out, nil
+}
+
+// survivors is the names of the nodes of before still in after: the same
+// name, launched at the same time as the same type. A name alone does not
+// say a node stayed: a simulated launch (Apply) names its claim as
+// packing does, "<pool>-<n>" skipping the nodes it sees, so a later plan's
+// replacement can take the name of a node an earlier plan removed.
+func survivors(before, after []*state.Node) map[string]bool {
+	now := make(map[string]*state.Node, len(after))
+	for _, n := range after {
+		now[n.Name] = n
+	}
+	out := make(map[string]bool, len(before))
+	for _, n := range before {
+		if m, ok := now[n.Name]; ok && m.CreatedAt.Equal(n.CreatedAt) && m.InstanceType == n.InstanceType {
+			out[n.Name] = true
+		}
+	}
+	return out
 }
 
 // perPodPrice is what walk charges per pod evicted: the largest
