@@ -116,9 +116,14 @@ type finalOffers struct {
 // why none can.
 func (s *solver) settleClaim(n *node) string {
 	p := n.pool
-	mask := p.typeMask(nil)
+	all := p.typeMask(nil)
+	mask := all
 	for _, cp := range s.claimCompats(n) {
-		mask = mask.and(cp.mask)
+		if owned(mask, all) {
+			mask.andInto(mask, cp.mask)
+		} else {
+			mask = mask.and(cp.mask)
+		}
 	}
 	n.final = &finalOffers{mask: mask, base: p.usage.Sub(n.typ.capacity)}
 	// Without minValues only the first offering matters here.
