@@ -22,3 +22,29 @@ func (b bitset) and(o bitset) bitset {
 	}
 	return out
 }
+
+// andInto sets dst to the intersection of b and o (as and computes it),
+// reusing dst's array when it is large enough, and returns it. dst may be
+// b itself, which narrows b in place; it must share no array with o.
+func (b bitset) andInto(dst, o bitset) bitset {
+	if cap(dst) < len(b) {
+		dst = make(bitset, len(b))
+	}
+	dst = dst[:len(b)]
+	for i := range b {
+		var w uint64
+		if i < len(o) {
+			w = b[i] & o[i]
+		}
+		dst[i] = w
+	}
+	return dst
+}
+
+// owned reports whether m, the result of narrowing from by and, is a set
+// of its own (and made a new one), which may be narrowed further in place:
+// and returns its receiver when both sets are the same, and a compat's
+// mask is shared.
+func owned(m, from bitset) bool {
+	return len(m) > 0 && &m[0] != &from[0]
+}

@@ -110,19 +110,27 @@ type finalOffers struct {
 	mask   bitset
 	base   resources.Vector
 	offers []offer
+	// from is the index of offers[0] among the pool's offerings in the
+	// claim's zone: none before it holds the claim (see claimOut).
+	from int
 }
 
 // settleClaim gives n the cheapest offering that holds its pods, or says
 // why none can.
 func (s *solver) settleClaim(n *node) string {
 	p := n.pool
-	mask := p.typeMask(nil)
+	all := p.typeMask(nil)
+	mask := all
 	for _, cp := range s.claimCompats(n) {
-		mask = mask.and(cp.mask)
+		if owned(mask, all) {
+			mask.andInto(mask, cp.mask)
+		} else {
+			mask = mask.and(cp.mask)
+		}
 	}
 	n.final = &finalOffers{mask: mask, base: p.usage.Sub(n.typ.capacity)}
 	// Without minValues only the first offering matters here.
-	n.final.offers = s.claimOffers(n, len(p.minValues) == 0)
+	n.final.offers, n.final.from = s.claimOffers(n, len(p.minValues) == 0)
 	offers := n.final.offers
 	if len(offers) == 0 {
 		return fmt.Sprintf("no instance type of nodepool %q fits the pods packed together on %s; this is always a bug in the packer, please report it", p.pool.Name, n.name)
@@ -141,29 +149,34 @@ func (s *solver) settleClaim(n *node) string {
 // claimOffers lists the offerings of n's pool in n's zone that hold n's
 // pods within the pool's limits, cheapest first, up to the options a
 // claim lists (more while minValues needs them); with first set only the
-// first.
-func (s *solver) claimOffers(n *node, first bool) []offer {
+// first. from is the index of the first among the zone's offerings (their
+// number when there is none).
+func (s *solver) claimOffers(n *node, first bool) (out []offer, from int) {
 	p := n.pool
 	capacityTypes := n.capacityTypes & p.capacityTypeMask
 	size := min(s.opts.maxOptions, len(p.offers[n.zone]))
 	if first {
 		size = 1
 	}
-	out := make([]offer, 0, size)
+	out = make([]offer, 0, size)
+	from = len(p.offers[n.zone])
 	var spot spotFilter
-	for _, o := range p.offers[n.zone] {
+	for i, o := range p.offers[n.zone] {
 		if !claimTakes(n, capacityTypes, o) || (len(p.minValues) == 0 && spot.unwanted(o)) {
 			continue
 		}
 		if len(out) >= s.opts.maxOptions && s.minValuesMet(n, out) {
 			break
 		}
+		if len(out) == 0 {
+			from = i
+		}
 		out = append(out, o)
 		if first {
 			break
 		}
 	}
-	return out
+	return out, from
 }
 
 // spotFilter drops, from a claim's options taken cheapest first, the spot
@@ -271,7 +284,14 @@ func (s *solver) claimOut(n *node, keys []string, memo map[labelsKey]map[string]
 		// claimOffers' list without minValues: the first maxOptions.
 		opts = make([]InstanceOption, 0, min(s.opts.maxOptions, len(p.offers[n.zone])))
 		var spot spotFilter
-		for _, o := range p.offers[n.zone] {
+		// The offerings before the claim's own hold none of its pods
+		// (claimTakes is false on each, which leaves spot unchanged):
+		// on a large claim they are most of the zone's.
+		from := n.final.from
+		if s.opts.noOfferSkip {
+			from = 0
+		}
+		for _, o := range p.offers[n.zone][from:] {
 			if len(opts) == s.opts.maxOptions {
 				break
 			}

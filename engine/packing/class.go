@@ -116,6 +116,10 @@ func (gs *groups) internAs(key string, sel scheduling.PodSelector, spread bool) 
 type keyCache struct {
 	affinity map[*corev1.Affinity]string
 	spread   map[*corev1.TopologySpreadConstraint]string
+	// keys, names and number are classKey's scratch.
+	keys   []string
+	names  []corev1.ResourceName
+	number []byte
 }
 
 func (kc *keyCache) affinityKey(a *corev1.Affinity) string {
@@ -142,56 +146,72 @@ func (kc *keyCache) spreadKey(ts []corev1.TopologySpreadConstraint) string {
 	return b.String()
 }
 
-// classKey writes everything that makes pods schedule differently.
-func classKey(b *strings.Builder, kc *keyCache, p *state.Pod) {
-	b.Reset()
-	b.WriteString(p.Namespace)
-	writeMap(b, p.Labels)
-	for _, name := range sortedNames(p.Requests) {
+// classKey appends to b everything that makes pods schedule differently,
+// and returns it. It runs once per pod of every batch: it writes into the
+// caller's buffer and keyCache's scratch, so a pod of a class already seen
+// costs no allocation.
+func classKey(b []byte, kc *keyCache, p *state.Pod) []byte {
+	b = append(b, p.Namespace...)
+	b = kc.writeMap(b, p.Labels)
+	kc.names = kc.names[:0]
+	for name := range p.Requests {
+		kc.names = append(kc.names, name)
+	}
+	slices.Sort(kc.names)
+	for _, name := range kc.names {
 		q := p.Requests[name]
-		b.WriteString(string(name))
-		b.WriteByte('=')
-		b.WriteString(q.String())
-		b.WriteByte(';')
+		b = append(b, name...)
+		b = append(b, '=')
+		// What q.String() prints (its canonical form), without the
+		// string: the copy q cannot keep it anyway.
+		number, suffix := q.CanonicalizeBytes(kc.number[:0])
+		kc.number = number[:0]
+		b = append(b, number...)
+		b = append(b, suffix...)
+		b = append(b, ';')
 	}
-	writeMap(b, p.NodeSelector)
+	b = kc.writeMap(b, p.NodeSelector)
 	if p.Affinity != nil {
-		b.WriteString(kc.affinityKey(p.Affinity))
+		b = append(b, kc.affinityKey(p.Affinity)...)
 	}
-	b.WriteByte('|')
+	b = append(b, '|')
 	for _, t := range p.Tolerations {
-		b.WriteString(t.Key + "\x00" + string(t.Operator) + "\x00" + t.Value + "\x00" + string(t.Effect) + "\x01")
+		b = append(b, t.Key...)
+		b = append(b, 0)
+		b = append(b, t.Operator...)
+		b = append(b, 0)
+		b = append(b, t.Value...)
+		b = append(b, 0)
+		b = append(b, t.Effect...)
+		b = append(b, 1)
 	}
-	b.WriteByte('|')
-	b.WriteString(kc.spreadKey(p.TopologySpread))
-	b.WriteByte('|')
+	b = append(b, '|')
+	b = append(b, kc.spreadKey(p.TopologySpread)...)
+	b = append(b, '|')
 	for _, hp := range p.HostPorts {
-		b.WriteString(string(hp.Protocol) + hp.IP + strconv.Itoa(int(hp.Port)) + ",")
+		b = append(b, hp.Protocol...)
+		b = append(b, hp.IP...)
+		b = strconv.AppendInt(b, int64(hp.Port), 10)
+		b = append(b, ',')
 	}
+	return b
 }
 
-// sortedNames are the names of list, sorted (collected into one
-// allocation: classKey runs once per pod).
-func sortedNames(list corev1.ResourceList) []corev1.ResourceName {
-	names := make([]corev1.ResourceName, 0, len(list))
-	for name := range list {
-		names = append(names, name)
-	}
-	slices.Sort(names)
-	return names
-}
-
-func writeMap(b *strings.Builder, m map[string]string) {
-	keys := make([]string, 0, len(m))
+// writeMap appends m to b, sorted by key.
+func (kc *keyCache) writeMap(b []byte, m map[string]string) []byte {
+	kc.keys = kc.keys[:0]
 	for k := range m {
-		keys = append(keys, k)
+		kc.keys = append(kc.keys, k)
 	}
-	slices.Sort(keys)
-	b.WriteByte('{')
-	for _, k := range keys {
-		b.WriteString(k + "=" + m[k] + ",")
+	slices.Sort(kc.keys)
+	b = append(b, '{')
+	for _, k := range kc.keys {
+		b = append(b, k...)
+		b = append(b, '=')
+		b = append(b, m[k]...)
+		b = append(b, ',')
 	}
-	b.WriteByte('}')
+	return append(b, '}')
 }
 
 // newClass compiles the constraints of p, the first pod of the class.

@@ -28,3 +28,7 @@ func WithoutEmptyProof() Option { return func(o *options) { o.noEmptyProof = tru
 // WithoutSharedPlans makes each strategy run its plan's first column
 // generation itself instead of sharing it (see planStarts).
 func WithoutSharedPlans() Option { return func(o *options) { o.noSharedPlans = true } }
+
+// WithoutOfferSkip makes claimOut scan each claim's options from the
+// zone's cheapest offering, as it did before it started at the claim's own.
+func WithoutOfferSkip() Option { return func(o *options) { o.noOfferSkip = true } }

@@ -109,9 +109,10 @@ type improver struct {
 	// emptied counts the claims the pass emptied.
 	emptied int
 	// offerBuf and bucketBuf are regroup's scratch, reused across
-	// re-packs.
+	// re-packs, and maskBuf repackOffers' for the types a set allows.
 	offerBuf  []offer
 	bucketBuf []regroupBucket
+	maskBuf   bitset
 	greedy    regroupScratch
 }
 
@@ -179,12 +180,12 @@ func (pass *improver) mask(n *node) bitset {
 	if m, ok := pass.masks[n]; ok {
 		return m
 	}
-	m := n.pool.typeMask(nil)
-	seen := map[*compat]bool{}
-	for _, c := range n.classes {
-		cp := pass.s.compat(c, n.pool)
-		if !seen[cp] {
-			seen[cp] = true
+	all := n.pool.typeMask(nil)
+	m := all
+	for _, cp := range pass.s.claimCompats(n) {
+		if owned(m, all) {
+			m.andInto(m, cp.mask)
+		} else {
 			m = m.and(cp.mask)
 		}
 	}

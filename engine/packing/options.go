@@ -40,6 +40,10 @@ type options struct {
 	// generation itself (see planStarts), for tests that check sharing
 	// it changes nothing.
 	noSharedPlans bool
+	// noOfferSkip makes claimOut scan a claim's options from the zone's
+	// cheapest offering rather than from the claim's own, for tests that
+	// check skipping changes nothing.
+	noOfferSkip bool
 }
 
 func newOptions(opts []Option) options {

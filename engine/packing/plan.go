@@ -140,8 +140,10 @@ type planner struct {
 	// when first needed.
 	rootX, rootC, shares []float64
 	coefs                [][]surrogateTerm
-	// ratios is the scratch of newSurrogate.
+	// ratios is the scratch of newSurrogate, worth knapsackOrder's (per
+	// item).
 	ratios []float64
+	worth  []float64
 	order  []int32
 	cur    []int64
 	best   []int64

@@ -154,13 +154,20 @@ func (plan *planner) knapsackOrder(pi []float64, j int) []int32 {
 	t, m := &plan.types[j], len(plan.items)
 	shares := plan.shares[j*m : (j+1)*m]
 	order := plan.order[:0]
+	if cap(plan.worth) < m {
+		plan.worth = make([]float64, m)
+	}
+	// Each item's worth per share, computed once rather than at each
+	// comparison (the same quotient: the order is the same).
+	worth := plan.worth[:m]
 	for i, it := range plan.items {
 		if pi[i] > 1e-12 && it.req.Fits(t.alloc) {
 			order = append(order, int32(i))
+			worth[i] = pi[i] / shares[i]
 		}
 	}
 	plan.order = order
-	slices.SortStableFunc(order, func(a, b int32) int { return cmp.Compare(pi[b]/shares[b], pi[a]/shares[a]) })
+	slices.SortStableFunc(order, func(a, b int32) int { return cmp.Compare(worth[b], worth[a]) })
 	return order
 }
 

@@ -74,7 +74,8 @@ func TestPlanValidWithClique(t *testing.T) {
 // Karpenter's diverse mix with its clique, whose two strategies both
 // plan) with and without each of the plan's shortcuts: the proof that a
 // knapsack search finds nothing (provenEmpty) and the first column
-// generation shared between strategies (planStarts). The results must be
+// generation shared between strategies (planStarts); and claimOut's
+// scan of a claim's options from its own offering. The results must be
 // the same: same claims, pods, options and cost.
 func TestSolveSameWithoutPlanShortcuts(t *testing.T) {
 	for _, tc := range []struct {
@@ -83,6 +84,7 @@ func TestSolveSameWithoutPlanShortcuts(t *testing.T) {
 	}{
 		{"empty proof", packing.WithoutEmptyProof()},
 		{"shared plans", packing.WithoutSharedPlans()},
+		{"claim options from the claim's offering", packing.WithoutOfferSkip()},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			rng := rand.New(rand.NewPCG(21, 8))

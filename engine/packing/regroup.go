@@ -228,8 +228,14 @@ func (pass *improver) repack(set []*node, limit float64, budget *int) ([]regroup
 func (pass *improver) repackOffers(set []*node, limit float64, budget *int) (offers, finishers []offer) {
 	n0 := set[0]
 	mask := pass.mask(n0)
-	for _, n := range set[1:] {
-		mask = mask.and(pass.mask(n))
+	if len(set) > 1 {
+		// The intersection is needed only here: it goes in the pass's
+		// scratch, not a new set per claim.
+		pass.maskBuf = mask.andInto(pass.maskBuf, pass.mask(set[1]))
+		for _, n := range set[2:] {
+			pass.maskBuf.andInto(pass.maskBuf, pass.mask(n))
+		}
+		mask = pass.maskBuf
 	}
 	offers = pass.offerBuf[:0]
 	compared := 0

@@ -3,7 +3,6 @@ package packing
 import (
 	"context"
 	"slices"
-	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -431,7 +430,7 @@ func partitionPods(pods []*state.Pod) partition {
 // where it holds them, and keeping the others there (nil: no cache).
 func partitionCached(pods []*state.Pod, c *Cache) partition {
 	byKey := map[string]int{}
-	var b strings.Builder
+	var b []byte
 	kc := &keyCache{affinity: map[*corev1.Affinity]string{}, spread: map[*corev1.TopologySpreadConstraint]string{}}
 	part := partition{of: make([]int, len(pods))}
 	keys := c.classKeys(len(pods))
@@ -441,11 +440,20 @@ func partitionCached(pods []*state.Pod, c *Cache) partition {
 	for i, p := range pods {
 		key, ok := keys[p]
 		if !ok {
-			classKey(&b, kc, p)
-			key = b.String()
-			if keys != nil {
-				keys[p] = key
+			b = classKey(b[:0], kc, p)
+			if keys == nil {
+				// Looking the bytes up as a string allocates nothing;
+				// only a new class's key is kept.
+				ci, ok := byKey[string(b)]
+				if !ok {
+					ci = len(byKey)
+					byKey[string(b)] = ci
+				}
+				part.of[i] = ci
+				continue
 			}
+			key = string(b)
+			keys[p] = key
 		}
 		ci, ok := byKey[key]
 		if !ok {

@@ -344,8 +344,20 @@ func newTypeLoad(items []Demand, c Column, ndims int) *typeLoad {
 		return tl
 	}
 	alloc := c.Alloc
-	// The rows share one array, sized for the most rows there can be.
-	flat := make([]float64, 0, n*maxLoadRows)
+	// The rows share one array, sized for the most rows there can be:
+	// one per resource used, and the rounding rows of cpu and memory.
+	rows := 0
+	for d := range ndims {
+		if used[d] != 0 {
+			rows++
+		}
+	}
+	for _, d := range []int{resources.CPU, resources.Memory} {
+		if used[d] != 0 {
+			rows += maxRoundingK
+		}
+	}
+	flat := make([]float64, 0, n*min(rows, maxLoadRows))
 	next := func() []float64 {
 		flat = flat[:len(flat)+n]
 		return flat[len(flat)-n:]
@@ -424,14 +436,15 @@ func (tl *typeLoad) screen(pi []float64) float64 {
 		return best
 	}
 	scale := 0.0
+	cover := tl.cover[:len(tl.cols)]
 	for j, i := range tl.cols {
 		if pi[i] <= 0 {
 			continue
 		}
-		if tl.cover[j] <= 0 {
+		if cover[j] <= 0 {
 			return math.Inf(1)
 		}
-		scale = max(scale, pi[i]/tl.cover[j])
+		scale = max(scale, pi[i]/cover[j])
 	}
 	return scale * tl.lambdaSum
 }

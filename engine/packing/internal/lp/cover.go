@@ -124,15 +124,17 @@ func (l *Cover) Solve(pivots int) {
 // per dollar below -eps, or -1.
 func (l *Cover) entering(eps float64) int {
 	enter, best := -1, -eps
-	for j := range l.cost {
-		if l.basic[j] {
+	pi, basic, idx, val := l.pi, l.basic, l.idx, l.val
+	for j, c := range l.cost {
+		if basic[j] {
 			continue
 		}
-		rc := l.cost[j]
-		for k, i := range l.idx[j] {
-			rc -= l.pi[i] * l.val[j][k]
+		rc := c
+		vj := val[j]
+		for k, i := range idx[j] {
+			rc -= pi[i] * vj[k]
 		}
-		if rc /= max(1, math.Abs(l.cost[j])); rc < best {
+		if rc /= max(1, math.Abs(c)); rc < best {
 			enter, best = j, rc
 		}
 	}
@@ -141,10 +143,11 @@ func (l *Cover) entering(eps float64) int {
 
 // column sets l.u to B⁻¹ times column j.
 func (l *Cover) column(j int) {
-	for r := range l.m {
+	idx, val := l.idx[j], l.val[j]
+	for r, row := range l.binv {
 		var s float64
-		for k, i := range l.idx[j] {
-			s += l.binv[r][i] * l.val[j][k]
+		for k, i := range idx {
+			s += row[i] * val[k]
 		}
 		l.u[r] = s
 	}
@@ -179,7 +182,7 @@ func (l *Cover) pivot(enter, leave int) {
 		if r == leave || f == 0 {
 			continue
 		}
-		br := l.binv[r]
+		br := l.binv[r][:len(row)]
 		for i, v := range row {
 			br[i] -= f * v
 		}
@@ -234,15 +237,17 @@ func (l *Cover) DualSolve(pivots int) {
 // or -1.
 func (l *Cover) dualEntering(rho []float64, eps float64) int {
 	enter, best := -1, math.Inf(1)
-	for j := range l.cost {
-		if l.basic[j] {
+	pi, basic, idx, val := l.pi, l.basic, l.idx, l.val
+	for j, c := range l.cost {
+		if basic[j] {
 			continue
 		}
 		var alpha float64
-		rc := l.cost[j]
-		for k, i := range l.idx[j] {
-			alpha += rho[i] * l.val[j][k]
-			rc -= l.pi[i] * l.val[j][k]
+		rc := c
+		vj := val[j]
+		for k, i := range idx[j] {
+			alpha += rho[i] * vj[k]
+			rc -= pi[i] * vj[k]
 		}
 		if alpha < -eps {
 			if q := max(rc, 0) / -alpha; q < best {

@@ -100,15 +100,16 @@ func (p *Packing) pivot(enter, leave int) {
 			continue
 		}
 		if f := p.t[r][enter]; f != 0 {
-			row := p.t[r]
+			row := p.t[r][:len(lr)]
 			for j, v := range lr {
 				row[j] -= f * v
 			}
 		}
 	}
 	if f := p.obj[enter]; f != 0 {
+		obj := p.obj[:len(lr)]
 		for j, v := range lr {
-			p.obj[j] -= f * v
+			obj[j] -= f * v
 		}
 	}
 	p.basis[leave] = enter
