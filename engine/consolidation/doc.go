@@ -67,12 +67,16 @@
 // that node, evicting the same pods again. So when a plan consolidates,
 // Plan follows it in simulation (up to Options.Lookahead plans, each
 // applied, the clock moving past consolidateAfter between them) to the
-// node set it ends at. If the plan moves pods onto a node that end
-// removes, Plan plans the step again with those nodes receiving no pods,
-// follows that step the same way, and takes it when its end costs less
+// node set it ends at. If the plan moves pods onto nodes that end
+// removes, Plan plans the step again with those nodes receiving no pods
+// and ranked first by the consolidation search (so the step merges them
+// itself, with the nodes whose pods it sent there), follows that step the
+// same way, and takes it when its end evicts no more pods and costs less
 // once each pod evicted on the way is priced at minSavingsPerPod (the
-// pools' largest): fewer evictions win at equal cost, and a cheaper end
-// wins only when it saves more than its extra evictions are worth.
+// pools' largest); if not, it tries once more with every node the end
+// removes receiving no pods, taken on the price alone: fewer evictions
+// win at equal cost, and a cheaper end wins only when it saves more than
+// its extra evictions are worth.
 // Budgets pace the walk; they do not choose where it ends. A later
 // command of one plan may move pods onto an earlier command's
 // replacement, which is then launched for those pods too.

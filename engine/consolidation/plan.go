@@ -54,7 +54,7 @@ func Plan(ctx context.Context, snap *state.Snapshot, now time.Time, opts Options
 	if !opts.uncached {
 		opts.Packing = append(slices.Clip(opts.Packing), packing.WithCache(packing.NewCache()), packing.WithoutLowerBound())
 	}
-	res, err := planOnce(ctx, bound, now, opts, nil)
+	res, err := planOnce(ctx, bound, now, opts, nil, nil)
 	if err == nil && opts.Lookahead > 0 && consolidates(res) {
 		res, err = walk(ctx, bound, now, opts, res)
 	} else if err == nil {
@@ -96,11 +96,11 @@ func (r *Result) dropPlaceholders() {
 	r.result = &flat
 }
 
-// planOnce runs the methods once; nodes in avoid receive no pods (see
-// walk).
-func planOnce(ctx context.Context, snap *state.Snapshot, now time.Time, opts Options, avoid map[string]bool) (*Result, error) {
+// planOnce runs the methods once; nodes in avoid receive no pods, and the
+// consolidation search ranks the nodes in lead first (see walk).
+func planOnce(ctx context.Context, snap *state.Snapshot, now time.Time, opts Options, avoid, lead map[string]bool) (*Result, error) {
 	p := newPlanner(ctx, snap, now, opts)
-	p.avoid = avoid
+	p.avoid, p.lead = avoid, lead
 	for _, m := range methods() {
 		if opts.Reasons != nil && !slices.Contains(opts.Reasons, m.reason()) {
 			continue
@@ -141,7 +141,10 @@ type planner struct {
 	fresh   map[string]bool
 	// avoid are nodes the plan's end state removes (see walk): no pod
 	// moves to them.
-	avoid    map[string]bool
+	avoid map[string]bool
+	// lead are nodes the consolidation search ranks before every other
+	// candidate (see walk).
+	lead     map[string]bool
 	commands []*command
 	// launches maps each replacement to the command launching it.
 	launches map[string]*command

@@ -69,7 +69,7 @@ func (consolidation) run(p *planner) error {
 		cands = append(cands, n)
 	}
 	slices.SortStableFunc(cands, func(a, b *nodeInfo) int {
-		return cmp.Or(cmp.Compare(efficiency(a), efficiency(b)), cmp.Compare(a.maxPriority, b.maxPriority),
+		return cmp.Or(leadFirst(p.lead, a, b), cmp.Compare(efficiency(a), efficiency(b)), cmp.Compare(a.maxPriority, b.maxPriority),
 			cmp.Compare(len(a.pods), len(b.pods)), strings.Compare(a.node.Name, b.node.Name))
 	})
 	var list, rest []*nodeInfo
@@ -439,5 +439,17 @@ func mapKeys[V any](m map[int]V) func(func(int) bool) {
 				return
 			}
 		}
+	}
+}
+
+// leadFirst orders the nodes in lead (see walk) before the others.
+func leadFirst(lead map[string]bool, a, b *nodeInfo) int {
+	switch la, lb := lead[a.node.Name], lead[b.node.Name]; {
+	case la == lb:
+		return 0
+	case la:
+		return -1
+	default:
+		return 1
 	}
 }

@@ -9,48 +9,76 @@ import (
 	"github.com/tenonhq/terraform-provider-tenon/engine/state"
 )
 
-// walk chooses between res, the plan of one step, and a step that walks
+// walk chooses between res, the plan of one step, and steps that walk
 // straight towards where consolidation ends. Planned one step at a time,
-// consolidation chains: a plan moves the pods of small nodes onto a large,
-// half-empty one, and a later plan replaces that large node, evicting
-// them again (a replacement can be merged away the same way). walk
-// follows res in simulation (trajectory: up to opts.Lookahead plans, each
-// applied, the clock moving past the pools' consolidateAfter between
-// them) to the node set it ends at; when res moves pods onto a node that
-// end removes, it plans the step again with those nodes receiving no pod
-// (their pods go to nodes that stay, or new ones), follows that step the
-// same way, and takes it if its end is better: cheaper once each pod
-// evicted on the way is priced at the pools' minSavingsPerPod (what the
-// plan asks a replacement to save per pod it evicts; so fewer evictions
-// win at equal cost, and a cheaper end wins when it saves more than its
-// extra evictions are worth).
+// consolidation chains: a plan deletes small nodes by moving their pods
+// onto nodes with room, and a later plan merges those nodes into cheaper
+// replacements, evicting the same pods again (a replacement can be merged
+// away the same way). walk follows res in simulation (trajectory: up to
+// opts.Lookahead plans, each applied, the clock moving past the pools'
+// consolidateAfter between them) to the node set it ends at. When res
+// moves pods onto nodes that end removes (through), it plans the step
+// again twice:
+//
+//   - with through receiving no pod and ranked first by the consolidation
+//     search, so the step can remove them itself, together with the nodes
+//     whose pods res sent there (each of those pods moves once);
+//   - with every node the end removes receiving no pod (their pods go to
+//     nodes that stay, or new ones).
+//
+// In that order, it follows each the same way and takes the first whose
+// end is better than res's (the second is planned only when the first is
+// not taken): cheaper once each pod evicted on the way is priced at the
+// pools' minSavingsPerPod (what the plan asks a replacement to save per
+// pod it evicts; so fewer evictions win at equal cost, and a cheaper end
+// wins when it saves more than its extra evictions are worth). The first
+// is there to move pods once, so it is taken only if its end also evicts
+// no more pods than res's: merging through early can reach a cheaper end
+// by evicting more, a trade for the search's own thresholds, not the
+// walk. The first wins where a plan fills nodes the next one merges (the
+// DaemonSet-heavy clusters of issue 22, where barring every leaving node
+// leaves the step so few destinations that it re-packs far more of the
+// cluster and loses); the second where a small budget spreads the chain
+// over many plans (issue 18's burst scale-downs).
 func walk(ctx context.Context, snap *state.Snapshot, now time.Time, opts Options, res *Result) (*Result, error) {
 	first, err := trajectory(ctx, snap, now, opts, res)
 	if err != nil {
 		return nil, err
 	}
 	res.Leaving = first.leaving()
-	if !movesOnto(res, first.removes) {
+	through := movesOnto(res, first.removes)
+	if len(through) == 0 {
 		return res, nil
-	}
-	walked, err := planOnce(ctx, snap, now, opts, first.removes)
-	if err != nil {
-		return nil, err
-	}
-	if !consolidates(walked) {
-		return res, nil
-	}
-	second, err := trajectory(ctx, snap, now, opts, walked)
-	if err != nil {
-		return nil, err
 	}
 	perPod := perPodPrice(snap, opts)
-	if second.cost+perPod*float64(second.evicted) >= first.cost+perPod*float64(first.evicted)-1e-9 {
-		return res, nil
+	score := func(e end) float64 { return e.cost + perPod*float64(e.evicted) }
+	best, bestEnd, evaluations := res, first, res.Evaluations
+	for _, alt := range []struct{ avoid, lead map[string]bool }{{through, through}, {first.removes, nil}} {
+		walked, err := planOnce(ctx, snap, now, opts, alt.avoid, alt.lead)
+		if err != nil {
+			return nil, err
+		}
+		evaluations += walked.Evaluations
+		if !consolidates(walked) {
+			continue
+		}
+		e, err := trajectory(ctx, snap, now, opts, walked)
+		if err != nil {
+			return nil, err
+		}
+		if alt.lead != nil && e.evicted > first.evicted {
+			continue
+		}
+		if score(e) < score(bestEnd)-1e-9 {
+			best, bestEnd = walked, e
+			break
+		}
 	}
-	walked.Evaluations += res.Evaluations
-	walked.Leaving = second.leaving()
-	return walked, nil
+	if best != res {
+		best.Evaluations = evaluations
+	}
+	best.Leaving = bestEnd.leaving()
+	return best, nil
 }
 
 // leaving is e.removes sorted (Result.Leaving).
@@ -76,7 +104,7 @@ func trajectory(ctx context.Context, snap *state.Snapshot, now time.Time, opts O
 	}
 	at := now.Add(roundInterval(cur))
 	for range opts.Lookahead - 1 {
-		next, err := planOnce(ctx, cur, at, opts, nil)
+		next, err := planOnce(ctx, cur, at, opts, nil, nil)
 		if err != nil {
 			return out, err
 		}
@@ -157,15 +185,15 @@ func consolidates(res *Result) bool {
 	return slices.ContainsFunc(res.Commands, func(c Command) bool { return c.Reason == ReasonUnderutilized })
 }
 
-// movesOnto reports whether a command of res moves a pod onto a node of
-// nodes.
-func movesOnto(res *Result, nodes map[string]bool) bool {
+// movesOnto is the nodes of nodes a command of res moves a pod onto.
+func movesOnto(res *Result, nodes map[string]bool) map[string]bool {
+	out := map[string]bool{}
 	for _, c := range res.Commands {
 		for _, m := range c.Moves {
 			if nodes[m.To] {
-				return true
+				out[m.To] = true
 			}
 		}
 	}
-	return false
+	return out
 }

@@ -124,12 +124,16 @@ func movedTwice(tb testing.TB, snap *state.Snapshot, opts Options, maxRounds int
 // state): on scale-downs of burst-packed clusters where planning one step
 // at a time moves pods onto nodes a later plan replaces (so they are
 // evicted twice), the look-ahead sends them where they stay: fewer
-// evictions and fewer pods moved twice, at no higher cost. Seven
+// evictions and fewer pods moved twice. Each case ends no worse as the
+// walk prices an end (cost plus minSavingsPerPod per pod evicted: on
+// 10%-7 it moves 5 pods fewer, none twice, for $0.0095/h more), and over
+// the cases the walk evicts fewer pods and moves fewer twice. Seven
 // clusters: on many a step-by-step plan moves no pod twice, so the walk
 // can only tie (when packing started to search sub-pools for batches
 // under 100 pods, the first three all tied).
 func TestWalkToTheEndState(t *testing.T) {
 	var evicted, baseEvicted, twice, baseTwice int
+	perPod := DefaultOptions().MinSavingsPerPod
 	for _, tc := range []struct {
 		budget        string
 		pods, batches int
@@ -150,9 +154,9 @@ func TestWalkToTheEndState(t *testing.T) {
 			w, b := movedTwice(t, snap, DefaultOptions(), 30), movedTwice(t, snap, stepByStep(), 30)
 			t.Logf("%d nodes; step by step: %d evictions (%d moved twice), $%.3f/h, %d rounds; walked: %d evictions (%d moved twice), $%.3f/h, %d rounds",
 				len(snap.Nodes), base.evicted, b, base.cost, base.rounds, walked.evicted, w, walked.cost, walked.rounds)
-			if walked.cost > base.cost+1e-6 || walked.evicted > base.evicted {
-				t.Errorf("walked: %d evictions at $%.4f/h; want no more than step by step's %d at no more than $%.4f/h",
-					walked.evicted, walked.cost, base.evicted, base.cost)
+			if walked.cost+perPod*float64(walked.evicted) > base.cost+perPod*float64(base.evicted)+1e-6 {
+				t.Errorf("walked: %d evictions at $%.4f/h; want no worse, at $%.3f a pod, than step by step's %d at $%.4f/h",
+					walked.evicted, walked.cost, perPod, base.evicted, base.cost)
 			}
 			evicted, baseEvicted, twice, baseTwice = evicted+walked.evicted, baseEvicted+base.evicted, twice+w, baseTwice+b
 		})
@@ -395,4 +399,32 @@ func TestRunsReuseRemovedNodesNames(t *testing.T) {
 		t.Errorf("%d pods on removed nodes but only %d evictions", run.vacated, run.evicted)
 	}
 	t.Logf("%d names reused; %d evictions, %d pods on removed nodes", reused, run.evicted, run.vacated)
+}
+
+// TestWalkMergesTheNodesItWouldFill (issue 22): on DaemonSet-heavy
+// clusters scaled down, the first plan deletes small nodes by moving their
+// pods onto nodes with room (mostly t3a.2xlarge), and the next plan merges
+// those nodes into cheaper replacements, evicting the same pods again. The
+// walk saw it, but its re-planned step barred every node the end removes
+// from receiving pods, re-packed far more of the cluster and lost, so 13
+// to 18 % of these runs' evictions were pods moved twice (444, 490 and 471
+// evictions for 392, 415 and 416 pods on the removed nodes). Re-planning
+// with only the nodes the step filled barred and ranked first, the step
+// merges them itself: run to stable, each cluster evicts at most 5 % more
+// pods than its removed nodes held (TestMovedTwiceDiagnosis says where).
+func TestWalkMergesTheNodesItWouldFill(t *testing.T) {
+	seeds := []uint64{300*1000 + 1, 300*1000 + 2, 300*1000 + 3}
+	if testing.Short() {
+		seeds = seeds[1:2]
+	}
+	for _, seed := range seeds {
+		t.Run(fmt.Sprint(seed), func(t *testing.T) {
+			_, snap := daemonCluster(t, 1500, seed)
+			run := untilStable(t, snap, DefaultOptions(), 10)
+			t.Logf("%d nodes: $%.2f/h, %d evictions, %d pods on the removed nodes, %d rounds", len(snap.Nodes), run.cost, run.evicted, run.vacated, run.rounds)
+			if float64(run.evicted) > 1.05*float64(run.vacated) {
+				t.Errorf("%d evictions for %d pods on the removed nodes; want at most 5%% moved twice", run.evicted, run.vacated)
+			}
+		})
+	}
 }
