@@ -200,36 +200,7 @@ func diagnoseRound(t *testing.T, snap *state.Snapshot, now time.Time, taken *Res
 // traceTrajectory is trajectory, also returning the cluster after each
 // plan applied.
 func traceTrajectory(ctx context.Context, snap *state.Snapshot, now time.Time, opts Options, res *Result) (end, []*state.Snapshot, error) {
-	out := end{removes: map[string]bool{}, evicted: res.PodsEvicted}
-	cur, err := Apply(snap, res)
-	if err != nil {
-		return out, nil, err
-	}
-	ends := []*state.Snapshot{cur}
-	at := now.Add(roundInterval(cur))
-	for range opts.Lookahead - 1 {
-		next, err := planOnce(ctx, cur, at, opts, nil, nil)
-		if err != nil {
-			return out, nil, err
-		}
-		if len(next.Commands) == 0 {
-			break
-		}
-		out.evicted += next.PodsEvicted
-		if cur, err = Apply(cur, next); err != nil {
-			return out, nil, err
-		}
-		ends = append(ends, cur)
-		at = at.Add(roundInterval(cur))
-	}
-	for _, n := range cur.Nodes {
-		out.cost += n.PricePerHour
-	}
-	left := survivors(snap.Nodes, cur.Nodes)
-	for _, n := range snap.Nodes {
-		if !left[n.Name] {
-			out.removes[n.Name] = true
-		}
-	}
-	return out, ends, nil
+	var ends []*state.Snapshot
+	out, err := visitTrajectory(ctx, snap, now, opts, res, func(s *state.Snapshot) { ends = append(ends, s) })
+	return out, ends, err
 }

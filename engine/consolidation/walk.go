@@ -97,10 +97,19 @@ type end struct {
 // trajectory applies res to snap, then plans and applies up to
 // opts.Lookahead-1 more plans, and says where that ends.
 func trajectory(ctx context.Context, snap *state.Snapshot, now time.Time, opts Options, res *Result) (end, error) {
+	return visitTrajectory(ctx, snap, now, opts, res, nil)
+}
+
+// visitTrajectory is trajectory, calling visit (when set) with the
+// cluster after each plan applied (the diagnosis test's view).
+func visitTrajectory(ctx context.Context, snap *state.Snapshot, now time.Time, opts Options, res *Result, visit func(*state.Snapshot)) (end, error) {
 	out := end{removes: map[string]bool{}, evicted: res.PodsEvicted}
 	cur, err := Apply(snap, res)
 	if err != nil {
 		return out, err
+	}
+	if visit != nil {
+		visit(cur)
 	}
 	at := now.Add(roundInterval(cur))
 	for range opts.Lookahead - 1 {
@@ -114,6 +123,9 @@ func trajectory(ctx context.Context, snap *state.Snapshot, now time.Time, opts O
 		out.evicted += next.PodsEvicted
 		if cur, err = Apply(cur, next); err != nil {
 			return out, err
+		}
+		if visit != nil {
+			visit(cur)
 		}
 		at = at.Add(roundInterval(cur))
 	}
