@@ -14,6 +14,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -150,13 +151,73 @@ func lastLines(s string, n int) string {
 	return strings.Join(lines, "\n")
 }
 
-// waitForRunning waits up to faultRecovery for want pods of app Running on the pool.
+// waitForRunning waits up to faultRecovery for want pods of app Running on the pool, resyncing
+// pods KWOK lost (resyncStuckPods) on the way.
 func waitForRunning(t *testing.T, e env, ns, app string, want int) time.Duration {
 	t.Helper()
+	resynced := map[types.UID]bool{}
 	return waitFor(t, faultRecovery, fmt.Sprintf("%d pods of %s Running", want, app), func() (bool, string) {
 		running, total, states := runningOn(t, e, ns, "app="+app, app)
-		return running == want && total == want, states
+		if running == want && total == want {
+			return true, states
+		}
+		resyncStuckPods(t, e, ns, "app="+app, resynced)
+		return false, states
 	})
+}
+
+// stuckAfterBinding is how long a pod may stay Pending on its node before resyncStuckPods
+// treats it as lost by KWOK: KWOK runs a bound pod within a second.
+const stuckAfterBinding = 15 * time.Second
+
+// resyncStuckPods touches each pod of selector that has been bound for stuckAfterBinding and is
+// still Pending, once, as a kubelet's periodic pod sync would. KWOK v0.8.0 plays a bound pod only
+// when it sees an event for it while it holds the node's Lease in its Lease cache; after etcd or
+// kube-apiserver restarts, that cache can lag the node's registration (its watch backs off), and
+// the pods bound meanwhile are skipped and never looked at again. That is the simulated kubelet's
+// gap, not the agent's: the node exists and the scheduler bound the pods to it. The touch is an
+// annotation, so KWOK sees a new event; it is logged.
+func resyncStuckPods(t *testing.T, e env, ns, selector string, done map[types.UID]bool) {
+	t.Helper()
+	ctx := context.Background()
+	var pods corev1.PodList
+	sel, err := labels.Parse(selector)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.client.List(ctx, &pods, client.InNamespace(ns), client.MatchingLabelsSelector{Selector: sel}); err != nil {
+		return // the next poll tries again
+	}
+	for i := range pods.Items {
+		p := &pods.Items[i]
+		if done[p.UID] || p.Spec.NodeName == "" || p.Status.Phase != corev1.PodPending || p.DeletionTimestamp != nil {
+			continue
+		}
+		bound := scheduledAt(p)
+		if bound.IsZero() || time.Since(bound) < stuckAfterBinding {
+			continue
+		}
+		patch := client.RawPatch(types.MergePatchType, []byte(`{"metadata":{"annotations":{"e2e.tenon.dev/resync":"kwok"}}}`))
+		if err := e.client.Patch(ctx, p, patch); err != nil {
+			continue
+		}
+		done[p.UID] = true
+		t.Logf("resynced pod %s: Pending on %s for %s since it was bound (KWOK lost it)", p.Name, p.Spec.NodeName, time.Since(bound).Round(time.Second))
+	}
+}
+
+// scheduledAt is when p's PodScheduled condition turned true, else when p was created (earlier
+// than its binding); zero while it is not scheduled.
+func scheduledAt(p *corev1.Pod) time.Time {
+	for _, c := range p.Status.Conditions {
+		if c.Type == corev1.PodScheduled && c.Status == corev1.ConditionTrue {
+			if c.LastTransitionTime.IsZero() {
+				return p.CreationTimestamp.Time
+			}
+			return c.LastTransitionTime.Time
+		}
+	}
+	return time.Time{}
 }
 
 // launchingClaim waits until the pool has a claim and no node yet: a launch is in flight (the
@@ -340,8 +401,12 @@ func TestAPIServerRestartMidDrain(t *testing.T) {
 	}
 	t.Logf("kube-apiserver killed while %s was drained, back in %s", draining, time.Since(start).Round(100*time.Millisecond))
 
+	resynced := map[types.UID]bool{}
 	settled := waitFor(t, faultRecovery+60*time.Second, "the pool settled: 10 pods Running, no claim deleting, a node per claim", func() (bool, string) {
 		running, total, _ := runningOn(t, e, ns, "app=packed", "packed")
+		if running < total {
+			resyncStuckPods(t, e, ns, "app=packed", resynced)
+		}
 		claims := poolClaims(t, e, "packed")
 		deleting := 0
 		for _, c := range claims {
