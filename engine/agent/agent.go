@@ -183,8 +183,9 @@ func newControllers(c client.Client, provider cloud.CloudProvider, rec events.Ev
 	views := &viewBuilder{client: c, cloud: provider}
 	nominated := newNominations(t.NominationWindow)
 	disrupter := &disrupter{client: c, recorder: rec, metrics: m, log: log.WithName("disruption")}
+	drained := newWake()
 	term := &termination{client: c, cloud: provider, evictions: newEvictionBackoff(t.EvictionBackoffMin, t.EvictionBackoffMax),
-		recorder: rec, metrics: m, log: log.WithName("termination"), clock: clk, timings: t}
+		recorder: rec, metrics: m, log: log.WithName("termination"), clock: clk, timings: t, drained: drained}
 	slots := newSlots(t.NominationWindow)
 	arrivals := &arrivals{}
 	hints := &hinter{client: c, log: log.WithName("provisioner")}
@@ -206,7 +207,7 @@ func newControllers(c client.Client, provider cloud.CloudProvider, rec events.Ev
 		gc: &garbageCollector{client: c, cloud: provider, disrupter: disrupter, recorder: rec, metrics: m,
 			log: log.WithName("garbage-collection"), clock: clk, timings: t},
 		disruption: &disruption{client: c, views: views, nominated: nominated, slots: slots, buffers: buffers, conditions: newClaimConditions(c), disrupter: disrupter,
-			deletionCosts: costs, metrics: m, log: log.WithName("disruption"), clock: clk, timings: t},
+			deletionCosts: costs, metrics: m, log: log.WithName("disruption"), clock: clk, timings: t, drained: drained},
 		interruption: &interruption{client: c, cloud: provider, disrupter: disrupter, recorder: rec, metrics: m,
 			log: log.WithName("interruption"), clock: clk, timings: t},
 		status:  &poolStatus{client: c, cloud: provider, views: views, recorder: rec, metrics: m, log: log.WithName("pool-status"), clock: clk, timings: t},

@@ -50,6 +50,11 @@ type disruption struct {
 	log           logr.Logger
 	clock         agentClock
 	timings       Timings
+	// drained is signalled by termination when a claim's instance is
+	// gone: the whole plan runs a DisruptionInterval later instead of at
+	// its next tick, since a walk waits for each drain before its next
+	// command (see consolidate).
+	drained *wake
 }
 
 // Register adds the two ticks; they run on the leader only.
@@ -57,7 +62,11 @@ func (d *disruption) Register(mgr manager.Manager) error {
 	if err := addEvery(mgr, "emptiness", d.clock, d.timings.DisruptionInterval, d.log.WithName("emptiness"), d.removeEmpty); err != nil {
 		return err
 	}
-	return addEvery(mgr, "consolidation", d.clock, d.timings.ConsolidationInterval, d.log.WithName("consolidation"), d.consolidate)
+	log := d.log.WithName("consolidation")
+	if err := mgr.Add(everyOrWoken(d.clock, d.timings.ConsolidationInterval, d.timings.DisruptionInterval, d.drained, log, d.consolidate)); err != nil {
+		return fmt.Errorf("adding the consolidation loop: %w", err)
+	}
+	return nil
 }
 
 // removeEmpty plans emptiness alone and deletes the claims of the nodes

@@ -36,6 +36,57 @@ func every(clk agentClock, interval time.Duration, log logr.Logger, run func(con
 	})
 }
 
+// wake carries "something a loop waits for has happened" from one
+// controller to a loop: signals that arrive while one is pending merge.
+type wake struct{ c chan struct{} }
+
+func newWake() *wake { return &wake{c: make(chan struct{}, 1)} }
+
+// signal wakes the loop, at once if it waits, else when it next does.
+// A nil wake ignores it.
+func (w *wake) signal() {
+	if w == nil {
+		return
+	}
+	select {
+	case w.c <- struct{}{}:
+	default:
+	}
+}
+
+// everyOrWoken is every, except that a signal on w runs the loop settle
+// after it instead of at the next tick, and each run starts a full
+// interval before the next tick: a loop that waits for something to end
+// (consolidation for a drain) runs when it ends, not up to an interval
+// later. settle lets the informer cache see what the signal reported.
+func everyOrWoken(clk agentClock, interval, settle time.Duration, w *wake, log logr.Logger, run func(context.Context, time.Time) error) manager.Runnable {
+	return manager.RunnableFunc(func(ctx context.Context) error {
+		t := clk.NewTimer(interval)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return nil
+			case <-t.C():
+			case <-w.c:
+				if !sleep(ctx, clk, settle) {
+					return nil
+				}
+				if !t.Stop() {
+					select {
+					case <-t.C():
+					default:
+					}
+				}
+			}
+			if err := run(ctx, clk.Now()); err != nil && ctx.Err() == nil {
+				log.Error(err, "loop failed; retrying on the next tick")
+			}
+			t.Reset(interval)
+		}
+	})
+}
+
 // addEvery adds every's runnable to mgr as the loop called name.
 func addEvery(mgr manager.Manager, name string, clk agentClock, interval time.Duration, log logr.Logger, run func(context.Context, time.Time) error) error {
 	if err := mgr.Add(every(clk, interval, log, run)); err != nil {

@@ -37,6 +37,9 @@ type termination struct {
 	log       logr.Logger
 	clock     agentClock
 	timings   Timings
+	// drained is signalled each time a claim is terminated (consolidation
+	// waits for it); nil signals nothing.
+	drained *wake
 }
 
 // terminate drains a deleted claim's node, deletes the instance and the
@@ -82,6 +85,7 @@ func (t *termination) terminate(ctx context.Context, claim *v1.NodeClaim) (recon
 	t.metrics.nodesTerminated.WithLabelValues(claim.Labels[v1.LabelNodePool], reason).Inc()
 	t.recorder.Eventf(claim, nil, corev1.EventTypeNormal, ReasonTerminated, "Terminate", "Terminated the instance %s (%s)", claim.Status.ProviderID, reason)
 	t.log.Info("terminated nodeclaim", "nodeclaim", claim.Name, "node", claim.Status.NodeName, "reason", reason)
+	t.drained.signal()
 	return reconcile.Result{}, nil
 }
 
