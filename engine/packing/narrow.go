@@ -3,7 +3,9 @@ package packing
 import (
 	"cmp"
 	"context"
+	"maps"
 	"slices"
+	"strings"
 
 	"github.com/tenonhq/terraform-provider-tenon/engine/catalog"
 	"github.com/tenonhq/terraform-provider-tenon/engine/state"
@@ -14,13 +16,22 @@ import (
 // the pool), yet the greedy fill and its local moves are path-dependent:
 // a type only the wider pool has can win a claim decision that leads the
 // rest of the fill, and the improvement pass, somewhere dearer. For small
-// batches, where a solve takes a millisecond or two, narrow searches the
-// sub-pools that leave out a type the answer buys: each in turn, the one
-// the answer spends most on first, is banned from its pool and the batch
-// solved again; a cheaper answer is kept, with its bans, and the search
-// goes on from it, within narrowSolves solves, until an answer reaches
-// the lower bound; an error (the caller's deadline) ends the search with
-// the best answer so far.
+// batches, where a solve takes a millisecond or two, narrow searches
+// sub-pools around the answer: for each type the answer buys, the one it
+// spends most on first, the batch is solved again on the pool less that
+// type, and on the types the answer buys less that type. A cheaper answer
+// is kept, with its sub-pool, and the search goes on from it, within
+// narrowSolves solves, until an answer reaches the lower bound; an error
+// (the caller's deadline) ends the search with the best answer so far.
+//
+// The second move is what makes the search follow the answer rather than
+// the pool: a sub-pool built only of the answer's own types is the same
+// whether the pool listed other types or not, so a pool and a sub-pool of
+// it whose solves buy the same types search the same sub-pools from there
+// on. Banning one type from the whole pool alone leaves the wider pool's
+// other extra types to lead its solve elsewhere: of the 1,000
+// pool/sub-pool pairs of TestMonotoneCost, the pool cost more in 15 with
+// that move alone (see maxNonMonotone for the count with both).
 
 // narrowSolves caps the extra solves of narrow.
 const narrowSolves = 8
@@ -29,47 +40,106 @@ const narrowSolves = 8
 type ban struct{ pool, typ string }
 
 // narrow returns best, or a cheaper answer found on a sub-pool of snap's
-// pools that leaves out types best buys (see above). The answer kept
-// places the same pods on new claims, so best's lower bound holds for it.
+// pools (see above). The answer kept places the same pods on new claims,
+// so best's lower bound holds for it.
 func narrow(ctx context.Context, snap *state.Snapshot, best *Result, solveOn func(*state.Snapshot) (*Result, error)) *Result {
+	n := narrowing{ctx: ctx, snap: snap, best: best, solveOn: solveOn, seen: map[string]bool{}}
 	banned := map[ban]bool{}
-	tried := map[ban]bool{}
 	// An answer at its lower bound is the cheapest there is: no sub-pool
 	// answer that puts the same pods on new claims (the only kind kept)
 	// can cost less.
-	for solves := 0; solves < narrowSolves && best.CostPerHour > best.LowerBoundPerHour; {
-		improved := false
-		for _, b := range spend(best) {
-			if tried[b] || solves >= narrowSolves || ctx.Err() != nil {
-				continue
+	for n.solves < narrowSolves && n.best.CostPerHour > n.best.LowerBoundPerHour {
+		var next map[ban]bool
+		for _, b := range spend(n.best) {
+			outside := maps.Clone(banned)
+			outside[b] = true
+			own := unbought(snap, n.best)
+			own[b] = true
+			if n.try(outside) {
+				next = outside
+			} else if !n.stopped && n.try(own) {
+				next = own
 			}
-			tried[b] = true
-			banned[b] = true
-			sub := without(snap, banned)
-			if sub == nil {
-				delete(banned, b)
-				continue
-			}
-			solves++
-			r, err := solveOn(sub)
-			if err != nil {
-				// best is an answer already: a solve cut short by the
-				// caller's deadline (or failing otherwise) ends the
-				// search, not the Solve.
-				return best
-			}
-			if r.CostPerHour < best.CostPerHour*(1-1e-9) && sameNewPods(r, best) {
-				r.LowerBoundPerHour = best.LowerBoundPerHour
-				best, improved = r, true
+			if next != nil || n.stopped {
 				break
 			}
-			delete(banned, b)
 		}
-		if !improved {
+		if next == nil {
 			break
 		}
+		banned = next
 	}
-	return best
+	return n.best
+}
+
+// narrowing is the state of one narrow search.
+type narrowing struct {
+	ctx     context.Context
+	snap    *state.Snapshot
+	best    *Result
+	solveOn func(*state.Snapshot) (*Result, error)
+	// seen are the sub-pools solved (banKey of their bans), solves how
+	// many; stopped is set once a solve failed.
+	seen    map[string]bool
+	solves  int
+	stopped bool
+}
+
+// try solves the batch on the pool less bans, unless that sub-pool was
+// solved already, has a pool with no type left, or the budget or the
+// context is spent, and keeps the answer when it is cheaper and places
+// the same pods on new claims. It reports whether it kept one. A failed
+// solve (the caller's deadline, say) stops the search: best is an answer
+// already.
+func (n *narrowing) try(bans map[ban]bool) bool {
+	key := banKey(bans)
+	if n.stopped || n.seen[key] || n.solves >= narrowSolves || n.ctx.Err() != nil {
+		return false
+	}
+	n.seen[key] = true
+	sub := without(n.snap, bans)
+	if sub == nil {
+		return false
+	}
+	n.solves++
+	r, err := n.solveOn(sub)
+	if err != nil {
+		n.stopped = true
+		return false
+	}
+	if r.CostPerHour < n.best.CostPerHour*(1-1e-9) && sameNewPods(r, n.best) {
+		r.LowerBoundPerHour = n.best.LowerBoundPerHour
+		n.best = r
+		return true
+	}
+	return false
+}
+
+// unbought bans every type of snap's pools that r's claims do not buy.
+func unbought(snap *state.Snapshot, r *Result) map[ban]bool {
+	bought := map[ban]bool{}
+	for _, c := range r.Claims {
+		bought[ban{c.Pool, c.Chosen().InstanceType}] = true
+	}
+	out := map[ban]bool{}
+	for _, p := range snap.Pools {
+		for _, it := range p.InstanceTypes {
+			if b := (ban{p.Name, it.Name}); !bought[b] {
+				out[b] = true
+			}
+		}
+	}
+	return out
+}
+
+// banKey is a canonical key of a set of bans.
+func banKey(bans map[ban]bool) string {
+	keys := make([]string, 0, len(bans))
+	for b := range bans {
+		keys = append(keys, b.pool+"\x00"+b.typ)
+	}
+	slices.Sort(keys)
+	return strings.Join(keys, "\x01")
 }
 
 // spend lists the (pool, type) pairs r's claims buy, the most spent on

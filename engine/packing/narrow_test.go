@@ -43,10 +43,13 @@ func TestNarrow(t *testing.T) {
 		wantCost  float64
 		wantSolve int
 	}{{
-		name:      "no sub-pool is cheaper: every type the answer buys is tried once",
-		answer:    func([]string) *Result { return nil },
+		name:   "no sub-pool is cheaper: every type the answer buys is tried once each way",
+		answer: func([]string) *Result { return nil },
+		// The pool less m5.large, then m5.xlarge alone (the answer's
+		// own types less m5.large); the pool less m5.xlarge, then
+		// m5.large alone.
 		wantCost:  3,
-		wantSolve: 2,
+		wantSolve: 4,
 	}, {
 		name: "banning the dearest type helps, and the search goes on from there",
 		answer: func(left []string) *Result {
@@ -55,11 +58,13 @@ func TestNarrow(t *testing.T) {
 			}
 			return nil
 		},
-		// m5.xlarge banned: 2; then c5.large (bought most) and m5.large
-		// are tried on top of the ban; banning m5.large too is no
-		// cheaper and the last pool keeps only c5.large.
+		// m5.large (tied, first by name) both ways, then the pool less
+		// m5.xlarge: 2; then c5.large and m5.large are banned on top
+		// (m5.large alone, then c5.large alone), no cheaper; the
+		// answer's own types less either are those same sub-pools,
+		// solved once.
 		wantCost:  2,
-		wantSolve: 3,
+		wantSolve: 5,
 	}, {
 		name: "a cheaper answer that puts other pods on new claims is refused",
 		answer: func(left []string) *Result {
@@ -69,7 +74,7 @@ func TestNarrow(t *testing.T) {
 			return nil
 		},
 		wantCost:  3,
-		wantSolve: 2,
+		wantSolve: 4,
 	}, {
 		name: "an answer at its lower bound is the cheapest: no sub-pool is solved",
 		answer: func([]string) *Result {
@@ -87,10 +92,27 @@ func TestNarrow(t *testing.T) {
 			return nil
 		},
 		first: narrowResult(3, 2, [2]string{"m5.xlarge", "a"}, [2]string{"m5.large", "b"}),
-		// m5.large (tied, first by name), then m5.xlarge: 2, the bound;
-		// the search would go on to c5.large otherwise.
+		// m5.large (tied, first by name) both ways, then the pool less
+		// m5.xlarge: 2, the bound; the search would go on to c5.large
+		// otherwise.
 		wantCost:  2,
-		wantSolve: 2,
+		wantSolve: 3,
+	}, {
+		name: "the answer's own types less one are tried where the pool less that one is no cheaper",
+		answer: func(left []string) *Result {
+			// Only m5.large alone leads the fake solve to the cheaper
+			// answer: c5.large, which the answer does not buy, leads
+			// it astray whenever it is in the pool.
+			if slices.Equal(left, []string{"m5.large"}) {
+				return narrowResult(2, 0.5, [2]string{"m5.large", "a"}, [2]string{"m5.large", "b"})
+			}
+			return nil
+		},
+		// m5.large both ways, the pool less m5.xlarge (c5.large still
+		// in it), then m5.large alone: 2. From there every sub-pool
+		// left has no type.
+		wantCost:  2,
+		wantSolve: 4,
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
 			first := first

@@ -44,6 +44,10 @@ type options struct {
 	// cheapest offering rather than from the claim's own, for tests that
 	// check skipping changes nothing.
 	noOfferSkip bool
+	// holdingOnly values pods on the types that hold one of them only
+	// (holdingSome in fill.go); solve sets it for batches of fewer than
+	// planMinPods pods.
+	holdingOnly bool
 }
 
 func newOptions(opts []Option) options {
