@@ -95,6 +95,20 @@ func TestEvictionBoundCases(t *testing.T) {
 			saving: 1.5, knapsack: 2, want: 3, least: 4,
 		},
 		{
+			// The cpu-heavy node's 13 free cpu beside no free memory
+			// take no pod, nor does the memory-heavy node's free
+			// memory beside no free cpu: each pod needs a new node,
+			// so saving $7 takes removing both for one new 8x8 node.
+			// Counting that free room, the program let the $8 node's
+			// pod move into the other's memory for 1 eviction.
+			name: "free room in one resource only takes no pod",
+			c: evCluster{nodes: []evNode{
+				{price: 8, alloc: [2]float64{16, 4}, used: [2]float64{3, 4}, pods: [][2]float64{pod(3, 4)}},
+				{price: 6, alloc: [2]float64{4, 8}, used: [2]float64{4, 3}, pods: [][2]float64{pod(4, 3)}},
+			}, offers: []evOffer{{alloc: [2]float64{16, 4}, price: 8}, {alloc: [2]float64{4, 8}, price: 6}, {alloc: [2]float64{8, 8}, price: 7}}},
+			saving: 7, knapsack: 1, want: 2, least: 2,
+		},
+		{
 			name: "no end state saves that much: every pod",
 			c: evCluster{nodes: []evNode{
 				{price: 1, alloc: small.alloc, used: [2]float64{2, 2}, pods: [][2]float64{pod(2, 2)}},

@@ -30,6 +30,10 @@ import (
 //
 //	sum over n in S of big_n <= sum over kept n of free_n + sum_o z_o room_o.
 //
+// A kept node's free room counts for a row only if it holds, in both
+// resources, some workload pod of the row: free cpu beside no free memory
+// takes no pod, so no pod of S can use it.
+//
 // Such pods request, together, a multiple of g, the greatest common
 // divisor of their requests (in millicores and bytes), so free_n and
 // room_o count only the largest multiple of g they hold: pods of 2 cpu use
@@ -155,8 +159,12 @@ func (c evCluster) program() ([]evictionNode, []evRow, []evNewNode) {
 	cols := make([]evictionNode, len(c.nodes))
 	for i, n := range c.nodes {
 		cols[i] = evictionNode{pods: len(n.pods), price: n.price, a: make([]float64, len(rows))}
+		room := [2]float64{max(0, n.alloc[0]-n.used[0]), max(0, n.alloc[1]-n.used[1])}
 		for j, rw := range rows {
-			free := usable(rw, max(0, n.alloc[rw.r]-n.used[rw.r]))
+			free := 0.0
+			if holdsRow(c.nodes, rw.r, rw.size, room) {
+				free = usable(rw, room[rw.r])
+			}
 			big := 0.0
 			for _, p := range n.pods {
 				if p[rw.r] >= rw.size {
@@ -168,6 +176,21 @@ func (c evCluster) program() ([]evictionNode, []evRow, []evNewNode) {
 		}
 	}
 	return cols, out, news
+}
+
+// holdsRow reports whether room holds, in both resources, some workload
+// pod of nodes requesting at least size of resource r: a kept node's free
+// room counts for a row only then (free cpu beside no free memory takes
+// no pod).
+func holdsRow(nodes []evNode, r int, size float64, room [2]float64) bool {
+	for _, n := range nodes {
+		for _, p := range n.pods {
+			if p[r] >= size && p[0] <= room[0] && p[1] <= room[1] {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // gcd is the greatest common divisor of a and b (b when a is 0).
