@@ -77,11 +77,6 @@
 // removes receiving no pods, taken on the price alone: fewer evictions
 // win at equal cost, and a cheaper end wins only when it saves more than
 // its extra evictions are worth.
-// Plan also re-plans the step thrifty: the step's merges as they are, then
-// deletions in order of saving per pod evicted (each only if its pods fit,
-// by first fit, in the free room left), then the local search; it takes
-// that step when it evicts fewer pods, scores better by itself and its
-// end evicts no more and scores better than the step's.
 // Budgets pace the walk; they do not choose where it ends. A later
 // command of one plan may move pods onto an earlier command's
 // replacement, which is then launched for those pods too.

@@ -99,21 +99,8 @@ func (r *Result) dropPlaceholders() {
 // planOnce runs the methods once; nodes in avoid receive no pods, and the
 // consolidation search ranks the nodes in lead first (see walk).
 func planOnce(ctx context.Context, snap *state.Snapshot, now time.Time, opts Options, avoid, lead map[string]bool) (*Result, error) {
-	return planSteered(ctx, snap, now, opts, steer{avoid: avoid, lead: lead})
-}
-
-// steer is how walk re-plans a step (see walk): nodes in avoid receive no
-// pods, the consolidation search ranks the nodes in lead first, and
-// thrifty has it remove few pods (see thriftyDeletions).
-type steer struct {
-	avoid, lead map[string]bool
-	thrifty     bool
-}
-
-// planSteered is planOnce steered by s.
-func planSteered(ctx context.Context, snap *state.Snapshot, now time.Time, opts Options, s steer) (*Result, error) {
 	p := newPlanner(ctx, snap, now, opts)
-	p.avoid, p.lead, p.thrifty = s.avoid, s.lead, s.thrifty
+	p.avoid, p.lead = avoid, lead
 	for _, m := range methods() {
 		if opts.Reasons != nil && !slices.Contains(opts.Reasons, m.reason()) {
 			continue
@@ -157,10 +144,7 @@ type planner struct {
 	avoid map[string]bool
 	// lead are nodes the consolidation search ranks before every other
 	// candidate (see walk).
-	lead map[string]bool
-	// thrifty limits the consolidation search's prefix to lead and has
-	// it delete the other nodes most saving per pod first (see walk).
-	thrifty  bool
+	lead     map[string]bool
 	commands []*command
 	// launches maps each replacement to the command launching it.
 	launches map[string]*command

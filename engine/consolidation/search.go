@@ -82,7 +82,7 @@ func (consolidation) run(p *planner) error {
 			rest = append(rest, n)
 		}
 	}
-	k, r, err := p.chooseSet(list)
+	k, r, err := p.choosePrefix(list)
 	if err != nil {
 		return err
 	}
@@ -131,33 +131,7 @@ func (consolidation) run(p *planner) error {
 		p.release(n)
 		p.keep(n.node.Name, "no cheaper placement: the chosen set kept changing (search bound reached)")
 	}
-	if p.thrifty {
-		if err := p.thriftyDeletions(append(list[k:], rest...)); err != nil {
-			return err
-		}
-	}
 	return p.localSearch(append(list[k:], rest...))
-}
-
-// chooseSet is how many of the ranked, admitted candidates to remove
-// together: choosePrefix's choice, or, re-planning thrifty (see walk),
-// the lead nodes (ranked first), the step's merges re-simulated together.
-func (p *planner) chooseSet(list []*nodeInfo) (int, *packing.Result, error) {
-	if p.thrifty {
-		return countFunc(list, func(n *nodeInfo) bool { return p.lead[n.node.Name] }), nil, nil
-	}
-	return p.choosePrefix(list)
-}
-
-// countFunc is how many elements of s satisfy f.
-func countFunc[T any](s []T, f func(T) bool) int {
-	n := 0
-	for _, v := range s {
-		if f(v) {
-			n++
-		}
-	}
-	return n
 }
 
 // efficiency is the value of a node's pods per dollar of node.

@@ -26,20 +26,6 @@ import (
 //   - with every node the end removes receiving no pod (their pods go to
 //     nodes that stay, or new ones).
 //
-// Before those, and whether or not res moves pods through, it plans the
-// step once more thrifty (steer.thrifty): res's merges (its commands
-// launching replacements) re-simulated as they are, then deletions most
-// saving per pod evicted first (thriftyDeletions), then the usual local
-// search. The free room of the nodes kept limits deletions, and the
-// search's rank (value per dollar) spends it first on nodes whose pods
-// are worth little, often a cheap node holding one pod that saves a few
-// cents per pod, where it could take the pods of a large node holding
-// two (the DaemonSet-heavy clusters of issue 22 evicted 274 pods where
-// 215 save as much). That step is followed only when it evicts fewer pods
-// than res and scores better by itself (cost after it plus the pods it
-// evicts, priced as below), and taken when its end evicts no more pods
-// than res's and scores better.
-//
 // In that order, it follows each the same way and takes the first whose
 // end is better than res's (the second is planned only when the first is
 // not taken): cheaper once each pod evicted on the way is priced at the
@@ -59,32 +45,14 @@ func walk(ctx context.Context, snap *state.Snapshot, now time.Time, opts Options
 	if err != nil {
 		return nil, err
 	}
+	res.Leaving = first.leaving()
+	through := movesOnto(res, first.removes)
+	if len(through) == 0 {
+		return res, nil
+	}
 	perPod := perPodPrice(snap, opts)
 	score := func(e end) float64 { return e.cost + perPod*float64(e.evicted) }
 	best, bestEnd, evaluations := res, first, res.Evaluations
-	thrifty, err := planSteered(ctx, snap, now, opts, steer{lead: replaced(res), thrifty: true})
-	if err != nil {
-		return nil, err
-	}
-	evaluations += thrifty.Evaluations
-	stepScore := func(r *Result) float64 { return r.CostAfterPerHour + perPod*float64(r.PodsEvicted) }
-	if consolidates(thrifty) && thrifty.PodsEvicted < res.PodsEvicted && stepScore(thrifty) < stepScore(res)-1e-9 {
-		e, err := trajectory(ctx, snap, now, opts, thrifty)
-		if err != nil {
-			return nil, err
-		}
-		if e.evicted <= first.evicted && score(e) < score(first)-1e-9 {
-			best, bestEnd = thrifty, e
-		}
-	}
-	through := movesOnto(res, first.removes)
-	if len(through) == 0 {
-		if best != res {
-			best.Evaluations = evaluations
-		}
-		best.Leaving = bestEnd.leaving()
-		return best, nil
-	}
 	for _, alt := range []struct{ avoid, lead map[string]bool }{{through, through}, {first.removes, nil}} {
 		walked, err := planOnce(ctx, snap, now, opts, alt.avoid, alt.lead)
 		if err != nil {
@@ -236,20 +204,6 @@ func movesOnto(res *Result, nodes map[string]bool) map[string]bool {
 		for _, m := range c.Moves {
 			if nodes[m.To] {
 				out[m.To] = true
-			}
-		}
-	}
-	return out
-}
-
-// replaced is the nodes res's consolidation commands replace (merge into
-// new nodes): the thrifty re-plan keeps those merges.
-func replaced(res *Result) map[string]bool {
-	out := map[string]bool{}
-	for _, c := range res.Commands {
-		if c.Reason == ReasonUnderutilized && len(c.Replacements) > 0 {
-			for _, n := range c.Nodes {
-				out[n] = true
 			}
 		}
 	}

@@ -428,26 +428,3 @@ func TestWalkMergesTheNodesItWouldFill(t *testing.T) {
 		})
 	}
 }
-
-// TestWalkSavesFreeRoomForPodLightNodes (issue 22): on the 322-node
-// DaemonSet-heavy bench cluster the step deletes 74 nodes holding one pod
-// each (t3a.small and t3a.medium, saving $0.019 to $0.038 per pod
-// evicted) into the free room that could have taken the pods of nodes
-// saving $0.10 to $0.30 per pod (t3a.2xlarge and t3a.xlarge holding one to
-// three), and ends at 274 evictions where an end state saving as much
-// evicts 215 (TestEvictionFrontierDiagnosis). The walk's thrifty re-plan
-// (the step's merges, then deletions most saving per pod first) ends
-// within 1.25 times the fewest evictions possible, at no more than 1.08
-// times the bound on cost.
-func TestWalkSavesFreeRoomForPodLightNodes(t *testing.T) {
-	_, snap := daemonCluster(t, 1500, 300)
-	run := untilStable(t, snap, DefaultOptions(), 10)
-	t.Logf("%d nodes: $%.3f/h (bound $%.3f/h), %d evictions (fewest possible %d), %d rounds",
-		len(snap.Nodes), run.cost, run.lowerBound, run.evicted, run.minEvictions, run.rounds)
-	if float64(run.evicted) > 1.25*float64(run.minEvictions) {
-		t.Errorf("%d evictions; want at most 1.25 x the fewest possible, %d", run.evicted, run.minEvictions)
-	}
-	if run.cost > 1.08*run.lowerBound {
-		t.Errorf("$%.3f/h at stable; want at most 1.08 x the bound $%.3f/h", run.cost, run.lowerBound)
-	}
-}
