@@ -305,7 +305,7 @@ func TestRules(t *testing.T) {
 			// three pods out one at a time: the budget holds, so the
 			// node goes (it could not while evictions were summed).
 			// n2's pod is pinned: deleting n2 saves as much for one
-			// eviction, and the walk's thrifty step would take it.
+			// eviction, and a walk that weighs evictions may take it.
 			name: "maxUnavailable 1 lets a node holding three of the budget's pods go",
 			snap: func() *state.Snapshot {
 				s := threeOfBudgetOnN1(pdb("api", "web", nil, ptr(intstr.FromInt32(1))))
