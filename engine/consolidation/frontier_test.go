@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -98,37 +97,30 @@ func fewerEvictions(tb testing.TB, snap *state.Snapshot, saving float64) (evicte
 // first, the bound is loose (or the search weak). A diagnosis, not a
 // check: it runs only with -frontier.
 func TestEvictionFrontierDiagnosis(t *testing.T) {
-	if *frontierCases == "" {
-		t.Skip("diagnosis: run with -args -frontier=pods:seed,...")
+	diagnoseEach(t, "frontier", *frontierCases, diagnoseFrontier)
+}
+
+// diagnoseFrontier sets the evictions of a run to stable on the cluster of
+// n pods and seed s between leastEvictions and fewerEvictions.
+func diagnoseFrontier(t *testing.T, n int, s uint64) {
+	_, snap := daemonCluster(t, n, s)
+	run := untilStable(t, snap, DefaultOptions(), 10)
+	before := 0.0
+	for _, node := range snap.Nodes {
+		before += node.PricePerHour
 	}
-	for _, c := range strings.Split(*frontierCases, ",") {
-		pods, seed, _ := strings.Cut(c, ":")
-		n, err1 := strconv.Atoi(pods)
-		s, err2 := strconv.ParseUint(seed, 10, 64)
-		if err1 != nil || err2 != nil {
-			t.Fatalf("-frontier %q: want pods:seed", c)
+	saving := before - run.cost
+	left := survivors(snap.Nodes, run.final.Nodes)
+	walked := map[string]int{}
+	for _, node := range snap.Nodes {
+		if !left[node.Name] {
+			walked[node.InstanceType]++
 		}
-		t.Run(c, func(t *testing.T) {
-			_, snap := daemonCluster(t, n, s)
-			run := untilStable(t, snap, DefaultOptions(), 10)
-			before := 0.0
-			for _, node := range snap.Nodes {
-				before += node.PricePerHour
-			}
-			saving := before - run.cost
-			left := survivors(snap.Nodes, run.final.Nodes)
-			walked := map[string]int{}
-			for _, node := range snap.Nodes {
-				if !left[node.Name] {
-					walked[node.InstanceType]++
-				}
-			}
-			found, reached, removed, ok := fewerEvictions(t, snap, saving)
-			t.Logf("%d nodes, $%.3f/h; the run saves $%.3f/h evicting %d pods (removes %s); the bound: %d", len(snap.Nodes), before, saving, run.evicted, typeCounts(walked), run.minEvictions)
-			t.Logf("found: saves $%.3f/h (reached %v) evicting %d pods (removes %s): the run is %.3f x it, it is %.3f x the bound",
-				reached, ok, found, typeCounts(removed), float64(run.evicted)/float64(max(found, 1)), float64(found)/float64(max(run.minEvictions, 1)))
-		})
 	}
+	found, reached, removed, ok := fewerEvictions(t, snap, saving)
+	t.Logf("%d nodes, $%.3f/h; the run saves $%.3f/h evicting %d pods (removes %s); the bound: %d", len(snap.Nodes), before, saving, run.evicted, typeCounts(walked), run.minEvictions)
+	t.Logf("found: saves $%.3f/h (reached %v) evicting %d pods (removes %s): the run is %.3f x it, it is %.3f x the bound",
+		reached, ok, found, typeCounts(removed), float64(run.evicted)/float64(max(found, 1)), float64(found)/float64(max(run.minEvictions, 1)))
 }
 
 func typeCounts(m map[string]int) string {

@@ -35,17 +35,24 @@ func nodeIDs(s *state.Snapshot) map[string]string {
 // through which node, and what the walk of the first of those rounds saw.
 // A diagnosis, not a check: it runs only with -twice.
 func TestMovedTwiceDiagnosis(t *testing.T) {
-	if *twiceCases == "" {
-		t.Skip("diagnosis: run with -args -twice=pods:seed,...")
+	diagnoseEach(t, "twice", *twiceCases, diagnoseTwice)
+}
+
+// diagnoseEach runs diagnose on each DaemonSet-heavy cluster that cases,
+// the value of flag -name, lists as pods:seed; it skips without cases.
+func diagnoseEach(t *testing.T, name, cases string, diagnose func(t *testing.T, pods int, seed uint64)) {
+	t.Helper()
+	if cases == "" {
+		t.Skipf("diagnosis: run with -args -%s=pods:seed,...", name)
 	}
-	for _, c := range strings.Split(*twiceCases, ",") {
+	for _, c := range strings.Split(cases, ",") {
 		pods, seed, _ := strings.Cut(c, ":")
 		n, err1 := strconv.Atoi(pods)
 		s, err2 := strconv.ParseUint(seed, 10, 64)
 		if err1 != nil || err2 != nil {
-			t.Fatalf("-twice %q: want pods:seed", c)
+			t.Fatalf("-%s %q: want pods:seed", name, c)
 		}
-		t.Run(c, func(t *testing.T) { diagnoseTwice(t, n, s) })
+		t.Run(c, func(t *testing.T) { diagnose(t, n, s) })
 	}
 }
 
