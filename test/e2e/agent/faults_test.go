@@ -14,7 +14,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
-	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -180,12 +179,8 @@ const stuckAfterBinding = 15 * time.Second
 func resyncStuckPods(t *testing.T, e env, ns, selector string, done map[types.UID]bool) {
 	t.Helper()
 	ctx := context.Background()
-	var pods corev1.PodList
-	sel, err := labels.Parse(selector)
+	pods, err := podsOf(t, e, ns, selector)
 	if err != nil {
-		t.Fatal(err)
-	}
-	if err := e.client.List(ctx, &pods, client.InNamespace(ns), client.MatchingLabelsSelector{Selector: sel}); err != nil {
 		return // the next poll tries again
 	}
 	for i := range pods.Items {

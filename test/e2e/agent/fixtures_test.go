@@ -14,6 +14,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/labels"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 
@@ -123,18 +124,25 @@ func instanceTypes(nodes []corev1.Node) []string {
 	return out
 }
 
+// podsOf lists the pods of ns matching selector (a label selector such as
+// "app=web"); a bad selector fails the test.
+func podsOf(t *testing.T, e env, ns, selector string) (*corev1.PodList, error) {
+	t.Helper()
+	sel, err := labels.Parse(selector)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pods corev1.PodList
+	err = e.client.List(context.Background(), &pods, client.InNamespace(ns), client.MatchingLabelsSelector{Selector: sel})
+	return &pods, err
+}
+
 // runningOn counts the pods of ns matching selector that are Running on a
 // node of pool, and describes every pod.
 func runningOn(t *testing.T, e env, ns, selector, pool string) (int, int, string) {
 	t.Helper()
-	ctx := context.Background()
-	var pods corev1.PodList
-	sel, err := metav1.ParseToLabelSelector(selector)
+	pods, err := podsOf(t, e, ns, selector)
 	if err != nil {
-		t.Fatal(err)
-	}
-	s, _ := metav1.LabelSelectorAsSelector(sel)
-	if err := e.client.List(ctx, &pods, client.InNamespace(ns), client.MatchingLabelsSelector{Selector: s}); err != nil {
 		return 0, 0, err.Error()
 	}
 	nodes := map[string]bool{}
