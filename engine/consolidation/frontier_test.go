@@ -134,8 +134,9 @@ func typeCounts(m map[string]int) string {
 // TestEvictionBoundBelowRealEndStates checks leastEvictions at the bench's
 // scale, where brute force cannot go: on DaemonSet-heavy clusters of about
 // 300 nodes, for the saving of a run to stable and of end states
-// fewerEvictions finds (real packings, new nodes included), the bound
-// never exceeds the pods a real end state evicts. A bound that forgets
+// fewerEvictions finds (real packings, new nodes included) towards half and
+// all of the run's saving (or as close to it as it gets, at least 95 %), the
+// bound never exceeds the pods a real end state evicts. A bound that forgets
 // the kept nodes' free room must exceed one of them: the check can fail.
 // (At half the saving the bound meets the end state found; the gap opens
 // towards the run's saving, see TestEvictionFrontierDiagnosis.)
@@ -157,8 +158,13 @@ func TestEvictionBoundBelowRealEndStates(t *testing.T) {
 		for _, share := range []float64{0.5, 1} {
 			target := share * (before - run.cost)
 			found, reached, _, ok := fewerEvictions(t, snap, target)
+			if !ok && reached < 0.95*target {
+				t.Fatalf("seed %d: no end state found saving $%.3f/h (the closest saves $%.3f/h)", seed, target, reached)
+			}
 			if !ok {
-				t.Fatalf("seed %d: no end state found saving $%.3f/h", seed, target)
+				// A run can save a little more than deletions one node
+				// at a time reach; the end state found is real all the same.
+				t.Logf("seed %d: no end state found saving $%.3f/h; the one found saves $%.3f/h", seed, target, reached)
 			}
 			bound := leastEvictions(snap, reached)
 			t.Logf("seed %d: saving $%.3f/h: an end state evicts %d, the bound is %d", seed, reached, found, bound)
