@@ -183,3 +183,20 @@ func TestEvictionBoundBelowRealEndStates(t *testing.T) {
 		t.Error("a bound that forgets the kept nodes' free room stays below every end state: the check cannot fail")
 	}
 }
+
+var stableCases = flag.String("stable", "", "TestStableDiagnosis: DaemonSet-heavy clusters to run to stable, as pods:seed,... (e.g. 1500:11)")
+
+// TestStableDiagnosis runs DaemonSet-heavy clusters to stable as the bench
+// does and logs, per cluster, cost against the bound and evictions against
+// the fewest possible and against the pods the removed nodes held, so a
+// change can be judged on more seeds than the bench's. A diagnosis, not a
+// check: it runs only with -stable.
+func TestStableDiagnosis(t *testing.T) {
+	diagnoseEach(t, "stable", *stableCases, func(t *testing.T, pods int, seed uint64) {
+		_, snap := daemonCluster(t, pods, seed)
+		run := untilStable(t, snap, DefaultOptions(), 10)
+		t.Logf("%d nodes: cost %.4f x the bound, %d evictions, %.3f x the fewest possible (%d), %.3f x the pods of removed nodes, longest plan %.2f s of CPU, %d rounds",
+			len(snap.Nodes), run.cost/run.lowerBound, run.evicted, float64(run.evicted)/float64(max(run.minEvictions, 1)), run.minEvictions,
+			float64(run.evicted)/float64(max(run.vacated, 1)), run.maxPlanCPU.Seconds(), run.rounds)
+	})
+}
