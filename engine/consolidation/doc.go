@@ -45,7 +45,13 @@
 // and its minSavingsPerPod per pod evicted), so every node added must pay
 // for its disruption. A cost model (pods' value against the
 // room left on the other nodes) picks the first size, one packing result
-// calibrates it, and a step search refines it; then the remaining
+// calibrates it, and a step search refines it. Ranked by value per
+// dollar, the prefix spends the free room of the nodes kept on whatever is
+// cheapest to empty, often cheap nodes holding one small pod, so one more
+// set is simulated (thriftySet): the prefix's merges, then deletions most
+// saving per pod evicted first, each only if its pods fit by first fit in
+// the free room left, until it saves what the prefix saves; it replaces
+// the prefix when it gains more. Then the remaining
 // candidates are tried (local search, screen.go): triaged without
 // simulating (first fit into the other nodes' free room, less the room of
 // daemonsets that run on a node but have no pod there yet; a bound on any

@@ -134,8 +134,9 @@ func typeCounts(m map[string]int) string {
 // TestEvictionBoundBelowRealEndStates checks leastEvictions at the bench's
 // scale, where brute force cannot go: on DaemonSet-heavy clusters of about
 // 300 nodes, for the saving of a run to stable and of end states
-// fewerEvictions finds (real packings, new nodes included), the bound
-// never exceeds the pods a real end state evicts. A bound that forgets
+// fewerEvictions finds (real packings, new nodes included) towards half and
+// all of the run's saving (or as close to it as it gets, at least 95 %), the
+// bound never exceeds the pods a real end state evicts. A bound that forgets
 // the kept nodes' free room must exceed one of them: the check can fail.
 // (At half the saving the bound meets the end state found; the gap opens
 // towards the run's saving, see TestEvictionFrontierDiagnosis.)
@@ -157,8 +158,13 @@ func TestEvictionBoundBelowRealEndStates(t *testing.T) {
 		for _, share := range []float64{0.5, 1} {
 			target := share * (before - run.cost)
 			found, reached, _, ok := fewerEvictions(t, snap, target)
+			if !ok && reached < 0.95*target {
+				t.Fatalf("seed %d: no end state found saving $%.3f/h (the closest saves $%.3f/h)", seed, target, reached)
+			}
 			if !ok {
-				t.Fatalf("seed %d: no end state found saving $%.3f/h", seed, target)
+				// A run can save a little more than deletions one node
+				// at a time reach; the end state found is real all the same.
+				t.Logf("seed %d: no end state found saving $%.3f/h; the one found saves $%.3f/h", seed, target, reached)
 			}
 			bound := leastEvictions(snap, reached)
 			t.Logf("seed %d: saving $%.3f/h: an end state evicts %d, the bound is %d", seed, reached, found, bound)
@@ -176,4 +182,21 @@ func TestEvictionBoundBelowRealEndStates(t *testing.T) {
 	if forgetful == 0 {
 		t.Error("a bound that forgets the kept nodes' free room stays below every end state: the check cannot fail")
 	}
+}
+
+var stableCases = flag.String("stable", "", "TestStableDiagnosis: DaemonSet-heavy clusters to run to stable, as pods:seed,... (e.g. 1500:11)")
+
+// TestStableDiagnosis runs DaemonSet-heavy clusters to stable as the bench
+// does and logs, per cluster, cost against the bound and evictions against
+// the fewest possible and against the pods the removed nodes held, so a
+// change can be judged on more seeds than the bench's. A diagnosis, not a
+// check: it runs only with -stable.
+func TestStableDiagnosis(t *testing.T) {
+	diagnoseEach(t, "stable", *stableCases, func(t *testing.T, pods int, seed uint64) {
+		_, snap := daemonCluster(t, pods, seed)
+		run := untilStable(t, snap, DefaultOptions(), 10)
+		t.Logf("%d nodes: cost %.4f x the bound, %d evictions, %.3f x the fewest possible (%d), %.3f x the pods of removed nodes, longest plan %.2f s of CPU, %d rounds",
+			len(snap.Nodes), run.cost/run.lowerBound, run.evicted, float64(run.evicted)/float64(max(run.minEvictions, 1)), run.minEvictions,
+			float64(run.evicted)/float64(max(run.vacated, 1)), run.maxPlanCPU.Seconds(), run.rounds)
+	})
 }

@@ -25,7 +25,10 @@ import (
 //     cheaper claims after, maximising the saving less MinSavingsPercent
 //     of the removed price (each node must pay for its disruption). A
 //     cost model picks the first prefix size; packing results calibrate
-//     it and a bounded step search refines it.
+//     it and a bounded step search refines it. Then thriftySet offers
+//     another set, the prefix's merges and the deletions most saving per
+//     pod evicted whose pods fit in the free room left, taken when it
+//     gains more (one more simulation).
 //  4. Split the chosen set into commands (nodes sharing a new claim are
 //     one merge), check each against the safety rules, and simulate again
 //     without any it rejects.
@@ -86,10 +89,23 @@ func (consolidation) run(p *planner) error {
 	if err != nil {
 		return err
 	}
-	for _, n := range list[k:] {
+	chosen, others := list[:k], list[k:]
+	if k > 0 && !p.opts.prefixOnly {
+		set, sr, err := p.thriftySet(list, chosen, r)
+		if err != nil {
+			return err
+		}
+		if set != nil {
+			in := make(map[*nodeInfo]bool, len(set))
+			for _, n := range set {
+				in[n] = true
+			}
+			chosen, others, r = set, slices.DeleteFunc(slices.Clone(list), func(n *nodeInfo) bool { return in[n] }), sr
+		}
+	}
+	for _, n := range others {
 		p.release(n)
 	}
-	chosen := list[:k]
 	for range 4 {
 		if len(chosen) == 0 {
 			break
@@ -131,7 +147,7 @@ func (consolidation) run(p *planner) error {
 		p.release(n)
 		p.keep(n.node.Name, "no cheaper placement: the chosen set kept changing (search bound reached)")
 	}
-	return p.localSearch(append(list[k:], rest...))
+	return p.localSearch(append(others, rest...))
 }
 
 // efficiency is the value of a node's pods per dollar of node.

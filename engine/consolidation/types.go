@@ -175,6 +175,9 @@ type Options struct {
 	// uncached makes Plan simulate without a packing.Cache (and with the
 	// packing lower bound), as before it had one: tests compare the two.
 	uncached bool
+	// prefixOnly makes the consolidation search keep the prefix it chose
+	// without asking thriftySet for another set: tests compare the two.
+	prefixOnly bool
 }
 
 // DefaultOptions are the options to start from: unless a pool says
