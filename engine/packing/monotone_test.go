@@ -74,15 +74,16 @@ func monotoneScenario(rng *rand.Rand) (pool, sub []*catalog.InstanceType, build 
 // cost more on the pool than on its sub-pool. Issue 22 asks for none; the
 // greedy fill and its local moves are path-dependent (a wider pool values
 // pods by another LP, so opens other nodes first). Pods with hostname
-// rules move between claims of a zone only in relocate (31 -> 29 with
-// moves across zones, 26 with relocate, 17 with narrow's search of
-// sub-pools for small batches, 11 with narrow also trying the answer's
+// rules move between claims of a zone only in relocate and pairs (31 ->
+// 29 with moves across zones, 26 with relocate, 17 with narrow's search
+// of sub-pools for small batches, 11 with narrow also trying the answer's
 // own types less one, 10 with pods valued on the types that hold one of
-// them). Of the 10 left, in most one type the sub-pool lacks wins a
-// claim by value per dollar (bought) or shifts the pods' values (not
-// bought), and no sub-pool narrow tries undoes it. Lower it with every
-// fix; the test fails when more pairs break, and says so when fewer do.
-const maxNonMonotone = 10
+// them, 4 with the improve pass splitting the pods of every two claims
+// afresh, pairs.go). In the 4 left (0.3-8.5 % dearer) the fill's path on
+// the wider pool opens claims that no split of two claims' pods (of at
+// most pairMaxPods, in one zone) undoes. Lower it with every fix; the
+// test fails when more pairs break, and says so when fewer do.
+const maxNonMonotone = 4
 
 // TestMonotoneCost checks that a pool that allows more instance types
 // never costs more than a random sub-pool of it (any answer on the
