@@ -13,6 +13,7 @@ import (
 
 	"github.com/tenonhq/terraform-provider-tenon/engine/catalog"
 	"github.com/tenonhq/terraform-provider-tenon/engine/packing"
+	"github.com/tenonhq/terraform-provider-tenon/engine/packing/check"
 	"github.com/tenonhq/terraform-provider-tenon/engine/scheduling"
 	"github.com/tenonhq/terraform-provider-tenon/engine/simulate"
 	"github.com/tenonhq/terraform-provider-tenon/engine/state"
@@ -88,7 +89,8 @@ const maxNonMonotone = 4
 // TestMonotoneCost checks that a pool that allows more instance types
 // never costs more than a random sub-pool of it (any answer on the
 // sub-pool is an answer on the pool), on monotoneScenarios random pairs,
-// up to maxNonMonotone known misses.
+// up to maxNonMonotone known misses, and that every answer keeps every
+// rule (check.Result).
 func TestMonotoneCost(t *testing.T) {
 	rng := rand.New(rand.NewPCG(22, 5))
 	var bad []string
@@ -101,6 +103,14 @@ func TestMonotoneCost(t *testing.T) {
 		narrow, err := packing.Solve(t.Context(), build(sub), pending)
 		if err != nil {
 			t.Fatalf("scenario %d: %v", i, err)
+		}
+		// A cheaper answer must not be one that breaks a rule: the
+		// improve pass moves pods with hostname rules (relocate, pairs).
+		for _, v := range check.Result(build(pool), pending, wide) {
+			t.Errorf("scenario %d, pool: %v", i, v)
+		}
+		for _, v := range check.Result(build(sub), pending, narrow) {
+			t.Errorf("scenario %d, sub-pool: %v", i, v)
 		}
 		if len(wide.Unschedulable) > len(narrow.Unschedulable) ||
 			len(wide.Unschedulable) == len(narrow.Unschedulable) && wide.CostPerHour > narrow.CostPerHour*(1+1e-9)+1e-9 {
