@@ -30,8 +30,10 @@ const improveBudget = 150_000
 // Then two moves over many claims at once: refill (refill.go) packs the
 // movable pods afresh around the pods that cannot move, and regroup
 // (regroup.go) re-packs the cheapest claims' pods onto new offerings.
-// Last, relocate (relocate.go) moves some pods of a claim onto others'
-// spare room so that the claim shrinks.
+// Then relocate (relocate.go) moves some pods of a claim onto others'
+// spare room so that the claim shrinks. Last, for batches of fewer than
+// planMinPods pods solved with every strategy, pairs (pairs.go) splits
+// the pods of every two claims afresh.
 //
 // Every claim is first shrunk to its cheapest offering. Only movable pods
 // move (see movable): pods whose hard and soft rules all hold per zone or
@@ -90,6 +92,9 @@ func (s *solver) improve() bool {
 		}
 	}
 	pass.relocate()
+	if s.opts.pairs {
+		pass.pairs()
+	}
 	return pass.emptied > 0
 }
 

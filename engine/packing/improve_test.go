@@ -315,3 +315,62 @@ func TestRelocateKeepsHostnameRules(t *testing.T) {
 		})
 	}
 }
+
+// TestPairsExchangesPods checks pairs: claim A holds a 0.3-cpu clique
+// member and a 0.3-cpu pod, B the other member and a plain pod, 1.5 cpu
+// each. The members may not share a node, so no claim empties; relocate
+// moves A's plain pod onto B's room (A shrinks, B stays 4-cpu). Splitting
+// the four pods afresh, one member and 1.8 cpu on each claim, needs two
+// 2-cpu nodes, for less. The members must stay apart.
+func TestPairsExchangesPods(t *testing.T) {
+	sel := map[string]string{"app": "db"}
+	for name, rule := range map[string]statetest.PodOption{
+		"anti-affinity":   statetest.WithAntiAffinity(scheduling.LabelHostname, sel),
+		"hostname spread": statetest.WithSpread(scheduling.LabelHostname, 1, corev1.DoNotSchedule, sel),
+	} {
+		t.Run(name, func(t *testing.T) {
+			p := statetest.Pool("default")
+			snap := statetest.Snapshot(statetest.Pools(p), nil, nil)
+			ps := []*state.Pod{
+				statetest.Pod("m1", "300m", "1Gi", statetest.WithLabel("app", "db"), rule),
+				statetest.Pod("m2", "1500m", "1Gi", statetest.WithLabel("app", "db"), rule),
+				statetest.Pod("x", "300m", "1Gi"),
+				statetest.Pod("y", "1500m", "1Gi"),
+			}
+			s := classifiedSolver(t, snap, ps)
+			s.hostSpread = map[int]int32{}
+			for _, sp := range s.spreadsInForce(s.classes) {
+				if isHostname(s.groups.list[sp.group].key) {
+					s.hostSpread[sp.group] = sp.maxSkew
+				}
+			}
+			pool := s.pools[0]
+			big := typeNamed(t, pool, "m5.4xlarge")
+			claims := map[string]*node{"A": s.newClaim(pool, big, 0, capacityOnDemand), "B": s.newClaim(pool, big, 0, capacityOnDemand)}
+			on := map[string]string{"m1": "A", "x": "A", "m2": "B", "y": "B"}
+			for _, c := range s.classes {
+				b := &bucket{class: c, zones: s.allZones(), capacityTypes: pool.capacityTypeMask, pods: c.pods}
+				for _, pd := range c.pods {
+					s.place(b, claims[on[pd.Name]], 1)
+				}
+			}
+			pass := newImprover(s)
+			for _, n := range s.claims {
+				pass.shrink(n)
+			}
+			pass.relocate()
+			_, before := claimsLeft(t, s, ps)
+			pass.pairs()
+			left, cost := claimsLeft(t, s, ps)
+			if cost >= before-1e-9 {
+				t.Errorf("claims cost %.4f after pairs, want less than %.4f", cost, before)
+			}
+			if len(left) != 2 {
+				t.Errorf("want two claims, got %d", len(left))
+			}
+			if placedByKey(s, "default/m1") == placedByKey(s, "default/m2") {
+				t.Errorf("m1 and m2 share %s", placedByKey(s, "default/m1"))
+			}
+		})
+	}
+}

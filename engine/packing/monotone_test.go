@@ -13,6 +13,7 @@ import (
 
 	"github.com/tenonhq/terraform-provider-tenon/engine/catalog"
 	"github.com/tenonhq/terraform-provider-tenon/engine/packing"
+	"github.com/tenonhq/terraform-provider-tenon/engine/packing/check"
 	"github.com/tenonhq/terraform-provider-tenon/engine/scheduling"
 	"github.com/tenonhq/terraform-provider-tenon/engine/simulate"
 	"github.com/tenonhq/terraform-provider-tenon/engine/state"
@@ -74,20 +75,22 @@ func monotoneScenario(rng *rand.Rand) (pool, sub []*catalog.InstanceType, build 
 // cost more on the pool than on its sub-pool. Issue 22 asks for none; the
 // greedy fill and its local moves are path-dependent (a wider pool values
 // pods by another LP, so opens other nodes first). Pods with hostname
-// rules move between claims of a zone only in relocate (31 -> 29 with
-// moves across zones, 26 with relocate, 17 with narrow's search of
-// sub-pools for small batches, 11 with narrow also trying the answer's
+// rules move between claims of a zone only in relocate and pairs (31 ->
+// 29 with moves across zones, 26 with relocate, 17 with narrow's search
+// of sub-pools for small batches, 11 with narrow also trying the answer's
 // own types less one, 10 with pods valued on the types that hold one of
-// them). Of the 10 left, in most one type the sub-pool lacks wins a
-// claim by value per dollar (bought) or shifts the pods' values (not
-// bought), and no sub-pool narrow tries undoes it. Lower it with every
-// fix; the test fails when more pairs break, and says so when fewer do.
-const maxNonMonotone = 10
+// them, 4 with the improve pass splitting the pods of every two claims
+// afresh, pairs.go). In the 4 left (0.3-8.5 % dearer) the fill's path on
+// the wider pool opens claims that no split of two claims' pods (of at
+// most pairMaxPods, in one zone) undoes. Lower it with every fix; the
+// test fails when more pairs break, and says so when fewer do.
+const maxNonMonotone = 4
 
 // TestMonotoneCost checks that a pool that allows more instance types
 // never costs more than a random sub-pool of it (any answer on the
 // sub-pool is an answer on the pool), on monotoneScenarios random pairs,
-// up to maxNonMonotone known misses.
+// up to maxNonMonotone known misses, and that every answer keeps every
+// rule (check.Result).
 func TestMonotoneCost(t *testing.T) {
 	rng := rand.New(rand.NewPCG(22, 5))
 	var bad []string
@@ -100,6 +103,14 @@ func TestMonotoneCost(t *testing.T) {
 		narrow, err := packing.Solve(t.Context(), build(sub), pending)
 		if err != nil {
 			t.Fatalf("scenario %d: %v", i, err)
+		}
+		// A cheaper answer must not be one that breaks a rule: the
+		// improve pass moves pods with hostname rules (relocate, pairs).
+		for _, v := range check.Result(build(pool), pending, wide) {
+			t.Errorf("scenario %d, pool: %v", i, v)
+		}
+		for _, v := range check.Result(build(sub), pending, narrow) {
+			t.Errorf("scenario %d, sub-pool: %v", i, v)
 		}
 		if len(wide.Unschedulable) > len(narrow.Unschedulable) ||
 			len(wide.Unschedulable) == len(narrow.Unschedulable) && wide.CostPerHour > narrow.CostPerHour*(1+1e-9)+1e-9 {

@@ -48,6 +48,10 @@ type options struct {
 	// (holdingSome in fill.go); solve sets it for batches of fewer than
 	// planMinPods pods.
 	holdingOnly bool
+	// pairs runs the improve pass's pairs move (pairs.go); solve sets it
+	// for batches of fewer than planMinPods pods, unless the caller picked
+	// one strategy to save time (consolidation's simulations), as narrow.
+	pairs bool
 }
 
 func newOptions(opts []Option) options {

@@ -64,6 +64,7 @@ func solve(ctx context.Context, snap *state.Snapshot, pods []*state.Pod, opts ..
 	o := newOptions(opts)
 	pods, keys := sortedUnique(pods)
 	o.holdingOnly = len(pods) < planMinPods
+	o.pairs = o.holdingOnly && o.strategy < 0
 	// The pods are partitioned into classes beside the compilation of the
 	// pools' instance types; both are shared read-only by the variants.
 	var part partition
