@@ -129,7 +129,14 @@ func (plan *planner) knapsack(pi []float64, j int, steps int) (float64, planConf
 	if ks.bestV <= t.price {
 		return 0, planConfig{}
 	}
-	c := planConfig{typ: j}
+	// Counted first, so the configuration's lists are allocated once.
+	n := 0
+	for _, i := range order {
+		if ks.best[i] > 0 {
+			n++
+		}
+	}
+	c := planConfig{typ: j, idx: make([]int32, 0, n), cnt: make([]int64, 0, n)}
 	for _, i := range order {
 		if ks.best[i] > 0 {
 			c.idx = append(c.idx, i)
