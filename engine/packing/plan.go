@@ -282,7 +282,7 @@ func (f *filler) cliquesOf(c *class) []int {
 // item, at their cheapest price in the plan's zones and capacity types,
 // without those another type beats on every resource and price.
 func (plan *planner) compileTypes(p *poolPlan, cp *compat, slot map[int]int) {
-	var all []planType
+	all := make([]planType, 0, len(p.types))
 	for _, t := range p.types {
 		if !cp.mask.has(t.idx) {
 			continue
