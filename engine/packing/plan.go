@@ -141,6 +141,10 @@ type planner struct {
 	// when first needed.
 	rootX, rootC, shares []float64
 	coefs                [][]surrogateTerm
+	// reqDims is one more than the last dimension any item requests
+	// (prepare computes it; knapsack's search changes rooms in those
+	// alone).
+	reqDims int
 	// ratios is the scratch of newSurrogate, worth knapsackOrder's (per
 	// item).
 	ratios []float64

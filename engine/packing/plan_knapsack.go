@@ -53,6 +53,14 @@ func (plan *planner) prepare() {
 	if plan.shares != nil {
 		return
 	}
+	plan.reqDims = 0
+	for _, it := range plan.items {
+		for d := range resources.MaxDims {
+			if it.req[d] != 0 {
+				plan.reqDims = max(plan.reqDims, d+1)
+			}
+		}
+	}
 	ws := plan.weights()
 	nw, m := len(ws), len(plan.items)
 	plan.coefs = make([][]surrogateTerm, len(plan.types))
@@ -307,14 +315,23 @@ func (ks *knapsackSearch) search(k int, v float64) {
 	i := ks.order[k]
 	it := &ks.pl.items[i]
 	// The child's room, one copy of the item more at each smaller count.
+	// No item requests anything beyond the first reqDims dimensions, so
+	// the room changes only in those (the same numbers as Vector's
+	// SubTimes and AddTimes, which visit all MaxDims).
 	r := &ks.rooms[k+1]
 	x := it.req.Times(room, ks.pl.cap(i))
 	*r = *room
-	r.SubTimes(&it.req, x)
+	rs := r[:ks.pl.reqDims]
+	req := it.req[:len(rs)]
+	for d := range rs {
+		rs[d] -= req[d] * x
+	}
 	for ; x >= 0 && ks.left > 0; x-- {
 		ks.cur[i] = x
 		ks.search(k+1, v+float64(x)*ks.pi[i])
-		r.AddTimes(&it.req, 1)
+		for d := range rs {
+			rs[d] += req[d]
+		}
 	}
 	ks.cur[i] = 0
 }
