@@ -24,7 +24,13 @@ func (plan *planner) rootRatio(pi []float64, j int) float64 {
 	ub, price := math.Inf(1), plan.types[j].price
 	for q := range nw {
 		xs := plan.rootX[(j*nw+q)*m : (j*nw+q+1)*m]
-		best := 0.0
+		pi := pi[:len(xs)]
+		// best, and below lim·x a quotient that leaves it as it is: then
+		// pi[i] < best·x exactly (lim is best less a margin far wider
+		// than two roundings), so pi[i]/x < best, and its rounding,
+		// monotone, is at most best. The product is cheaper than the
+		// quotient, which most items then skip.
+		best, lim := 0.0, 0.0
 		for i, x := range xs {
 			if pi[i] <= 1e-12 || math.IsNaN(x) {
 				continue
@@ -33,7 +39,12 @@ func (plan *planner) rootRatio(pi []float64, j int) float64 {
 				best = math.Inf(1)
 				break
 			}
-			best = max(best, pi[i]/x)
+			if pi[i] < lim*x {
+				continue
+			}
+			if r := pi[i] / x; r > best {
+				best, lim = r, r*(1-1e-12)
+			}
 		}
 		if ub = min(ub, plan.rootC[j*nw+q]*best); ub/price <= 1+1e-9 {
 			break
