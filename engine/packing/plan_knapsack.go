@@ -252,13 +252,22 @@ func (plan *planner) newSurrogate(pi []float64, j int, order []int32) surrogate 
 	clear(sg.ratio[n*nw:])
 	for k := n - 1; k >= 0; k-- {
 		it := &plan.items[order[k]]
+		p := pi[order[k]]
 		for q := range nw {
+			prev := sg.ratio[(k+1)*nw+q]
 			x := sg.coef[q].weigh(&it.req)
+			// As in rootRatio: below prev less a margin times x, the
+			// quotient is below prev, rounded or not, and the maximum is
+			// prev without dividing.
+			if x > 0 && p < prev*(1-1e-12)*x {
+				sg.ratio[k*nw+q] = prev
+				continue
+			}
 			r := math.Inf(1)
 			if x > 0 {
-				r = pi[order[k]] / x
+				r = p / x
 			}
-			sg.ratio[k*nw+q] = max(sg.ratio[(k+1)*nw+q], r)
+			sg.ratio[k*nw+q] = max(prev, r)
 		}
 	}
 	return sg
