@@ -121,7 +121,8 @@ func (s *solver) settleClaim(n *node) string {
 	p := n.pool
 	all := p.typeMask(nil)
 	mask := all
-	for _, cp := range s.claimCompats(n) {
+	var buf [compatBuf]*compat
+	for _, cp := range s.claimCompats(n, buf[:0]) {
 		if owned(mask, all) {
 			mask.andInto(mask, cp.mask)
 		} else {
@@ -220,13 +221,14 @@ func claimTakes(n *node, capacityTypes uint8, o offer) bool {
 func (s *solver) claimsOut(keysOn map[string][]string) []*Claim {
 	var out []*Claim
 	labels := map[labelsKey]map[string]string{}
+	var options []InstanceOption
 	for _, n := range s.claims {
 		if !n.dropped {
 			keys := keysOn[n.name]
 			if len(keys) != len(n.pods) {
 				keys = sortByKey(n.pods)
 			}
-			out = append(out, s.claimOut(n, keys, labels))
+			out = append(out, s.claimOut(n, keys, labels, &options))
 		}
 	}
 	return out
@@ -240,11 +242,16 @@ type labelsKey struct {
 	zone, capacityType string
 }
 
+// compatBuf is the size of the arrays claimCompats' callers lend it.
+const compatBuf = 8
+
 // claimCompats is the distinct compatibilities of n's classes with its
-// pool, in class order. A claim holds few distinct classes: a slice is
-// cheaper than a map.
-func (s *solver) claimCompats(n *node) []*compat {
-	seen := make([]*compat, 0, len(n.classes))
+// pool, in class order, appended to buf (callers pass a small array of
+// their own, which usually holds them all: the list only lives while they
+// read it). A claim holds few distinct classes: a slice is cheaper than a
+// map.
+func (s *solver) claimCompats(n *node, buf []*compat) []*compat {
+	seen := buf[:0]
 	for _, c := range n.classes {
 		if cp := s.compat(c, n.pool); !slices.Contains(seen, cp) {
 			seen = append(seen, cp)
@@ -254,14 +261,17 @@ func (s *solver) claimCompats(n *node) []*compat {
 }
 
 // claimOut describes a claim finalize kept: its requirements, its options
-// and its pods.
-func (s *solver) claimOut(n *node, keys []string, memo map[labelsKey]map[string]string) *Claim {
+// and its pods. The options are listed in scratch, then copied at their
+// size: most claims have far fewer than maxOptions, whose room for each
+// was a twelfth of a w1 solve's bytes.
+func (s *solver) claimOut(n *node, keys []string, memo map[labelsKey]map[string]string, scratch *[]InstanceOption) *Claim {
 	p := n.pool
 	reqs := p.pool.Requirements.Clone()
 	if reqs == nil {
 		reqs = scheduling.Requirements{}
 	}
-	for _, cp := range s.claimCompats(n) {
+	var buf [compatBuf]*compat
+	for _, cp := range s.claimCompats(n, buf[:0]) {
 		if len(cp.term) > 0 {
 			reqs = reqs.Intersection(cp.term)
 		}
@@ -282,7 +292,7 @@ func (s *solver) claimOut(n *node, keys []string, memo map[labelsKey]map[string]
 		}
 	} else {
 		// claimOffers' list without minValues: the first maxOptions.
-		opts = make([]InstanceOption, 0, min(s.opts.maxOptions, len(p.offers[n.zone])))
+		opts = (*scratch)[:0]
 		var spot spotFilter
 		// The offerings before the claim's own hold none of its pods
 		// (claimTakes is false on each, which leaves spot unchanged):
@@ -299,6 +309,8 @@ func (s *solver) claimOut(n *node, keys []string, memo map[labelsKey]map[string]
 				opts = append(opts, option(o))
 			}
 		}
+		*scratch = opts
+		opts = slices.Clone(opts)
 	}
 	// The daemonsets' overhead is judged on the node's labels before the
 	// claim pins its requirements' values on them (state.Pool.ClaimLabels).

@@ -187,7 +187,8 @@ func (pass *improver) mask(n *node) bitset {
 	}
 	all := n.pool.typeMask(nil)
 	m := all
-	for _, cp := range pass.s.claimCompats(n) {
+	var buf [compatBuf]*compat
+	for _, cp := range pass.s.claimCompats(n, buf[:0]) {
 		if owned(m, all) {
 			m.andInto(m, cp.mask)
 		} else {

@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/bits"
 	"slices"
+	"strings"
 
 	"github.com/tenonhq/terraform-provider-tenon/engine/packing/internal/bound"
 	"github.com/tenonhq/terraform-provider-tenon/engine/packing/internal/lp"
@@ -140,6 +141,10 @@ type planner struct {
 	// when first needed.
 	rootX, rootC, shares []float64
 	coefs                [][]surrogateTerm
+	// reqDims is one more than the last dimension any item requests
+	// (prepare computes it; knapsack's search changes rooms in those
+	// alone).
+	reqDims int
 	// ratios is the scratch of newSurrogate, worth knapsackOrder's (per
 	// item).
 	ratios []float64
@@ -281,7 +286,7 @@ func (f *filler) cliquesOf(c *class) []int {
 // item, at their cheapest price in the plan's zones and capacity types,
 // without those another type beats on every resource and price.
 func (plan *planner) compileTypes(p *poolPlan, cp *compat, slot map[int]int) {
-	var all []planType
+	all := make([]planType, 0, len(p.types))
 	for _, t := range p.types {
 		if !cp.mask.has(t.idx) {
 			continue
@@ -311,13 +316,36 @@ func (plan *planner) compileTypes(p *poolPlan, cp *compat, slot map[int]int) {
 		}
 		all = append(all, planType{t: t, alloc: alloc, price: price, holds: holds})
 	}
-	slices.SortStableFunc(all, func(a, b planType) int {
-		return cmp.Or(cmp.Compare(a.price, b.price), cmp.Compare(b.alloc[resources.CPU], a.alloc[resources.CPU]),
-			cmp.Compare(b.alloc[resources.Memory], a.alloc[resources.Memory]), cmp.Compare(a.t.instance.Name, b.t.instance.Name))
+	// By price, then larger cpu and memory, then name, and the pool's
+	// order last (a type split by zonal daemonsets keeps its name; all
+	// is in the pool's order): a total order, so an unstable sort orders
+	// as the stable one did. The indices are sorted, not the types (88
+	// bytes each), and each key is compared only on a tie of the ones
+	// before (the names, compared at every step, were most of the sort).
+	order := make([]int32, len(all))
+	for i := range order {
+		order[i] = int32(i)
+	}
+	slices.SortFunc(order, func(i, j int32) int {
+		a, b := &all[i], &all[j]
+		if c := cmp.Compare(a.price, b.price); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(b.alloc[resources.CPU], a.alloc[resources.CPU]); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(b.alloc[resources.Memory], a.alloc[resources.Memory]); c != 0 {
+			return c
+		}
+		if c := strings.Compare(a.t.instance.Name, b.t.instance.Name); c != 0 {
+			return c
+		}
+		return cmp.Compare(i, j)
 	})
-	for _, t := range all {
+	for _, i := range order {
+		t := &all[i]
 		if !slices.ContainsFunc(plan.types, func(k planType) bool { return t.alloc.Fits(k.alloc) }) {
-			plan.types = append(plan.types, t)
+			plan.types = append(plan.types, *t)
 		}
 	}
 }

@@ -24,7 +24,13 @@ func (plan *planner) rootRatio(pi []float64, j int) float64 {
 	ub, price := math.Inf(1), plan.types[j].price
 	for q := range nw {
 		xs := plan.rootX[(j*nw+q)*m : (j*nw+q+1)*m]
-		best := 0.0
+		pi := pi[:len(xs)]
+		// best, and below lim·x a quotient that leaves it as it is: then
+		// pi[i] < best·x exactly (lim is best less a margin far wider
+		// than two roundings), so pi[i]/x < best, and its rounding,
+		// monotone, is at most best. The product is cheaper than the
+		// quotient, which most items then skip.
+		best, lim := 0.0, 0.0
 		for i, x := range xs {
 			if pi[i] <= 1e-12 || math.IsNaN(x) {
 				continue
@@ -33,7 +39,12 @@ func (plan *planner) rootRatio(pi []float64, j int) float64 {
 				best = math.Inf(1)
 				break
 			}
-			best = max(best, pi[i]/x)
+			if pi[i] < lim*x {
+				continue
+			}
+			if r := pi[i] / x; r > best {
+				best, lim = r, r*(1-1e-12)
+			}
 		}
 		if ub = min(ub, plan.rootC[j*nw+q]*best); ub/price <= 1+1e-9 {
 			break
@@ -52,6 +63,14 @@ func (plan *planner) rootRatio(pi []float64, j int) float64 {
 func (plan *planner) prepare() {
 	if plan.shares != nil {
 		return
+	}
+	plan.reqDims = 0
+	for _, it := range plan.items {
+		for d := range resources.MaxDims {
+			if it.req[d] != 0 {
+				plan.reqDims = max(plan.reqDims, d+1)
+			}
+		}
 	}
 	ws := plan.weights()
 	nw, m := len(ws), len(plan.items)
@@ -129,7 +148,14 @@ func (plan *planner) knapsack(pi []float64, j int, steps int) (float64, planConf
 	if ks.bestV <= t.price {
 		return 0, planConfig{}
 	}
-	c := planConfig{typ: j}
+	// Counted first, so the configuration's lists are allocated once.
+	n := 0
+	for _, i := range order {
+		if ks.best[i] > 0 {
+			n++
+		}
+	}
+	c := planConfig{typ: j, idx: make([]int32, 0, n), cnt: make([]int64, 0, n)}
 	for _, i := range order {
 		if ks.best[i] > 0 {
 			c.idx = append(c.idx, i)
@@ -226,13 +252,22 @@ func (plan *planner) newSurrogate(pi []float64, j int, order []int32) surrogate 
 	clear(sg.ratio[n*nw:])
 	for k := n - 1; k >= 0; k-- {
 		it := &plan.items[order[k]]
+		p := pi[order[k]]
 		for q := range nw {
+			prev := sg.ratio[(k+1)*nw+q]
 			x := sg.coef[q].weigh(&it.req)
+			// As in rootRatio: below prev less a margin times x, the
+			// quotient is below prev, rounded or not, and the maximum is
+			// prev without dividing.
+			if x > 0 && p < prev*(1-1e-12)*x {
+				sg.ratio[k*nw+q] = prev
+				continue
+			}
 			r := math.Inf(1)
 			if x > 0 {
-				r = pi[order[k]] / x
+				r = p / x
 			}
-			sg.ratio[k*nw+q] = max(sg.ratio[(k+1)*nw+q], r)
+			sg.ratio[k*nw+q] = max(prev, r)
 		}
 	}
 	return sg
@@ -300,14 +335,23 @@ func (ks *knapsackSearch) search(k int, v float64) {
 	i := ks.order[k]
 	it := &ks.pl.items[i]
 	// The child's room, one copy of the item more at each smaller count.
+	// No item requests anything beyond the first reqDims dimensions, so
+	// the room changes only in those (the same numbers as Vector's
+	// SubTimes and AddTimes, which visit all MaxDims).
 	r := &ks.rooms[k+1]
 	x := it.req.Times(room, ks.pl.cap(i))
 	*r = *room
-	r.SubTimes(&it.req, x)
+	rs := r[:ks.pl.reqDims]
+	req := it.req[:len(rs)]
+	for d := range rs {
+		rs[d] -= req[d] * x
+	}
 	for ; x >= 0 && ks.left > 0; x-- {
 		ks.cur[i] = x
 		ks.search(k+1, v+float64(x)*ks.pi[i])
-		r.AddTimes(&it.req, 1)
+		for d := range rs {
+			rs[d] += req[d]
+		}
 	}
 	ks.cur[i] = 0
 }

@@ -382,8 +382,12 @@ func (g *regroupScratch) finishTwo(bs []regroupBucket, offers, finishers []offer
 			continue
 		}
 		rest := left
-		for i := range bs {
-			rest.SubTimes(&bs[i].class.req, int64(g.takes[k*nb+i]))
+		for i, n := range g.takes[k*nb : (k+1)*nb] {
+			// Most offerings take few of the buckets: subtracting none
+			// leaves rest as it is.
+			if n != 0 {
+				rest.SubTimes(&bs[i].class.req, int64(n))
+			}
 		}
 		if rest == (resources.Vector{}) || !rest.Fits(biggest) {
 			continue

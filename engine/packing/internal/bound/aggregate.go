@@ -68,8 +68,10 @@ func newAggregateLP(items []Demand, all, cols []Column, minNodes int64, ndims in
 	}
 	l.cols = cols
 	l.a = make([][]float64, len(l.rows))
+	// The rows share one array.
+	flat := make([]float64, len(l.rows)*len(cols))
 	for i, r := range l.rows {
-		l.a[i] = make([]float64, len(cols))
+		l.a[i] = flat[i*len(cols) : (i+1)*len(cols) : (i+1)*len(cols)]
 		for j, c := range cols {
 			switch {
 			case r.d < 0:

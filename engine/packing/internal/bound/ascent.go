@@ -121,9 +121,11 @@ type ascent struct {
 	own  [][]float64
 	cur  []int
 	// fits[t][i] is whether item i fits type t.
-	fits       [][]bool
-	m1, m2     []float64
-	arg        []int
+	fits   [][]bool
+	m1, m2 []float64
+	arg    []int
+	// other and old are gain's base (see gainBase).
+	other, old []float64
 	nTypes, nI int
 }
 
@@ -139,8 +141,9 @@ func newAscent(p assignmentProblem, own [][]float64, mu float64, e effort) *asce
 		}
 	}
 	a.fits = make([][]bool, nT)
+	fits := make([]bool, nT*nI) // one array for every type's row
 	for t, c := range p.cols {
-		a.fits[t] = make([]bool, nI)
+		a.fits[t] = fits[t*nI : (t+1)*nI : (t+1)*nI]
 		for i, it := range p.items {
 			a.fits[t][i] = it.Req.Fits(c.Alloc)
 		}
@@ -151,27 +154,41 @@ func newAscent(p assignmentProblem, own [][]float64, mu float64, e effort) *asce
 	return a
 }
 
-// value is item i's value on type t under direction dir: its share of the
-// type's price less the node price, by the direction's prices.
-func (a *ascent) value(t, dir, i int) float64 {
-	c := a.cols[t]
+// norm is type t's direction dir (its prices, y) and the type's
+// allocatable at those prices, which valueAt divides by: the same for
+// every item, so the loops over items compute it once.
+func (a *ascent) norm(t, dir int) ([]float64, float64) {
+	c := &a.cols[t]
 	var y []float64
 	if dir < 0 {
 		y = a.own[t]
 	} else {
 		y = a.dirs[dir]
 	}
-	var norm, v float64
+	var norm float64
 	for d := range a.ndims {
 		if y[d] != 0 {
 			norm += y[d] * float64(max(c.Alloc[d], 0))
-			v += y[d] * float64(a.items[i].Req[d])
 		}
 	}
+	return y, norm
+}
+
+// valueAt is item i's value on type t under the direction whose prices
+// and norm are y and norm: its share of the type's price less the node
+// price, by the direction's prices.
+func (a *ascent) valueAt(t int, y []float64, norm float64, i int) float64 {
 	if norm <= 0 {
 		return 0
 	}
-	return (c.Price - a.mu) * v / norm
+	var v float64
+	req := &a.items[i].Req
+	for d := range a.ndims {
+		if y[d] != 0 {
+			v += y[d] * float64(req[d])
+		}
+	}
+	return (a.cols[t].Price - a.mu) * v / norm
 }
 
 // recompute sets every item's cheapest and runner-up values.
@@ -180,11 +197,12 @@ func (a *ascent) recompute() {
 		a.m1[i], a.m2[i], a.arg[i] = math.Inf(1), math.Inf(1), -1
 	}
 	for t := range a.nTypes {
+		y, norm := a.norm(t, a.cur[t])
 		for i := range a.nI {
 			if !a.fits[t][i] {
 				continue
 			}
-			v := a.value(t, a.cur[t], i)
+			v := a.valueAt(t, y, norm, i)
 			switch {
 			case v < a.m1[i]:
 				a.m1[i], a.m2[i], a.arg[i] = v, a.m1[i], t
@@ -211,6 +229,7 @@ func (a *ascent) pass() {
 	}
 	slices.Sort(order)
 	for _, t := range order {
+		a.gainBase(t)
 		bestDir, bestGain := a.cur[t], 0.0
 		for dir := range a.dirs {
 			if gain := a.gain(t, dir); gain > bestGain+1e-12 {
@@ -224,9 +243,14 @@ func (a *ascent) pass() {
 	}
 }
 
-// gain is how much the bound rises when type t takes direction dir.
-func (a *ascent) gain(t, dir int) float64 {
-	var gain float64
+// gainBase sets, for gain on type t, each item's cheapest value on the
+// other types (other) and its value now (old): the same for every
+// direction gain tries.
+func (a *ascent) gainBase(t int) {
+	if a.other == nil {
+		a.other, a.old = make([]float64, a.nI), make([]float64, a.nI)
+	}
+	yCur, normCur := a.norm(t, a.cur[t])
 	for i := range a.nI {
 		if !a.fits[t][i] {
 			continue
@@ -235,8 +259,20 @@ func (a *ascent) gain(t, dir int) float64 {
 		if a.arg[i] == t {
 			other = a.m2[i]
 		}
-		old := min(other, a.value(t, a.cur[t], i))
-		gain += float64(a.items[i].Count) * (min(other, a.value(t, dir, i)) - old)
+		a.other[i], a.old[i] = other, min(other, a.valueAt(t, yCur, normCur, i))
+	}
+}
+
+// gain is how much the bound rises when type t takes direction dir
+// (gainBase set its base for t).
+func (a *ascent) gain(t, dir int) float64 {
+	var gain float64
+	y, norm := a.norm(t, dir)
+	for i := range a.nI {
+		if !a.fits[t][i] {
+			continue
+		}
+		gain += float64(a.items[i].Count) * (min(a.other[i], a.valueAt(t, y, norm, i)) - a.old[i])
 	}
 	return gain
 }

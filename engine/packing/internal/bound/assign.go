@@ -134,8 +134,11 @@ func newAssignState(items []Demand, cols []Column, minNodes int64, ndims int, wh
 	}
 	st.master = lp.NewCover(st.demand)
 	st.loads = make([]*typeLoad, len(cols))
+	// One allocation for every type's load, not one each.
+	slab := make([]typeLoad, len(cols))
 	for t, c := range cols {
-		st.loads[t] = newTypeLoad(items, c, ndims)
+		st.loads[t] = &slab[t]
+		slab[t].init(items, c, ndims)
 		st.anyWhole = st.anyWhole || st.loads[t].small
 	}
 	// Start with each item alone on the type that houses it cheapest per
@@ -327,8 +330,27 @@ const (
 // they bring the LP closer to what nodes can carry. A rounding row is kept
 // only where some item's coefficient exceeds its plain share.
 func newTypeLoad(items []Demand, c Column, ndims int) *typeLoad {
-	tl := &typeLoad{price: c.Price, alloc: c.Alloc}
+	tl := &typeLoad{}
+	tl.init(items, c, ndims)
+	return tl
+}
+
+// init is newTypeLoad on a zero typeLoad of the caller's.
+func (tl *typeLoad) init(items []Demand, c Column, ndims int) {
+	tl.price, tl.alloc = c.Price, c.Alloc
 	var used resources.Vector
+	// The items that fit are counted first, so their list is allocated
+	// once.
+	n := 0
+	for _, it := range items {
+		if it.Req.Fits(c.Alloc) {
+			n++
+		}
+	}
+	if n == 0 {
+		return
+	}
+	tl.cols = make([]int32, 0, n)
 	for i, it := range items {
 		if it.Req.Fits(c.Alloc) {
 			tl.cols = append(tl.cols, int32(i))
@@ -338,10 +360,6 @@ func newTypeLoad(items []Demand, c Column, ndims int) *typeLoad {
 				}
 			}
 		}
-	}
-	n := len(tl.cols)
-	if n == 0 {
-		return tl
 	}
 	alloc := c.Alloc
 	// The rows share one array, sized for the most rows there can be:
@@ -358,6 +376,7 @@ func newTypeLoad(items []Demand, c Column, ndims int) *typeLoad {
 		}
 	}
 	flat := make([]float64, 0, n*min(rows, maxLoadRows))
+	tl.rows = make([][]float64, 0, min(rows, maxLoadRows))
 	next := func() []float64 {
 		flat = flat[:len(flat)+n]
 		return flat[len(flat)-n:]
@@ -409,7 +428,6 @@ func newTypeLoad(items []Demand, c Column, ndims int) *typeLoad {
 		most = max(most, tl.amax[j])
 	}
 	tl.small = most <= wholeMaxPods
-	return tl
 }
 
 // screen returns an upper bound on V_t(π) without solving: from the last

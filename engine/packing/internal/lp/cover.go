@@ -124,6 +124,12 @@ func (l *Cover) Solve(pivots int) {
 // per dollar below -eps, or -1.
 func (l *Cover) entering(eps float64) int {
 	enter, best := -1, -eps
+	// Where rc ≥ lim·s (s = max(1, |c|) > 0), rc/s ≥ best (lim, best
+	// moved toward zero by a margin far wider than two roundings, and
+	// best < 0): the rounded quotient, monotone, is not below best, and
+	// the column cannot enter. The product is cheaper than the quotient,
+	// which most columns then skip.
+	lim := best * (1 - 1e-12)
 	pi, basic, idx, val := l.pi, l.basic, l.idx, l.val
 	for j, c := range l.cost {
 		if basic[j] {
@@ -134,8 +140,13 @@ func (l *Cover) entering(eps float64) int {
 		for k, i := range idx[j] {
 			rc -= pi[i] * vj[k]
 		}
-		if rc /= max(1, math.Abs(c)); rc < best {
+		s := max(1, math.Abs(c))
+		if rc >= lim*s {
+			continue
+		}
+		if rc /= s; rc < best {
 			enter, best = j, rc
+			lim = best * (1 - 1e-12)
 		}
 	}
 	return enter
