@@ -1,7 +1,9 @@
 package packing
 
 import (
+	"maps"
 	"math"
+	"slices"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -280,24 +282,7 @@ func TestRelocateKeepsHostnameRules(t *testing.T) {
 				statetest.Pod("x", "3", "1Gi"),
 				statetest.Pod("y", "5", "1Gi"),
 			}
-			s := classifiedSolver(t, snap, ps)
-			// The hostname spreads in force, as a round sets them.
-			s.hostSpread = map[int]int32{}
-			for _, sp := range s.spreadsInForce(s.classes) {
-				if isHostname(s.groups.list[sp.group].key) {
-					s.hostSpread[sp.group] = sp.maxSkew
-				}
-			}
-			pool := s.pools[0]
-			big := typeNamed(t, pool, "m5.4xlarge")
-			claims := map[string]*node{"A": s.newClaim(pool, big, 0, capacityOnDemand), "B": s.newClaim(pool, big, 0, capacityOnDemand), "C": s.newClaim(pool, big, 0, capacityOnDemand)}
-			on := map[string]string{"m1": "A", "x": "A", "m2": "B", "y": "C"}
-			for _, c := range s.classes {
-				b := &bucket{class: c, zones: s.allZones(), capacityTypes: pool.capacityTypeMask, pods: c.pods}
-				for _, pd := range c.pods {
-					s.place(b, claims[on[pd.Name]], 1)
-				}
-			}
+			s, claims := onM5Claims(t, snap, ps, map[string]string{"m1": "A", "x": "A", "m2": "B", "y": "C"})
 			pass := newImprover(s)
 			var before float64
 			for _, n := range s.claims {
@@ -337,23 +322,7 @@ func TestPairsExchangesPods(t *testing.T) {
 				statetest.Pod("x", "300m", "1Gi"),
 				statetest.Pod("y", "1500m", "1Gi"),
 			}
-			s := classifiedSolver(t, snap, ps)
-			s.hostSpread = map[int]int32{}
-			for _, sp := range s.spreadsInForce(s.classes) {
-				if isHostname(s.groups.list[sp.group].key) {
-					s.hostSpread[sp.group] = sp.maxSkew
-				}
-			}
-			pool := s.pools[0]
-			big := typeNamed(t, pool, "m5.4xlarge")
-			claims := map[string]*node{"A": s.newClaim(pool, big, 0, capacityOnDemand), "B": s.newClaim(pool, big, 0, capacityOnDemand)}
-			on := map[string]string{"m1": "A", "x": "A", "m2": "B", "y": "B"}
-			for _, c := range s.classes {
-				b := &bucket{class: c, zones: s.allZones(), capacityTypes: pool.capacityTypeMask, pods: c.pods}
-				for _, pd := range c.pods {
-					s.place(b, claims[on[pd.Name]], 1)
-				}
-			}
+			s, _ := onM5Claims(t, snap, ps, map[string]string{"m1": "A", "x": "A", "m2": "B", "y": "B"})
 			pass := newImprover(s)
 			for _, n := range s.claims {
 				pass.shrink(n)
@@ -373,4 +342,34 @@ func TestPairsExchangesPods(t *testing.T) {
 			}
 		})
 	}
+}
+
+// onM5Claims classifies ps on snap's first pool with the hostname spreads
+// in force (as a round sets them) and places each pod on the m5.4xlarge
+// claim on names for it, one claim per distinct name, opened in name
+// order. It returns the solver and the claims by name.
+func onM5Claims(t *testing.T, snap *state.Snapshot, ps []*state.Pod, on map[string]string) (*solver, map[string]*node) {
+	t.Helper()
+	s := classifiedSolver(t, snap, ps)
+	s.hostSpread = map[int]int32{}
+	for _, sp := range s.spreadsInForce(s.classes) {
+		if isHostname(s.groups.list[sp.group].key) {
+			s.hostSpread[sp.group] = sp.maxSkew
+		}
+	}
+	pool := s.pools[0]
+	big := typeNamed(t, pool, "m5.4xlarge")
+	claims := map[string]*node{}
+	for _, name := range slices.Sorted(maps.Values(on)) {
+		if claims[name] == nil {
+			claims[name] = s.newClaim(pool, big, 0, capacityOnDemand)
+		}
+	}
+	for _, c := range s.classes {
+		b := &bucket{class: c, zones: s.allZones(), capacityTypes: pool.capacityTypeMask, pods: c.pods}
+		for _, pd := range c.pods {
+			s.place(b, claims[on[pd.Name]], 1)
+		}
+	}
+	return s, claims
 }
