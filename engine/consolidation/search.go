@@ -85,23 +85,9 @@ func (consolidation) run(p *planner) error {
 			rest = append(rest, n)
 		}
 	}
-	k, r, err := p.choosePrefix(list)
+	chosen, others, r, err := p.chooseSet(list)
 	if err != nil {
 		return err
-	}
-	chosen, others := list[:k], list[k:]
-	if k > 0 && !p.opts.prefixOnly {
-		set, sr, err := p.thriftySet(list, chosen, r)
-		if err != nil {
-			return err
-		}
-		if set != nil {
-			in := make(map[*nodeInfo]bool, len(set))
-			for _, n := range set {
-				in[n] = true
-			}
-			chosen, others, r = set, slices.DeleteFunc(slices.Clone(list), func(n *nodeInfo) bool { return in[n] }), sr
-		}
 	}
 	for _, n := range others {
 		p.release(n)

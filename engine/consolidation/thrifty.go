@@ -8,6 +8,39 @@ import (
 	"github.com/tenonhq/terraform-provider-tenon/engine/state"
 )
 
+// chooseSet is the search's choice among the admitted candidates list
+// (ranked): the prefix choosePrefix picks, or thriftySet's set when it
+// gains more. It returns the set, the candidates left out and the set's
+// simulation (nil when none was kept).
+func (p *planner) chooseSet(list []*nodeInfo) (chosen, others []*nodeInfo, r *packing.Result, err error) {
+	k, r, err := p.choosePrefix(list)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	chosen, others = list[:k], list[k:]
+	if k == 0 || p.opts.prefixOnly {
+		return chosen, others, r, nil
+	}
+	set, sr, err := p.thriftySet(list, chosen, r)
+	if err != nil || set == nil {
+		return chosen, others, r, err
+	}
+	in := make(map[*nodeInfo]bool, len(set))
+	for _, n := range set {
+		in[n] = true
+	}
+	return set, slices.DeleteFunc(slices.Clone(list), func(n *nodeInfo) bool { return in[n] }), sr, nil
+}
+
+// thriftyUnit is what thriftySet takes or leaves whole: one of the
+// prefix's merges (its nodes and replacements) or one candidate as a
+// deletion, with its saving per pod evicted and its pods' value.
+type thriftyUnit struct {
+	perPod, value float64
+	merge         *command
+	n             *nodeInfo
+}
+
 // thriftySet offers the consolidation search another set of nodes to
 // remove than the prefix it chose (chosen, simulated as r), one that
 // allots the other nodes' free room by saving per pod evicted.
@@ -30,75 +63,8 @@ func (p *planner) thriftySet(list, chosen []*nodeInfo, r *packing.Result) ([]*no
 	if r == nil || len(r.Unschedulable) > 0 {
 		return nil, nil, nil
 	}
-	type unit struct {
-		perPod, value float64
-		merge         *command
-		n             *nodeInfo
-	}
-	var units []unit
-	merged := map[string]bool{}
-	for _, c := range p.split(chosen, r, ReasonUnderutilized) {
-		if len(c.claims) == 0 {
-			continue
-		}
-		u := unit{perPod: (c.CostBeforePerHour - c.CostAfterPerHour) / float64(max(len(c.pods), 1)), merge: c}
-		for _, n := range c.nodes {
-			merged[n.node.Name] = true
-			u.value += n.value
-		}
-		units = append(units, u)
-	}
-	perPod := func(n *nodeInfo) float64 { return n.price / float64(max(len(n.pods), 1)) }
-	for _, n := range list {
-		if !merged[n.node.Name] && len(n.pods) > 0 {
-			units = append(units, unit{perPod: perPod(n), value: n.value, n: n})
-		}
-	}
-	// Equal savings per pod (nodes of one type holding as many pods)
-	// take the largest pods first, as first fit decreasing does.
-	slices.SortStableFunc(units, func(a, b unit) int { return cmp.Or(cmp.Compare(b.perPod, a.perPod), cmp.Compare(b.value, a.value)) })
-
-	// Pods are placed first on the nodes that are no candidates, then on
-	// the candidates least likely to go (least saving per pod first): a
-	// node that received pods stays.
-	rank := make(map[string]int, len(units))
-	for i, u := range units {
-		if u.n != nil {
-			rank[u.n.node.Name] = len(units) - i
-		}
-	}
-	idx := p.rooms()
-	order := make([]int, 0, len(idx.names))
-	for i, name := range idx.names {
-		if !merged[name] && !p.avoid[name] {
-			order = append(order, i)
-		}
-	}
-	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(rank[idx.names[a]], rank[idx.names[b]]) })
-	room := make([]freeRoom, len(order))
-	at := make(map[string]int, len(order))
-	for k, i := range order {
-		room[k] = idx.room[i]
-		at[idx.names[i]] = k
-	}
-	received := make([]bool, len(room))
-	// The merges' pods that r put on nodes kept take that room first.
-	dest := make(map[string]string, len(r.Placements))
-	for _, pl := range r.Placements {
-		dest[pl.Pod] = pl.Node
-	}
-	for _, n := range chosen {
-		if !merged[n.node.Name] {
-			continue
-		}
-		for _, pod := range n.pods {
-			if k, ok := at[dest[pod.Key()]]; ok {
-				c, m := podRequests(pod)
-				room[k].cpu, room[k].mem, room[k].pods = room[k].cpu-c, room[k].mem-m, room[k].pods-1
-				received[k] = true
-			}
-		}
-	}
+	units, merged := p.thriftyUnits(list, chosen, r)
+	room, at, received := p.thriftyRooms(units, merged, chosen, r)
 
 	target := -r.CostPerHour
 	for _, n := range chosen {
@@ -147,6 +113,85 @@ func (p *planner) thriftySet(list, chosen []*nodeInfo, r *packing.Result) ([]*no
 		return nil, nil, err
 	}
 	return set, alt, nil
+}
+
+// thriftyUnits lists thriftySet's units, most saving per pod evicted
+// first: the merges of the prefix chosen (as r places their pods) and
+// every other candidate of list holding pods, as a deletion. It also
+// returns the names of the nodes those merges remove.
+func (p *planner) thriftyUnits(list, chosen []*nodeInfo, r *packing.Result) ([]thriftyUnit, map[string]bool) {
+	var units []thriftyUnit
+	merged := map[string]bool{}
+	for _, c := range p.split(chosen, r, ReasonUnderutilized) {
+		if len(c.claims) == 0 {
+			continue
+		}
+		u := thriftyUnit{perPod: (c.CostBeforePerHour - c.CostAfterPerHour) / float64(max(len(c.pods), 1)), merge: c}
+		for _, n := range c.nodes {
+			merged[n.node.Name] = true
+			u.value += n.value
+		}
+		units = append(units, u)
+	}
+	perPod := func(n *nodeInfo) float64 { return n.price / float64(max(len(n.pods), 1)) }
+	for _, n := range list {
+		if !merged[n.node.Name] && len(n.pods) > 0 {
+			units = append(units, thriftyUnit{perPod: perPod(n), value: n.value, n: n})
+		}
+	}
+	// Equal savings per pod (nodes of one type holding as many pods)
+	// take the largest pods first, as first fit decreasing does.
+	slices.SortStableFunc(units, func(a, b thriftyUnit) int {
+		return cmp.Or(cmp.Compare(b.perPod, a.perPod), cmp.Compare(b.value, a.value))
+	})
+	return units, merged
+}
+
+// thriftyRooms is the free room thriftySet places deletions' pods in:
+// every node the merges keep and no rule bars from receiving pods, in the
+// order first fit tries them (the nodes that are no candidates, then the
+// candidates least likely to go: a node that received pods stays), with
+// the pods r put there from the prefix's merges already taken out. at
+// indexes the rooms by node name; received marks the rooms that took pods.
+func (p *planner) thriftyRooms(units []thriftyUnit, merged map[string]bool, chosen []*nodeInfo, r *packing.Result) (room []freeRoom, at map[string]int, received []bool) {
+	rank := make(map[string]int, len(units))
+	for i, u := range units {
+		if u.n != nil {
+			rank[u.n.node.Name] = len(units) - i
+		}
+	}
+	idx := p.rooms()
+	order := make([]int, 0, len(idx.names))
+	for i, name := range idx.names {
+		if !merged[name] && !p.avoid[name] {
+			order = append(order, i)
+		}
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(rank[idx.names[a]], rank[idx.names[b]]) })
+	room = make([]freeRoom, len(order))
+	at = make(map[string]int, len(order))
+	for k, i := range order {
+		room[k] = idx.room[i]
+		at[idx.names[i]] = k
+	}
+	received = make([]bool, len(room))
+	dest := make(map[string]string, len(r.Placements))
+	for _, pl := range r.Placements {
+		dest[pl.Pod] = pl.Node
+	}
+	for _, n := range chosen {
+		if !merged[n.node.Name] {
+			continue
+		}
+		for _, pod := range n.pods {
+			if k, ok := at[dest[pod.Key()]]; ok {
+				c, m := podRequests(pod)
+				room[k].cpu, room[k].mem, room[k].pods = room[k].cpu-c, room[k].mem-m, room[k].pods-1
+				received[k] = true
+			}
+		}
+	}
+	return room, at, received
 }
 
 // gain is what removing nodes, their pods placed as r places them, saves
