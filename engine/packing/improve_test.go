@@ -268,37 +268,24 @@ func TestRelocateShrinksTheSource(t *testing.T) {
 // holds the pod and a 3-cpu pod, B its peer (5.5 cpu), C a plain 5-cpu
 // pod; the pod must go to C.
 func TestRelocateKeepsHostnameRules(t *testing.T) {
-	sel := map[string]string{"app": "db"}
-	for name, rule := range map[string]statetest.PodOption{
-		"anti-affinity":   statetest.WithAntiAffinity(scheduling.LabelHostname, sel),
-		"hostname spread": statetest.WithSpread(scheduling.LabelHostname, 1, corev1.DoNotSchedule, sel),
-	} {
-		t.Run(name, func(t *testing.T) {
-			p := statetest.Pool("default")
-			snap := statetest.Snapshot(statetest.Pools(p), nil, nil)
-			ps := []*state.Pod{
-				statetest.Pod("m1", "1", "1Gi", statetest.WithLabel("app", "db"), rule),
-				statetest.Pod("m2", "5500m", "1Gi", statetest.WithLabel("app", "db"), rule),
-				statetest.Pod("x", "3", "1Gi"),
-				statetest.Pod("y", "5", "1Gi"),
-			}
-			s, claims := onM5Claims(t, snap, ps, map[string]string{"m1": "A", "x": "A", "m2": "B", "y": "C"})
-			pass := newImprover(s)
-			var before float64
-			for _, n := range s.claims {
-				pass.shrink(n)
-				before += price(n)
-			}
-			pass.relocate()
-			_, cost := claimsLeft(t, s, ps)
-			if cost >= before-1e-9 {
-				t.Errorf("claims cost %.4f after relocate, want less than %.4f", cost, before)
-			}
-			if got := placedByKey(s, "default/m1"); got != claims["C"].name {
-				t.Errorf("m1 is on %s, want %s (C); B (%s) holds its peer", got, claims["C"].name, claims["B"].name)
-			}
-		})
-	}
+	forEachHostRule(t, func(t *testing.T, rule statetest.PodOption) {
+		ps := hostRulePods(rule, "1", "5500m", "3", "5")
+		s, claims := onM5Claims(t, ps, map[string]string{"m1": "A", "x": "A", "m2": "B", "y": "C"})
+		pass := newImprover(s)
+		var before float64
+		for _, n := range s.claims {
+			pass.shrink(n)
+			before += price(n)
+		}
+		pass.relocate()
+		_, cost := claimsLeft(t, s, ps)
+		if cost >= before-1e-9 {
+			t.Errorf("claims cost %.4f after relocate, want less than %.4f", cost, before)
+		}
+		if got := placedByKey(s, "default/m1"); got != claims["C"].name {
+			t.Errorf("m1 is on %s, want %s (C); B (%s) holds its peer", got, claims["C"].name, claims["B"].name)
+		}
+	})
 }
 
 // TestPairsExchangesPods checks pairs: claim A holds a 0.3-cpu clique
@@ -308,49 +295,60 @@ func TestRelocateKeepsHostnameRules(t *testing.T) {
 // the four pods afresh, one member and 1.8 cpu on each claim, needs two
 // 2-cpu nodes, for less. The members must stay apart.
 func TestPairsExchangesPods(t *testing.T) {
+	forEachHostRule(t, func(t *testing.T, rule statetest.PodOption) {
+		ps := hostRulePods(rule, "300m", "1500m", "300m", "1500m")
+		s, _ := onM5Claims(t, ps, map[string]string{"m1": "A", "x": "A", "m2": "B", "y": "B"})
+		pass := newImprover(s)
+		for _, n := range s.claims {
+			pass.shrink(n)
+		}
+		pass.relocate()
+		_, before := claimsLeft(t, s, ps)
+		pass.pairs()
+		left, cost := claimsLeft(t, s, ps)
+		if cost >= before-1e-9 {
+			t.Errorf("claims cost %.4f after pairs, want less than %.4f", cost, before)
+		}
+		if len(left) != 2 {
+			t.Errorf("want two claims, got %d", len(left))
+		}
+		if placedByKey(s, "default/m1") == placedByKey(s, "default/m2") {
+			t.Errorf("m1 and m2 share %s", placedByKey(s, "default/m1"))
+		}
+	})
+}
+
+// forEachHostRule runs a subtest for each hostname rule that keeps the
+// pods labelled app=db apart: anti-affinity and a hostname spread of
+// maxSkew 1.
+func forEachHostRule(t *testing.T, run func(t *testing.T, rule statetest.PodOption)) {
 	sel := map[string]string{"app": "db"}
 	for name, rule := range map[string]statetest.PodOption{
 		"anti-affinity":   statetest.WithAntiAffinity(scheduling.LabelHostname, sel),
 		"hostname spread": statetest.WithSpread(scheduling.LabelHostname, 1, corev1.DoNotSchedule, sel),
 	} {
-		t.Run(name, func(t *testing.T) {
-			p := statetest.Pool("default")
-			snap := statetest.Snapshot(statetest.Pools(p), nil, nil)
-			ps := []*state.Pod{
-				statetest.Pod("m1", "300m", "1Gi", statetest.WithLabel("app", "db"), rule),
-				statetest.Pod("m2", "1500m", "1Gi", statetest.WithLabel("app", "db"), rule),
-				statetest.Pod("x", "300m", "1Gi"),
-				statetest.Pod("y", "1500m", "1Gi"),
-			}
-			s, _ := onM5Claims(t, snap, ps, map[string]string{"m1": "A", "x": "A", "m2": "B", "y": "B"})
-			pass := newImprover(s)
-			for _, n := range s.claims {
-				pass.shrink(n)
-			}
-			pass.relocate()
-			_, before := claimsLeft(t, s, ps)
-			pass.pairs()
-			left, cost := claimsLeft(t, s, ps)
-			if cost >= before-1e-9 {
-				t.Errorf("claims cost %.4f after pairs, want less than %.4f", cost, before)
-			}
-			if len(left) != 2 {
-				t.Errorf("want two claims, got %d", len(left))
-			}
-			if placedByKey(s, "default/m1") == placedByKey(s, "default/m2") {
-				t.Errorf("m1 and m2 share %s", placedByKey(s, "default/m1"))
-			}
-		})
+		t.Run(name, func(t *testing.T) { run(t, rule) })
 	}
 }
 
-// onM5Claims classifies ps on snap's first pool with the hostname spreads
+// hostRulePods are the pods m1 and m2 (app=db, under rule) and x and y
+// (plain), requesting the cpu given and 1Gi each.
+func hostRulePods(rule statetest.PodOption, m1, m2, x, y string) []*state.Pod {
+	return []*state.Pod{
+		statetest.Pod("m1", m1, "1Gi", statetest.WithLabel("app", "db"), rule),
+		statetest.Pod("m2", m2, "1Gi", statetest.WithLabel("app", "db"), rule),
+		statetest.Pod("x", x, "1Gi"),
+		statetest.Pod("y", y, "1Gi"),
+	}
+}
+
+// onM5Claims classifies ps on a default pool with the hostname spreads
 // in force (as a round sets them) and places each pod on the m5.4xlarge
 // claim on names for it, one claim per distinct name, opened in name
 // order. It returns the solver and the claims by name.
-func onM5Claims(t *testing.T, snap *state.Snapshot, ps []*state.Pod, on map[string]string) (*solver, map[string]*node) {
+func onM5Claims(t *testing.T, ps []*state.Pod, on map[string]string) (*solver, map[string]*node) {
 	t.Helper()
-	s := classifiedSolver(t, snap, ps)
+	s := classifiedSolver(t, statetest.Snapshot(statetest.Pools(statetest.Pool("default")), nil, nil), ps)
 	s.hostSpread = map[int]int32{}
 	for _, sp := range s.spreadsInForce(s.classes) {
 		if isHostname(s.groups.list[sp.group].key) {
