@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	yamlv3 "go.yaml.in/yaml/v3"
@@ -21,8 +22,8 @@ import (
 // pods counted from an independent reading of the documents (yaml v3 or a
 // JSON stream) as the scenario holds them: one per Pod, replicas per
 // Deployment, ReplicaSet and StatefulSet, min(parallelism, completions)
-// per Job, the items of a List; and as many NodePools as documents of
-// that kind. `make test` runs it for a bounded time; `make fuzz` longer.
+// per Job, the items of a List or of a top-level array; and as many
+// NodePools as documents of that kind. `make test` runs it for a bounded time; `make fuzz` longer.
 func FuzzParse(f *testing.F) {
 	paths, _ := filepath.Glob(filepath.Join("examples", "*.yaml"))
 	for _, p := range paths {
@@ -38,6 +39,8 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte("--- " + pod + "--- " + pod))
 	f.Add([]byte(`{"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "a"}, "spec": {"containers": [{"name": "c", "image": "x"}]}}}` + "\n" + pod))
 	f.Add([]byte("apiVersion: v1\nkind: List\nitems:\n- " + pod))
+	f.Add([]byte("- " + pod))
+	f.Add([]byte("[" + strings.TrimSpace(pod) + ", " + strings.TrimSpace(pod) + "]\n"))
 	f.Add([]byte(header + pool + "---\napiVersion: batch/v1\nkind: Job\nmetadata: {name: j}\nspec:\n  parallelism: 3\n  completions: 2\n  template: {spec: {restartPolicy: Never, containers: [{name: c, image: x}]}}\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		s, err := Parse(File{Name: "fuzz.yaml", Data: data})
@@ -56,7 +59,7 @@ func FuzzParse(f *testing.F) {
 		}
 		var want expectedObjects
 		for _, d := range docs {
-			want.add(d)
+			want.addDocument(d)
 		}
 		if len(s.Objects.Pods) != want.pods || len(s.Objects.NodePools) != want.pools {
 			t.Fatalf("the scenario holds %d pods and %d NodePools; the documents hold %d and %d:\n%s", len(s.Objects.Pods), len(s.Objects.NodePools), want.pods, want.pools, data)
@@ -95,6 +98,20 @@ func independentDocuments(data []byte) ([]any, bool) {
 
 // expectedObjects counts what documents should become.
 type expectedObjects struct{ pods, pools int }
+
+// addDocument counts a whole document: an object, or a top-level array
+// whose items are objects (engine/manifest reads such an array as a List's
+// items, one level deep).
+func (e *expectedObjects) addDocument(doc any) {
+	items, ok := doc.([]any)
+	if !ok {
+		e.add(doc)
+		return
+	}
+	for _, it := range items {
+		e.add(it)
+	}
+}
 
 func (e *expectedObjects) add(doc any) {
 	m, ok := doc.(map[string]any)
