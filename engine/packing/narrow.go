@@ -42,7 +42,7 @@ type ban struct{ pool, typ string }
 // narrow returns best, or a cheaper answer found on a sub-pool of snap's
 // pools (see above). The answer kept places the same pods on new claims,
 // so best's lower bound holds for it.
-func narrow(ctx context.Context, snap *state.Snapshot, best *Result, solveOn func(*state.Snapshot) (*Result, error)) *Result {
+func narrow(ctx context.Context, snap *state.Snapshot, best *Result, solveOn func(*state.Snapshot) (*Result, error)) (*Result, map[ban]bool) {
 	n := narrowing{ctx: ctx, snap: snap, best: best, solveOn: solveOn, seen: map[string]bool{}}
 	banned := map[ban]bool{}
 	// An answer at its lower bound is the cheapest there is: no sub-pool
@@ -69,7 +69,7 @@ func narrow(ctx context.Context, snap *state.Snapshot, best *Result, solveOn fun
 		}
 		banned = next
 	}
-	return n.best
+	return n.best, banned
 }
 
 // narrowing is the state of one narrow search.
@@ -195,4 +195,65 @@ func newPods(r *Result) []string {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// banFill marks, in the solver's own copies of the pools, the types the
+// options ban from the fill (options.fillBans): typeMask leaves them out
+// of every class's types and lpColumns out of the pods' values, so the
+// fill packs as on the pool less them.
+func (s *solver) banFill() {
+	if len(s.opts.fillBans) == 0 {
+		return
+	}
+	for _, p := range s.pools {
+		var m bitset
+		for _, t := range p.types {
+			if s.opts.fillBans[ban{p.pool.Name, t.instance.Name}] {
+				if m == nil {
+					m = newBitset(len(p.types))
+				}
+				m.set(t.idx)
+			}
+		}
+		p.fillBan = m
+	}
+}
+
+// liftFillBans gives the fill's claims back every type of their pools
+// before the improve pass: a sub-pool's answer is one on the whole pool,
+// and the pass may retype its claims to a type the sub-pool lacked (the
+// answer narrow keeps would otherwise buy a dearer type than the pool
+// offers for the same pods).
+func (s *solver) liftFillBans() {
+	if len(s.opts.fillBans) == 0 {
+		return
+	}
+	for _, p := range s.pools {
+		p.fillBan = nil
+		p.masks = map[string]bitset{}
+	}
+	s.compats = nil
+}
+
+// unbanned are types less those the fill may not open.
+func (p *poolPlan) unbanned(types []*poolType) []*poolType {
+	return slices.DeleteFunc(slices.Clone(types), func(t *poolType) bool { return p.fillBan.has(t.idx) })
+}
+
+// refit solves the batch once more when narrow kept an answer from a
+// sub-pool (bans not empty): the fill packs as on that sub-pool
+// (options.fillBans) and the improve pass then retypes its claims on the
+// whole pool, which may hold a cheaper type for a claim's pods than the
+// sub-pool did. The cheaper answer is kept when it places the same pods
+// on new claims, with best's lower bound.
+func refit(best *Result, bans map[ban]bool, solveFitted func() (*Result, error)) *Result {
+	if len(bans) == 0 {
+		return best
+	}
+	r, err := solveFitted()
+	if err != nil || r.CostPerHour >= best.CostPerHour*(1-1e-9) || !sameNewPods(r, best) {
+		return best
+	}
+	r.LowerBoundPerHour = best.LowerBoundPerHour
+	return r
 }

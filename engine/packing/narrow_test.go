@@ -120,7 +120,7 @@ func TestNarrow(t *testing.T) {
 				first = tc.first
 			}
 			solves := 0
-			got := narrow(context.Background(), snap, first, func(sub *state.Snapshot) (*Result, error) {
+			got, _ := narrow(context.Background(), snap, first, func(sub *state.Snapshot) (*Result, error) {
 				solves++
 				var left []string
 				for _, it := range sub.Pools[0].InstanceTypes {
@@ -166,13 +166,71 @@ func TestNarrowBudgetAndErrors(t *testing.T) {
 		cost--
 		return narrowResult(cost, 1, [2]string{pool.InstanceTypes[solves].Name, "a"}), nil
 	}
-	got := narrow(context.Background(), snap, narrowResult(cost, 1, [2]string{pool.InstanceTypes[0].Name, "a"}), next)
+	got, _ := narrow(context.Background(), snap, narrowResult(cost, 1, [2]string{pool.InstanceTypes[0].Name, "a"}), next)
 	if solves != narrowSolves || got.CostPerHour != 100-narrowSolves {
 		t.Errorf("%d solves, kept %.0f $/h; want %d solves and %d $/h", solves, got.CostPerHour, narrowSolves, 100-narrowSolves)
 	}
 	cost, solves, fail = 100, 0, true
-	got = narrow(context.Background(), snap, narrowResult(cost, 1, [2]string{pool.InstanceTypes[0].Name, "a"}), next)
+	got, _ = narrow(context.Background(), snap, narrowResult(cost, 1, [2]string{pool.InstanceTypes[0].Name, "a"}), next)
 	if solves != 3 || got == nil || got.CostPerHour != 98 {
 		t.Errorf("after a failed solve: %d solves, kept %v; want 3 solves and the 98 $/h answer", solves, got)
+	}
+}
+
+// TestFillBansRetype checks what refit relies on: with a type banned
+// from the fill (options.fillBans) the fill opens another, and the
+// improve pass still retypes the claim to the banned type when it holds
+// the pods for less; a solve on the pool less that type cannot. It also
+// checks refit keeps only a cheaper answer that places the same pods.
+func TestFillBansRetype(t *testing.T) {
+	pool := statetest.Pool("default")
+	types := []string{"m5.large", "m5.2xlarge"}
+	pool.InstanceTypes = slices.DeleteFunc(pool.InstanceTypes, func(it *catalog.InstanceType) bool { return !slices.Contains(types, it.Name) })
+	if len(pool.InstanceTypes) != len(types) {
+		t.Fatalf("catalog lacks one of %v", types)
+	}
+	snap := statetest.Snapshot([]*state.Pool{pool}, nil, nil)
+	pods := []*state.Pod{statetest.Pod("a", "500m", "1Gi"), statetest.Pod("b", "500m", "1Gi")}
+	bans := map[ban]bool{{"default", "m5.large"}: true}
+	ctx := context.Background()
+	whole, err := solve(ctx, snap, pods, WithoutLowerBound())
+	if err != nil {
+		t.Fatal(err)
+	}
+	sub, err := solve(ctx, without(snap, bans), pods, WithoutLowerBound())
+	if err != nil {
+		t.Fatal(err)
+	}
+	fitted, err := solve(ctx, snap, pods, WithoutLowerBound(), func(o *options) { o.fillBans = bans })
+	if err != nil {
+		t.Fatal(err)
+	}
+	bought := func(r *Result) []string {
+		var out []string
+		for _, c := range r.Claims {
+			out = append(out, c.Chosen().InstanceType)
+		}
+		return out
+	}
+	if got := bought(whole); !slices.Equal(got, []string{"m5.large"}) {
+		t.Fatalf("the whole pool buys %v, want one m5.large", got)
+	}
+	if got := bought(sub); !slices.Equal(got, []string{"m5.2xlarge"}) {
+		t.Fatalf("the pool less m5.large buys %v, want one m5.2xlarge", got)
+	}
+	if got := bought(fitted); !slices.Equal(got, []string{"m5.large"}) || fitted.CostPerHour != whole.CostPerHour {
+		t.Errorf("with m5.large banned from the fill only: %v at %.4f $/h, want one m5.large at %.4f", got, fitted.CostPerHour, whole.CostPerHour)
+	}
+	sub.LowerBoundPerHour = 0.01
+	if got := refit(sub, bans, func() (*Result, error) { return fitted, nil }); got != fitted || got.LowerBoundPerHour != 0.01 {
+		t.Errorf("refit kept %.4f $/h (bound %.2f), want the refitted %.4f with the bound of the answer it replaces", got.CostPerHour, got.LowerBoundPerHour, fitted.CostPerHour)
+	}
+	if got := refit(sub, nil, func() (*Result, error) { t.Fatal("refit solved with no bans"); return nil, nil }); got != sub {
+		t.Error("refit changed an answer that came from the whole pool")
+	}
+	dearer := *sub
+	dearer.CostPerHour = sub.CostPerHour * 2
+	if got := refit(sub, bans, func() (*Result, error) { return &dearer, nil }); got != sub {
+		t.Error("refit kept a dearer answer")
 	}
 }

@@ -52,6 +52,10 @@ type options struct {
 	// for batches of fewer than planMinPods pods, unless the caller picked
 	// one strategy to save time (consolidation's simulations), as narrow.
 	pairs bool
+	// fillBans are types the fill may not open (narrow's sub-pools): the
+	// pods are valued and packed as on the pool less them, and the
+	// improve pass then retypes the claims on the whole pool.
+	fillBans map[ban]bool
 }
 
 func newOptions(opts []Option) options {

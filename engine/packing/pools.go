@@ -62,6 +62,9 @@ type poolPlan struct {
 	// columns are the pool's types as LP columns, computed once per Solve
 	// beside the variants and shared by them; nil outside Solve.
 	columns *poolColumns
+	// fillBan are the types the fill may not open (options.fillBans),
+	// nil when none is banned.
+	fillBan bitset
 }
 
 // poolColumns are a pool's types as LP columns (allocatable, cheapest
@@ -188,6 +191,9 @@ func lpColumns(types []*poolType, ndims int) ([]bound.Column, []bound.Column) {
 // variant at once: callers must not change them (the pricer and the
 // assignment bound only read their columns).
 func (p *poolPlan) lpColumns(ndims int) ([]bound.Column, []bound.Column) {
+	if p.fillBan != nil {
+		return lpColumns(p.unbanned(p.types), ndims)
+	}
 	if c := p.columns; c != nil && c.ndims == ndims {
 		<-c.ready
 		return c.cols, c.undominated
@@ -197,6 +203,10 @@ func (p *poolPlan) lpColumns(ndims int) ([]bound.Column, []bound.Column) {
 
 // ordinaryColumns are lpColumns of the pool's ordinary types alone.
 func (p *poolPlan) ordinaryColumns(ndims int) ([]bound.Column, []bound.Column) {
+	if p.fillBan != nil {
+		cols, undominated := lpColumns(p.unbanned(ordinaryTypes(p.types)), ndims)
+		return bound.DistinctColumns(cols), undominated
+	}
 	if c := p.columns; c != nil && c.ndims == ndims {
 		<-c.ready
 		if c.ordinary != nil {
@@ -443,7 +453,7 @@ func (p *poolPlan) typeMask(term scheduling.Requirements) bitset {
 	}
 	m := newBitset(len(p.types))
 	for _, t := range p.types {
-		if t.instance.Requirements.Overlaps(term) {
+		if t.instance.Requirements.Overlaps(term) && (p.fillBan == nil || !p.fillBan.has(t.idx)) {
 			m.set(t.idx)
 		}
 	}

@@ -43,14 +43,18 @@ func Solve(ctx context.Context, snap *state.Snapshot, pods []*state.Pod, opts ..
 // sub-pools, unless the caller picked one strategy (WithStrategy) to
 // save time. The sub-pools' solves skip the lower bound, a third of
 // their CPU: narrow keeps the first solve's, which holds for any answer
-// it takes.
+// it takes. When narrow keeps a sub-pool's answer, refit solves once
+// more to retype its claims on the whole pool.
 func solveNarrowed(ctx context.Context, snap *state.Snapshot, pods []*state.Pod, opts ...Option) (*Result, error) {
 	r, err := solve(ctx, snap, pods, opts...)
 	if err != nil || len(pods) >= planMinPods || len(r.Claims) == 0 || newOptions(opts).strategy >= 0 {
 		return r, err
 	}
 	subOpts := append(slices.Clip(opts), WithoutLowerBound())
-	return narrow(ctx, snap, r, func(sub *state.Snapshot) (*Result, error) { return solve(ctx, sub, pods, subOpts...) }), nil
+	best, bans := narrow(ctx, snap, r, func(sub *state.Snapshot) (*Result, error) { return solve(ctx, sub, pods, subOpts...) })
+	return refit(best, bans, func() (*Result, error) {
+		return solve(ctx, snap, pods, append(subOpts, func(o *options) { o.fillBans = bans })...)
+	}), nil
 }
 
 // solve is Solve without capacity reservations.
@@ -369,6 +373,7 @@ func solveOnce(ctx context.Context, snap *state.Snapshot, pods []*state.Pod, key
 	}
 	s.internExistingTerms(pending)
 	s.share(shared)
+	s.banFill()
 	s.matchClasses()
 	s.compileNodes(pending)
 	left, pinFailed, err := s.rounds()
@@ -384,6 +389,7 @@ func solveOnce(ctx context.Context, snap *state.Snapshot, pods []*state.Pod, key
 			break
 		}
 	}
+	s.liftFillBans()
 	if !s.opts.noImprove && s.improve() {
 		s.renumber()
 	}
