@@ -132,11 +132,11 @@ func TestMonotoneCost(t *testing.T) {
 // 178.7960 $/h, 0.24 %). The narrower answer is its greedy strategy's,
 // 178.7960, within 0.03 % of the plan's configuration LP (178.75 on both
 // pools after 60 rounds of column generation); the plan strategy costs
-// 179.0304 there and 179.2277 on the whole catalog. The greedy's path there is a
-// lucky one: on c/m/r plus the burstable t types it costs 179.67, plus the
-// x types 179.79, on the r5a and r6a families alone 179.56, and 179.53 on
-// the whole catalog (179.75 before the improve pass, 12 of its claims
-// t3a.medium). TestMonotoneSharedPairs fails when another pair breaks,
+// 179.0304 there and 179.2277 on the whole catalog. The greedy's path
+// there is a lucky one: on c/m/r plus the burstable t types it costs
+// 179.67, plus the x types 179.79, on the r5a and r6a families alone
+// 179.56, and 179.53 on the whole catalog (179.75 before the improve
+// pass, 12 of its claims t3a.medium). TestMonotoneSharedPairs fails when another pair breaks,
 // and when a listed one holds again.
 var knownNonMonotone = map[string]bool{"w5": true}
 

@@ -23,7 +23,8 @@ import (
 // JSON stream) as the scenario holds them: one per Pod, replicas per
 // Deployment, ReplicaSet and StatefulSet, min(parallelism, completions)
 // per Job, the items of a List or of a top-level array; and as many
-// NodePools as documents of that kind. `make test` runs it for a bounded time; `make fuzz` longer.
+// NodePools as documents of that kind. `make test` runs it for a bounded
+// time; `make fuzz` longer.
 func FuzzParse(f *testing.F) {
 	paths, _ := filepath.Glob(filepath.Join("examples", "*.yaml"))
 	for _, p := range paths {
