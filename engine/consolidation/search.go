@@ -29,9 +29,9 @@ import (
 //     another set, the prefix's merges and the deletions most saving per
 //     pod evicted whose pods fit in the free room left, taken when it
 //     gains more (one more simulation).
-//  4. Split the chosen set into commands (nodes sharing a new claim are
-//     one merge), check each against the safety rules, and simulate again
-//     without any it rejects.
+//  4. Split each set into commands (nodes sharing a new claim are one
+//     merge), check each against the safety rules, and simulate it again
+//     without any it rejects (settle); the sets are compared as settled.
 //  5. Local search: try each remaining candidate alone against the
 //     cluster as the chosen commands leave it (delete, or replace with a
 //     strictly cheaper node), within MaxEvaluations and MaxWork.
@@ -40,6 +40,41 @@ type consolidation struct{}
 func (consolidation) reason() Reason { return ReasonUnderutilized }
 
 func (consolidation) run(p *planner) error {
+	list, rest, err := p.candidates()
+	if err != nil {
+		return err
+	}
+	chosen, others, err := p.chooseSet(list)
+	if err != nil {
+		return err
+	}
+	for _, n := range others {
+		p.release(n)
+	}
+	for _, n := range chosen.dropped {
+		p.release(n)
+	}
+	for _, rj := range chosen.rejected {
+		p.keep(rj.n.node.Name, rj.why)
+		p.release(rj.n)
+	}
+	for _, n := range chosen.leftover {
+		p.release(n)
+		p.keep(n.node.Name, "no cheaper placement: the chosen set kept changing (search bound reached)")
+	}
+	if len(chosen.cmds) > 0 {
+		if err := p.commit(chosen.cmds); err != nil {
+			return err
+		}
+	}
+	return p.localSearch(append(others, rest...))
+}
+
+// candidates lists the nodes the consolidation search may remove, ranked
+// (step 1), those the pools' budgets and PDBs admit now (list, their
+// budget reserved) and those they do not (rest); it records why every
+// other node stays.
+func (p *planner) candidates() (list, rest []*nodeInfo, err error) {
 	var cands []*nodeInfo
 	for _, n := range p.nodes() {
 		if why := managed(n); why != "" {
@@ -75,65 +110,16 @@ func (consolidation) run(p *planner) error {
 		return cmp.Or(leadFirst(p.lead, a, b), cmp.Compare(efficiency(a), efficiency(b)), cmp.Compare(a.maxPriority, b.maxPriority),
 			cmp.Compare(len(a.pods), len(b.pods)), strings.Compare(a.node.Name, b.node.Name))
 	})
-	var list, rest []*nodeInfo
 	for _, n := range cands {
 		if ok, err := p.admit(n); err != nil {
-			return err
+			return nil, nil, err
 		} else if ok {
 			list = append(list, n)
 		} else {
 			rest = append(rest, n)
 		}
 	}
-	chosen, others, r, err := p.chooseSet(list)
-	if err != nil {
-		return err
-	}
-	for _, n := range others {
-		p.release(n)
-	}
-	for range 4 {
-		if len(chosen) == 0 {
-			break
-		}
-		if r == nil {
-			if r, _, err = p.simulate(chosen); err != nil {
-				return err
-			}
-		}
-		if len(r.Unschedulable) > 0 {
-			// The search only keeps feasible prefixes; a bound hit in
-			// between leaves the last node out.
-			last := chosen[len(chosen)-1]
-			p.release(last)
-			chosen, r = chosen[:len(chosen)-1], nil
-			continue
-		}
-		cmds := p.split(chosen, r, ReasonUnderutilized)
-		rejected := map[string]bool{}
-		for _, c := range cmds {
-			if why := p.validate(c); why != "" {
-				for _, n := range c.nodes {
-					rejected[n.node.Name] = true
-					p.keep(n.node.Name, why)
-					p.release(n)
-				}
-			}
-		}
-		if len(rejected) == 0 {
-			if err := p.commit(cmds); err != nil {
-				return err
-			}
-			chosen = nil
-			break
-		}
-		chosen, r = slices.DeleteFunc(chosen, func(n *nodeInfo) bool { return rejected[n.node.Name] }), nil
-	}
-	for _, n := range chosen {
-		p.release(n)
-		p.keep(n.node.Name, "no cheaper placement: the chosen set kept changing (search bound reached)")
-	}
-	return p.localSearch(append(others, rest...))
+	return list, rest, nil
 }
 
 // efficiency is the value of a node's pods per dollar of node.

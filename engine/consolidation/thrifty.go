@@ -10,26 +10,34 @@ import (
 
 // chooseSet is the search's choice among the admitted candidates list
 // (ranked): the prefix choosePrefix picks, or thriftySet's set when it
-// gains more. It returns the set, the candidates left out and the set's
-// simulation (nil when none was kept).
-func (p *planner) chooseSet(list []*nodeInfo) (chosen, others []*nodeInfo, r *packing.Result, err error) {
+// gains more once both are settled (split into commands, the ones the
+// safety rules refuse left out: a set whose simulation gains more can
+// lose once a merge of it is refused). It returns the chosen set settled
+// and the candidates left out of it (those the set's commands leave out
+// are in the settled set's rejected, dropped and leftover).
+func (p *planner) chooseSet(list []*nodeInfo) (chosen settled, others []*nodeInfo, err error) {
 	k, r, err := p.choosePrefix(list)
 	if err != nil {
-		return nil, nil, nil, err
+		return settled{}, nil, err
 	}
-	chosen, others = list[:k], list[k:]
-	if k == 0 || p.opts.prefixOnly {
-		return chosen, others, r, nil
+	prefix, others := list[:k], list[k:]
+	chosen, _, err = p.settle(prefix, r, true)
+	if err != nil || k == 0 || p.opts.prefixOnly {
+		return chosen, others, err
 	}
-	set, sr, err := p.thriftySet(list, chosen, r)
+	set, sr, err := p.thriftySet(list, prefix, r)
 	if err != nil || set == nil {
-		return chosen, others, r, err
+		return chosen, others, err
+	}
+	alt, ok, err := p.settle(set, sr, false)
+	if err != nil || !ok || alt.gain(p) <= chosen.gain(p)+1e-9 {
+		return chosen, others, err
 	}
 	in := make(map[*nodeInfo]bool, len(set))
 	for _, n := range set {
 		in[n] = true
 	}
-	return set, slices.DeleteFunc(slices.Clone(list), func(n *nodeInfo) bool { return in[n] }), sr, nil
+	return alt, slices.DeleteFunc(slices.Clone(list), func(n *nodeInfo) bool { return in[n] }), nil
 }
 
 // thriftyUnit is what thriftySet takes or leaves whole: one of the
@@ -56,9 +64,10 @@ type thriftyUnit struct {
 // each deletion only if its pods fit, by first fit, in the free room left
 // once the units taken before it are placed, until it saves what the
 // prefix saves. It returns that set and its simulation when the set is
-// feasible and gains more than the prefix (the saving less what the
-// removed nodes ask: their pools' minSavingsPercent and minSavingsPerPod,
-// the search's own objective), else nil. One simulation.
+// feasible, else nil; chooseSet takes it when it gains more than the
+// prefix (the saving less what the removed nodes ask: their pools'
+// minSavingsPercent and minSavingsPerPod, the search's own objective).
+// One simulation.
 func (p *planner) thriftySet(list, chosen []*nodeInfo, r *packing.Result) ([]*nodeInfo, *packing.Result, error) {
 	if r == nil || len(r.Unschedulable) > 0 {
 		return nil, nil, nil
@@ -109,7 +118,7 @@ func (p *planner) thriftySet(list, chosen []*nodeInfo, r *packing.Result) ([]*no
 		return nil, nil, nil
 	}
 	alt, _, err := p.simulate(set)
-	if err != nil || len(alt.Unschedulable) > 0 || p.gain(set, alt) <= p.gain(chosen, r)+1e-9 {
+	if err != nil || len(alt.Unschedulable) > 0 {
 		return nil, nil, err
 	}
 	return set, alt, nil
