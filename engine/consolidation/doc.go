@@ -50,8 +50,14 @@
 // cheapest to empty, often cheap nodes holding one small pod, so one more
 // set is simulated (thriftySet): the prefix's merges, then deletions most
 // saving per pod evicted first, each only if its pods fit by first fit in
-// the free room left, until it saves what the prefix saves; it replaces
-// the prefix when it gains more. Then the remaining
+// the free room left, until it saves what the prefix saves; and one more
+// (fullerSet): the prefix less the nodes its merges empty into new claims
+// that, filled up, cost no more per unit of value than those claims,
+// fullest first, so they stay and take pods in the claims' place. Each set
+// is settled before they are compared: split into commands, the commands
+// the safety rules refuse left out and the rest simulated again (a set
+// that gains most on paper may hold a merge the rules refuse). The set
+// that gains most, settled, replaces the prefix. Then the remaining
 // candidates are tried (local search, screen.go): triaged without
 // simulating (first fit into the other nodes' free room, less the room of
 // daemonsets that run on a node but have no pod there yet; a bound on any

@@ -27,8 +27,10 @@ import (
 //     cost model picks the first prefix size; packing results calibrate
 //     it and a bounded step search refines it. Then thriftySet offers
 //     another set, the prefix's merges and the deletions most saving per
-//     pod evicted whose pods fit in the free room left, taken when it
-//     gains more (one more simulation).
+//     pod evicted whose pods fit in the free room left (one more
+//     simulation), and fullerSet the prefix less the fullest of its
+//     merged nodes that cost no more per unit of value than their
+//     merge's new claims (one more); the set that gains most wins.
 //  4. Split each set into commands (nodes sharing a new claim are one
 //     merge), check each against the safety rules, and simulate it again
 //     without any it rejects (settle); the sets are compared as settled.

@@ -9,10 +9,10 @@ import (
 )
 
 // chooseSet is the search's choice among the admitted candidates list
-// (ranked): the prefix choosePrefix picks, or thriftySet's set when it
-// gains more once both are settled (split into commands, the ones the
-// safety rules refuse left out: a set whose simulation gains more can
-// lose once a merge of it is refused). It returns the chosen set settled
+// (ranked): the prefix choosePrefix picks, or the set of thriftySet or of
+// fullerSet, whichever gains most once all are settled (split into
+// commands, the ones the safety rules refuse left out: a set whose
+// simulation gains more can lose once a merge of it is refused). It returns the chosen set settled
 // and the candidates left out of it (those the set's commands leave out
 // are in the settled set's rejected, dropped and leftover).
 func (p *planner) chooseSet(list []*nodeInfo) (chosen settled, others []*nodeInfo, err error) {
@@ -25,19 +25,39 @@ func (p *planner) chooseSet(list []*nodeInfo) (chosen settled, others []*nodeInf
 	if err != nil || k == 0 || p.opts.prefixOnly {
 		return chosen, others, err
 	}
-	set, sr, err := p.thriftySet(list, prefix, r)
-	if err != nil || set == nil {
-		return chosen, others, err
+	var best []*nodeInfo
+	for _, alt := range []func() ([]*nodeInfo, *packing.Result, error){
+		func() ([]*nodeInfo, *packing.Result, error) { return p.thriftySet(list, prefix, r) },
+		func() ([]*nodeInfo, *packing.Result, error) {
+			if p.opts.noFuller {
+				return nil, nil, nil
+			}
+			return p.fullerSet(prefix, r)
+		},
+	} {
+		set, sr, err := alt()
+		if err != nil {
+			return settled{}, nil, err
+		}
+		if set == nil {
+			continue
+		}
+		s, ok, err := p.settle(set, sr, false)
+		if err != nil {
+			return settled{}, nil, err
+		}
+		if ok && s.gain(p) > chosen.gain(p)+1e-9 {
+			chosen, best = s, set
+		}
 	}
-	alt, ok, err := p.settle(set, sr, false)
-	if err != nil || !ok || alt.gain(p) <= chosen.gain(p)+1e-9 {
-		return chosen, others, err
+	if best == nil {
+		return chosen, others, nil
 	}
-	in := make(map[*nodeInfo]bool, len(set))
-	for _, n := range set {
+	in := make(map[*nodeInfo]bool, len(best))
+	for _, n := range best {
 		in[n] = true
 	}
-	return alt, slices.DeleteFunc(slices.Clone(list), func(n *nodeInfo) bool { return in[n] }), nil
+	return chosen, slices.DeleteFunc(slices.Clone(list), func(n *nodeInfo) bool { return in[n] }), nil
 }
 
 // thriftyUnit is what thriftySet takes or leaves whole: one of the

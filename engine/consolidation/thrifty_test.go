@@ -25,6 +25,7 @@ func TestThriftySetEvictsFewer(t *testing.T) {
 		_, snap := daemonCluster(t, 1500, seed)
 		opts := DefaultOptions()
 		opts.Lookahead = 0
+		opts.noFuller = true // thriftySet's own figures (fullerSet: TestFullerSetEvictsFewer)
 		with, err := Plan(t.Context(), snap, t0, opts)
 		if err != nil {
 			t.Fatal(err)

@@ -178,6 +178,9 @@ type Options struct {
 	// prefixOnly makes the consolidation search keep the prefix it chose
 	// without asking thriftySet for another set: tests compare the two.
 	prefixOnly bool
+	// noFuller makes the consolidation search leave fullerSet out: tests
+	// compare the two.
+	noFuller bool
 }
 
 // DefaultOptions are the options to start from: unless a pool says
