@@ -113,9 +113,10 @@ type improver struct {
 	needed map[int]bool
 	// emptied counts the claims the pass emptied.
 	emptied int
-	// offerBuf and bucketBuf are regroup's scratch, reused across
-	// re-packs, and maskBuf repackOffers' for the types a set allows.
-	offerBuf  []offer
+	// bucketBuf is regroup's scratch, reused across re-packs, and
+	// maskBuf repackOffers' for the types a set allows; frontiers are
+	// repackOffers' memos by a hash of their key.
+	frontiers map[uint64][]*offerFrontier
 	bucketBuf []regroupBucket
 	maskBuf   bitset
 	greedy    regroupScratch

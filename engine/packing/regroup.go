@@ -3,6 +3,7 @@ package packing
 import (
 	"cmp"
 	"slices"
+	"sort"
 
 	"github.com/tenonhq/terraform-provider-tenon/engine/packing/internal/resources"
 	"github.com/tenonhq/terraform-provider-tenon/engine/state"
@@ -224,7 +225,8 @@ func (pass *improver) repack(set []*node, limit float64, budget *int) ([]regroup
 // its first claim: in price order, below the limit, allowed to every
 // claim's classes, not dominated by a cheaper one; the first
 // regroupMaxOffers of them are compared per node, and all of them may
-// finish a plan (see greedyPlan).
+// finish a plan (see greedyPlan). The budget pays for every offering
+// below the limit, as a scan of them would.
 func (pass *improver) repackOffers(set []*node, limit float64, budget *int) (offers, finishers []offer) {
 	n0 := set[0]
 	mask := pass.mask(n0)
@@ -237,25 +239,65 @@ func (pass *improver) repackOffers(set []*node, limit float64, budget *int) (off
 		}
 		mask = pass.maskBuf
 	}
-	offers = pass.offerBuf[:0]
-	compared := 0
-	for _, o := range n0.pool.offers[n0.zone] {
-		if o.price >= limit {
-			break
-		}
-		*budget--
-		if n0.capacityTypes&(1<<o.capacityType) == 0 || !mask.has(o.t.idx) {
+	list := n0.pool.offers[n0.zone]
+	below := sort.Search(len(list), func(i int) bool { return list[i].price >= limit })
+	*budget -= below
+	f := pass.frontier(n0.pool, n0.zone, n0.capacityTypes, mask)
+	f.extend(list[:below])
+	cut := sort.Search(len(f.kept), func(i int) bool { return f.kept[i].price >= limit })
+	// Full slice expressions: a caller's append must not write into the
+	// memo.
+	return f.kept[:min(cut, regroupMaxOffers):min(cut, regroupMaxOffers)], f.kept[:cut:cut]
+}
+
+// offerFrontier memoises repackOffers for one zone's offerings of a pool,
+// a set of capacity types and a type mask: kept are the allowed offerings
+// no cheaper allowed one dominates (holds at least as much of every
+// resource), in price order, among the first scanned of the zone's
+// offerings. Whether an offering is kept depends only on the offerings
+// before it, so a higher limit extends the list and a lower one reads a
+// prefix of it: the same offerings a scan up to each limit keeps. The
+// re-packs of one pass ask for a few masks many times each.
+type offerFrontier struct {
+	pool          *poolPlan
+	zone          int
+	capacityTypes uint8
+	mask          bitset
+	kept          []offer
+	scanned       int
+}
+
+// extend scans list (the zone's offerings, in price order) up to its end.
+func (f *offerFrontier) extend(list []offer) {
+	for ; f.scanned < len(list); f.scanned++ {
+		o := list[f.scanned]
+		if f.capacityTypes&(1<<o.capacityType) == 0 || !f.mask.has(o.t.idx) {
 			continue
 		}
-		if !slices.ContainsFunc(offers, func(k offer) bool { return o.t.alloc.Fits(k.t.alloc) }) {
-			offers = append(offers, o)
-			if len(offers) <= regroupMaxOffers {
-				compared = len(offers)
-			}
+		if !slices.ContainsFunc(f.kept, func(k offer) bool { return o.t.alloc.Fits(k.t.alloc) }) {
+			f.kept = append(f.kept, o)
 		}
 	}
-	pass.offerBuf = offers
-	return offers[:compared], offers
+}
+
+// frontier returns the pass's memo for a pool's zone, capacity types and
+// mask, made empty on first use (the mask copied: callers reuse theirs).
+func (pass *improver) frontier(p *poolPlan, zone int, capacityTypes uint8, mask bitset) *offerFrontier {
+	h := uint64(p.idx)*0x9e3779b97f4a7c15 ^ uint64(zone)<<8 ^ uint64(capacityTypes)
+	for _, w := range mask {
+		h = (h ^ w) * 0x100000001b3
+	}
+	for _, f := range pass.frontiers[h] {
+		if f.pool == p && f.zone == zone && f.capacityTypes == capacityTypes && slices.Equal(f.mask, mask) {
+			return f
+		}
+	}
+	if pass.frontiers == nil {
+		pass.frontiers = map[uint64][]*offerFrontier{}
+	}
+	f := &offerFrontier{pool: p, zone: zone, capacityTypes: capacityTypes, mask: slices.Clone(mask)}
+	pass.frontiers[h] = append(pass.frontiers[h], f)
+	return f
 }
 
 // regroupBucket is the pods of one class in a re-pack, the first next of

@@ -1,8 +1,12 @@
 package packing
 
 import (
+	"math/rand/v2"
+	"slices"
 	"strconv"
 	"testing"
+
+	"github.com/tenonhq/terraform-provider-tenon/engine/scheduling"
 
 	"github.com/tenonhq/terraform-provider-tenon/engine/state"
 	"github.com/tenonhq/terraform-provider-tenon/engine/state/statetest"
@@ -80,5 +84,76 @@ func TestRegroupFinishesOnOneNode(t *testing.T) {
 	left, after := claimsLeft(t, s, ps)
 	if after > oneNode+1e-9 {
 		t.Errorf("regroup left %d nodes costing %.4f/h, want one costing at most %.4f/h (from %.4f/h)", len(left), after, oneNode, before)
+	}
+}
+
+// TestRepackOffersMatchesScan checks repackOffers' memo (offerFrontier)
+// against the scan it replaces: for random claims' capacity types, type
+// masks and limits, asked in random order in one pass, the offerings to
+// compare, the finishers and the budget spent are the same as scanning the
+// zone's offerings up to the limit and keeping each allowed one no kept
+// one holds.
+func TestRepackOffersMatchesScan(t *testing.T) {
+	p := statetest.Pool("default")
+	p.Requirements = scheduling.NewRequirements(
+		scheduling.In(scheduling.LabelNodePool, "default"),
+		scheduling.In(scheduling.LabelArch, scheduling.ArchAMD64),
+		scheduling.In(scheduling.LabelCapacityType, scheduling.CapacityTypeOnDemand, scheduling.CapacityTypeSpot),
+		scheduling.In(scheduling.LabelTopologyZone, statetest.Zones...),
+	)
+	s := classifiedSolver(t, statetest.Snapshot(statetest.Pools(p), nil, nil), []*state.Pod{statetest.Pod("p", "1", "1Gi")})
+	pool := s.pools[0]
+	if pool.capacityTypeMask != 1<<capacityOnDemand|1<<capacitySpot {
+		t.Fatalf("the pool offers capacity types %b, want on-demand and spot", pool.capacityTypeMask)
+	}
+	rng := rand.New(rand.NewPCG(22, 7))
+	pass := newImprover(s)
+	// A few masks, so the memo is asked for each many times.
+	masks := make([]bitset, 4)
+	for i := range masks {
+		masks[i] = make(bitset, (len(pool.types)+63)/64)
+		for _, ty := range pool.types {
+			if i == 0 || rng.IntN(4) > 0 {
+				masks[i].set(ty.idx)
+			}
+		}
+	}
+	scan := func(list []offer, ct uint8, mask bitset, limit float64) (offers, finishers []offer, spent int) {
+		for _, o := range list {
+			if o.price >= limit {
+				break
+			}
+			spent++
+			if ct&(1<<o.capacityType) == 0 || !mask.has(o.t.idx) {
+				continue
+			}
+			if !slices.ContainsFunc(finishers, func(k offer) bool { return o.t.alloc.Fits(k.t.alloc) }) {
+				finishers = append(finishers, o)
+			}
+		}
+		return finishers[:min(len(finishers), regroupMaxOffers)], finishers, spent
+	}
+	kept := 0
+	for i := range 400 {
+		zone := rng.IntN(len(pool.offers))
+		list := pool.offers[zone]
+		if len(list) == 0 {
+			continue
+		}
+		n := s.newClaim(pool, pool.types[0], zone, capacityOnDemand)
+		n.capacityTypes = uint8(1 + rng.IntN(3))
+		pass.masks[n] = masks[rng.IntN(len(masks))]
+		limit := list[rng.IntN(len(list))].price * (0.5 + rng.Float64())
+		wantOffers, wantFinishers, spent := scan(list, n.capacityTypes, pass.masks[n], limit)
+		budget := 1000000
+		offers, finishers := pass.repackOffers([]*node{n}, limit, &budget)
+		if !slices.Equal(offers, wantOffers) || !slices.Equal(finishers, wantFinishers) || 1000000-budget != spent {
+			t.Fatalf("ask %d (zone %d, capacity types %b, limit %.4f): %d offerings, %d finishers, budget %d spent; the scan gives %d, %d, %d",
+				i, zone, n.capacityTypes, limit, len(offers), len(finishers), 1000000-budget, len(wantOffers), len(wantFinishers), spent)
+		}
+		kept = max(kept, len(finishers))
+	}
+	if kept < 2 {
+		t.Fatalf("the asks kept at most %d offering: nothing was dominated", kept)
 	}
 }
