@@ -225,18 +225,24 @@ func (p *planner) localSearch(rest []*nodeInfo) error {
 		}
 		w = min(w, len(queue))
 		var err error
+		var again []*nodeInfo
 		switch reason, ok := proof[queue[0]]; {
 		case w == 1 && ok:
 			p.keep(queue[0].node.Name, reason)
 		case w == 1:
 			err = p.tryAlone(queue[0])
 		default:
-			err = p.tryWindow(queue[:w])
+			again, err = p.tryWindow(queue[:w])
 		}
 		if err != nil {
 			return err
 		}
-		queue = queue[w:]
+		// A window still refusing commands after its retries goes
+		// back to the front of the queue, to be tried in the windows
+		// the simulations left allow (smaller ones as they run out).
+		// Each retry kept at least one node with its reason, so this
+		// ends within the caps.
+		queue = append(again, queue[w:]...)
 	}
 	return nil
 }
@@ -252,8 +258,11 @@ func (p *planner) simulationsLeft() int {
 // commits the commands the result splits into (deletions, replacements,
 // merges of nodes sharing a new claim) that pass the rules; a node whose
 // command fails is kept with the command's reason, and the others are
-// simulated again without it, up to three times.
-func (p *planner) tryWindow(window []*nodeInfo) error {
+// simulated again without it, up to three times. It returns the nodes
+// left after three simulations that each refused some command, to be
+// tried again (the search has not stopped for them); nodes the caps
+// leave untried are kept saying so.
+func (p *planner) tryWindow(window []*nodeInfo) ([]*nodeInfo, error) {
 	var win []*nodeInfo
 	for _, old := range window {
 		n := p.info[old.node.Name]
@@ -266,23 +275,24 @@ func (p *planner) tryWindow(window []*nodeInfo) error {
 		}
 		ok, err := p.admit(n)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if ok {
 			win = append(win, n)
 		}
 	}
 	together := fmt.Sprintf(" (simulated with %d other candidates)", len(win)-1)
+	refused := 0
 	for range 3 {
 		if len(win) == 0 {
-			return nil
+			return nil, nil
 		}
 		if !p.budgetLeft(0) {
 			break
 		}
 		r, _, err := p.simulate(win)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		out := map[string]string{}
 		if len(r.Unschedulable) > 0 {
@@ -301,13 +311,14 @@ func (p *planner) tryWindow(window []*nodeInfo) error {
 				}
 			}
 			if len(out) == 0 {
-				return p.commit(cmds)
+				return nil, p.commit(cmds)
 			}
 		}
 		if len(out) == 0 {
 			// An unplaceable pod on no candidate: nothing to single out.
 			break
 		}
+		refused++
 		win = slices.DeleteFunc(win, func(n *nodeInfo) bool {
 			why, ok := out[n.node.Name]
 			if ok {
@@ -319,10 +330,15 @@ func (p *planner) tryWindow(window []*nodeInfo) error {
 	}
 	for _, n := range win {
 		p.release(n)
+	}
+	if refused == 3 && len(win) > 0 {
+		return win, nil
+	}
+	for _, n := range win {
 		p.keep(n.node.Name, fmt.Sprintf("no cheaper placement expected: its pods are worth about %.0f%% of its price (not simulated alone: the search stopped at %d simulations)",
 			efficiency(n)*100, p.evaluations))
 	}
-	return nil
+	return nil, nil
 }
 
 // nodeOf names the node of win holding the pod with this key, or "".
