@@ -28,14 +28,23 @@ type rejection struct {
 	why string
 }
 
-// settleRounds bounds how often settle simulates a set again without the
-// commands the rules refused.
-const settleRounds = 4
+// settleRounds is how often settle may simulate a set again without the
+// commands the rules refused whatever the caps; up to maxSettleRounds
+// while the caps allow (every round refuses some node, so a set of n
+// nodes settles within n rounds). On DaemonSet-heavy clusters each round
+// often refuses one or two nodes whose pods the packer put on a new node
+// of their own type, another each time, and a set giving up after four
+// rounds lost its whole gain.
+const (
+	settleRounds    = 4
+	maxSettleRounds = 16
+)
 
 // settle splits set (simulated as r; nil to simulate) into commands,
 // checks each against the safety rules (validate) and simulates the set
 // again without the nodes of the commands refused, until every command
-// is accepted, at most settleRounds times. The search compares sets by
+// is accepted: settleRounds times, and up to maxSettleRounds while the
+// prefix search's share of the caps allows. The search compares sets by
 // what they gain once settled, so a set does not win on a simulation
 // whose commands would not all be made. It changes nothing in the
 // planner but its simulation count; when more simulations are needed
@@ -44,7 +53,7 @@ const settleRounds = 4
 // settled alone, as the search always did.
 func (p *planner) settle(set []*nodeInfo, r *packing.Result, alone bool) (s settled, ok bool, err error) {
 	s.set = set
-	for range settleRounds {
+	for round := range maxSettleRounds {
 		if len(s.set) == 0 {
 			return s, true, nil
 		}
@@ -52,6 +61,9 @@ func (p *planner) settle(set []*nodeInfo, r *packing.Result, alone bool) (s sett
 			pods := 0
 			for _, n := range s.set {
 				pods += len(n.pods)
+			}
+			if round >= settleRounds && !p.prefixBudgetLeft(pods) {
+				break
 			}
 			if !alone && !p.prefixBudgetLeft(pods) {
 				return s, false, nil
