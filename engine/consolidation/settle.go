@@ -18,7 +18,7 @@ type settled struct {
 	rejected []rejection
 	// dropped are nodes left out because their pods no longer fitted
 	// (a bound hit between simulations), leftover those of a set that had
-	// not settled after settleRounds simulations.
+	// not settled within its rounds (see settleRounds).
 	dropped, leftover []*nodeInfo
 }
 
