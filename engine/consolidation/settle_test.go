@@ -3,6 +3,7 @@ package consolidation
 import (
 	"testing"
 
+	"github.com/tenonhq/terraform-provider-tenon/engine/packing"
 	"github.com/tenonhq/terraform-provider-tenon/engine/state"
 )
 
@@ -15,17 +16,20 @@ import (
 // thriftySet's $12.888, settled $12.903 against $12.888. The chosen set
 // must gain, settled, at least what each set gains settled, and the seeds
 // must include such a case so the check can fail: comparing the
-// simulations as first made picks thriftySet's set there.
+// simulations as first made picks thriftySet's set there. fullerSet is
+// left out (noFuller): on these seeds it wins first simulated and settled
+// alike, which hides the turn between the other two.
 func TestChooseSetComparesSettledSets(t *testing.T) {
 	seeds := []uint64{26, 1, 2, 3, 4, 5, 6, 7, 8}
 	if testing.Short() || raceEnabled {
 		seeds = seeds[:1]
 	}
-	flips := 0
+	turns := 0
 	for _, seed := range seeds {
 		_, snap := daemonCluster(t, 1500, seed)
 		opts := DefaultOptions()
 		opts.Lookahead = 0
+		opts.noFuller = true
 		chosen := firstPlanner(t, snap, opts)
 		list, _, err := chosen.candidates()
 		if err != nil {
@@ -36,34 +40,35 @@ func TestChooseSetComparesSettledSets(t *testing.T) {
 			t.Fatal(err)
 		}
 
-		p := firstPlanner(t, snap, opts)
-		if list, _, err = p.candidates(); err != nil {
-			t.Fatal(err)
-		}
-		k, r, err := p.choosePrefix(list)
-		if err != nil || k == 0 {
-			t.Fatalf("seed %d: prefix of %d nodes, %v", seed, k, err)
-		}
+		p, list, k, r := firstPrefix(t, snap, opts)
 		prefix, _, err := p.settle(list[:k], r, true)
 		if err != nil {
 			t.Fatal(err)
 		}
 		best := prefix.gain(p)
+		// byFirst is what the set whose first simulation gains most
+		// gains once settled: the choice this test guards against.
+		firstGain, byFirst := p.gain(list[:k], r), prefix.gain(p)
+		// thriftySet's set, as chooseSet makes it (the caps stand as
+		// they did there), settled.
 		set, sr, err := p.thriftySet(list, list[:k], r)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if set != nil {
-			thrifty, ok, err := p.settle(set, sr, false)
+			s, ok, err := p.settle(set, sr, false)
 			if err != nil {
 				t.Fatal(err)
 			}
 			if ok {
-				best = max(best, thrifty.gain(p))
-				if (p.gain(set, sr) > p.gain(list[:k], r)) != (thrifty.gain(p) > prefix.gain(p)) {
-					flips++
+				best = max(best, s.gain(p))
+				if g := p.gain(set, sr); g > firstGain+1e-9 {
+					byFirst = s.gain(p)
 				}
 			}
+		}
+		if byFirst < best-1e-9 {
+			turns++
 		}
 		if g := got.gain(chosen); g < best-1e-9 {
 			t.Errorf("seed %d: the chosen set gains $%.3f/h settled, a set the search had gains $%.3f/h", seed, g, best)
@@ -74,8 +79,8 @@ func TestChooseSetComparesSettledSets(t *testing.T) {
 			}
 		}
 	}
-	if flips == 0 {
-		t.Errorf("no seed of %d ranks its sets differently settled: the check cannot fail", len(seeds))
+	if turns == 0 {
+		t.Errorf("on no seed of %d would the first simulations choose a set that gains less settled: the check cannot fail", len(seeds))
 	}
 }
 
@@ -95,6 +100,22 @@ func firstPlanner(t *testing.T, snap *state.Snapshot, opts Options) *planner {
 	return p
 }
 
+// firstPrefix is a first plan's planner on snap with the consolidation
+// search's admitted candidates and the prefix it chooses (k nodes, as r
+// simulates them), failing the test when it chooses none.
+func firstPrefix(t *testing.T, snap *state.Snapshot, opts Options) (p *planner, list []*nodeInfo, k int, r *packing.Result) {
+	t.Helper()
+	p = firstPlanner(t, snap, opts)
+	list, _, err := p.candidates()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if k, r, err = p.choosePrefix(list); err != nil || k == 0 {
+		t.Fatalf("a prefix of %d nodes: %v", k, err)
+	}
+	return p, list, k, r
+}
+
 // TestSettleOutlastsARefusalARound: on seed 22's first plan the prefix's
 // re-simulations each refuse one or two nodes whose pods the packer put on
 // a new t3a.small of their own (another each round: 6, 2, 2, 2, 1, 1, 1,
@@ -104,15 +125,7 @@ func TestSettleOutlastsARefusalARound(t *testing.T) {
 	_, snap := daemonCluster(t, 1500, 22)
 	opts := DefaultOptions()
 	opts.Lookahead = 0
-	p := firstPlanner(t, snap, opts)
-	list, _, err := p.candidates()
-	if err != nil {
-		t.Fatal(err)
-	}
-	k, r, err := p.choosePrefix(list)
-	if err != nil || k == 0 {
-		t.Fatalf("prefix of %d nodes, %v", k, err)
-	}
+	p, list, k, r := firstPrefix(t, snap, opts)
 	s, ok, err := p.settle(list[:k], r, true)
 	if err != nil || !ok {
 		t.Fatalf("settle: %v, %v", ok, err)
