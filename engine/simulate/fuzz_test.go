@@ -132,7 +132,8 @@ func (e *expectedObjects) add(doc any) {
 		e.pods += count(spec["replicas"], 1)
 	case "Job":
 		n := count(spec["parallelism"], 1)
-		if _, set := spec["completions"]; set {
+		// A null completions is unset, as Kubernetes decodes it.
+		if c, set := spec["completions"]; set && c != nil {
 			n = min(n, count(spec["completions"], 0))
 		}
 		e.pods += n
