@@ -72,6 +72,13 @@
 //     greedy path can; of 1,000 random pool/sub-pool pairs, 26 cost more
 //     on the pool before narrowing, 10 now (TestMonotoneCost).
 //     WithStrategy skips the search of sub-pools.
+//   - A batch of 100 pods or more that buys new claims is filled once
+//     more with the fill limited to the instance families its answer
+//     buys, every size of them, and the improve pass free to retype on
+//     the whole pool; the cheaper answer is kept (families.go). Types no
+//     answer buys then stop steering the fill, so a pool and a sub-pool
+//     of it (c/m/r) that buy the same families fill the second time on
+//     the same types. WithStrategy skips it too.
 //   - Preferences (preferred affinities, ScheduleAnyway, PreferNoSchedule)
 //     are honoured as if required (of preferred node affinity, the
 //     heaviest term), and dropped one at a time, in Karpenter's order, only
@@ -115,7 +122,8 @@
 //     simulating it), plan.go and plan_knapsack.go (the configuration-LP
 //     plan).
 //   - improve.go, refill.go, regroup.go, relocate.go: the improvement
-//     pass; narrow.go: the search of sub-pools for small batches.
+//     pass; narrow.go: the search of sub-pools for small batches;
+//     families.go: the second fill of large ones.
 //   - claims.go: final offerings and the Result's claims; reasons.go: why
 //     a pod is unschedulable.
 //   - internal/resources: the resource vector; internal/lp: the simplex

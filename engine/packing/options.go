@@ -56,6 +56,8 @@ type options struct {
 	// pods are valued and packed as on the pool less them, and the
 	// improve pass then retypes the claims on the whole pool.
 	fillBans map[ban]bool
+	// noSecondFill skips the second fill of large batches (families.go).
+	noSecondFill bool
 }
 
 func newOptions(opts []Option) options {
@@ -85,12 +87,22 @@ func WithoutLowerBound() Option {
 
 // WithStrategy makes Solve use only fill strategy i (0 to 3) instead of
 // trying each and keeping the cheapest result, and skip the search of
-// sub-pools small batches get (narrow.go): faster, for callers that care
-// more about time than cost. Out-of-range values are ignored.
+// sub-pools small batches get (narrow.go) and the second fill of large
+// ones (families.go): faster, for callers that care more about time than
+// cost. Out-of-range values are ignored.
 func WithStrategy(i int) Option {
 	return func(o *options) {
 		if i >= 0 && i < len(strategies()) {
 			o.strategy = i
 		}
 	}
+}
+
+// WithoutSecondFill makes Solve skip the second fill of batches of 100
+// pods or more on the instance families their first answer buys
+// (families.go), keeping both strategies: about half the time of such a
+// batch, for some cost. Tests that build clusters with Solve use it to
+// keep building the clusters they were written against.
+func WithoutSecondFill() Option {
+	return func(o *options) { o.noSecondFill = true }
 }

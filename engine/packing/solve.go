@@ -38,19 +38,32 @@ func Solve(ctx context.Context, snap *state.Snapshot, pods []*state.Pod, opts ..
 	return r, nil
 }
 
-// solveNarrowed is solve, then narrow for batches of fewer than
-// planMinPods pods that buy claims, which are cheap to solve again on
-// sub-pools, unless the caller picked one strategy (WithStrategy) to
-// save time. The sub-pools' solves skip the lower bound, a third of
-// their CPU: narrow keeps the first solve's, which holds for any answer
-// it takes. When narrow keeps a sub-pool's answer, refit solves once
-// more to retype its claims on the whole pool.
+// solveNarrowed is solve, then, unless the caller picked one strategy
+// (WithStrategy) to save time, a search of cheaper answers for batches
+// that buy claims: narrow for batches of fewer than planMinPods pods,
+// which are cheap to solve again on sub-pools (when it keeps a
+// sub-pool's answer, refit solves once more to retype its claims on the
+// whole pool), and one more fill on the families the answer buys for
+// larger ones (families.go). The later solves skip the lower bound, a
+// third of their CPU: the first solve's holds for any answer kept.
 func solveNarrowed(ctx context.Context, snap *state.Snapshot, pods []*state.Pod, opts ...Option) (*Result, error) {
+	o := newOptions(opts)
+	large := len(pods) >= planMinPods
+	if large && o.strategy < 0 && !o.noSecondFill && o.cache == nil {
+		// The second fill (families.go) compiles the same pools.
+		opts = append(slices.Clip(opts), WithCache(NewCache()))
+	}
 	r, err := solve(ctx, snap, pods, opts...)
-	if err != nil || len(pods) >= planMinPods || len(r.Claims) == 0 || newOptions(opts).strategy >= 0 {
+	if err != nil || len(r.Claims) == 0 || o.strategy >= 0 || large && o.noSecondFill {
 		return r, err
 	}
 	subOpts := append(slices.Clip(opts), WithoutLowerBound())
+	if large {
+		bans := familyBans(snap, r)
+		return refit(r, bans, func() (*Result, error) {
+			return solve(ctx, snap, pods, append(subOpts, func(o *options) { o.fillBans = bans })...)
+		}), nil
+	}
 	best, bans := narrow(ctx, snap, r, func(sub *state.Snapshot) (*Result, error) { return solve(ctx, sub, pods, subOpts...) })
 	return refit(best, bans, func() (*Result, error) {
 		return solve(ctx, snap, pods, append(subOpts, func(o *options) { o.fillBans = bans })...)

@@ -1,0 +1,7 @@
+//go:build !race
+
+package packing_test
+
+// raceEnabled is set under -race, which makes the engine several times
+// slower: the heaviest tests then run fewer cases.
+const raceEnabled = false
