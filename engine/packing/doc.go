@@ -72,7 +72,7 @@
 //     greedy path can; of 1,000 random pool/sub-pool pairs, 26 cost more
 //     on the pool before narrowing, 10 now (TestMonotoneCost).
 //     WithStrategy skips the search of sub-pools.
-//   - A batch of 100 pods or more that buys new claims is filled once
+//   - A batch of 100 to 9,999 pods that buys new claims is filled once
 //     more with the fill limited to the instance families its answer
 //     buys, every size of them, and the improve pass free to retype on
 //     the whole pool; the cheaper answer is kept (families.go). Types no

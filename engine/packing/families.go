@@ -8,7 +8,8 @@ import (
 
 // Families: a batch of planMinPods pods or more is too large for narrow's
 // search of sub-pools (a solve takes tens of milliseconds to a second), so
-// Solve packs it once more with the fill limited to the instance families
+// below secondFillMaxPods pods Solve packs it once more with the fill
+// limited to the instance families
 // the first answer buys, every size of them the pool allows, and the
 // improve pass free to retype claims on the whole pool (options.fillBans,
 // as refit does). The cheaper answer is kept when it places the same pods
@@ -23,9 +24,17 @@ import (
 // same types. On memory-heavy batches like w5 (other seeds and sizes) the
 // whole catalog cost 1.4-1.8 % more than c/m/r without it, and the second
 // fill also cuts diverse-5k from 1.027 to 1.015 × the bound and
-// spot batches like w1-spot and w4-spot by 1-3 % (see the closing note of
-// issue 22 for the table). It costs a second solve, less the compiling
-// the two share through a Cache.
+// spot batches like w1-spot and w4-spot by 1-3 % (hack/benchtable, on the
+// shared workloads and generated ones of their kinds; CHANGELOG). It costs a second solve, less the compiling
+// the two share through a Cache: 1.3-2.3 × the time of the batch.
+//
+// Batches of secondFillMaxPods pods or more skip it: there a fill takes
+// half a second or more of the agent's reaction to a burst, and the
+// second would take as long again (diverse-20k: 0.47 -> 0.78 s a solve,
+// and no cheaper answer).
+
+// secondFillMaxPods is the smallest batch that skips the second fill.
+const secondFillMaxPods = 10_000
 
 // familyBans bans from the fill every type of snap's pools whose family no
 // claim of r buys in that pool. A type without a family label is a family

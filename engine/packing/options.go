@@ -99,7 +99,7 @@ func WithStrategy(i int) Option {
 }
 
 // WithoutSecondFill makes Solve skip the second fill of batches of 100
-// pods or more on the instance families their first answer buys
+// to 9,999 pods on the instance families their first answer buys
 // (families.go), keeping both strategies: about half the time of such a
 // batch, for some cost. Tests that build clusters with Solve use it to
 // keep building the clusters they were written against.

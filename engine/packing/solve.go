@@ -48,17 +48,18 @@ func Solve(ctx context.Context, snap *state.Snapshot, pods []*state.Pod, opts ..
 // third of their CPU: the first solve's holds for any answer kept.
 func solveNarrowed(ctx context.Context, snap *state.Snapshot, pods []*state.Pod, opts ...Option) (*Result, error) {
 	o := newOptions(opts)
-	large := len(pods) >= planMinPods
-	if large && o.strategy < 0 && !o.noSecondFill && o.cache == nil {
+	small := len(pods) < planMinPods
+	refill := !small && len(pods) < secondFillMaxPods && !o.noSecondFill
+	if refill && o.strategy < 0 && o.cache == nil {
 		// The second fill (families.go) compiles the same pools.
 		opts = append(slices.Clip(opts), WithCache(NewCache()))
 	}
 	r, err := solve(ctx, snap, pods, opts...)
-	if err != nil || len(r.Claims) == 0 || o.strategy >= 0 || large && o.noSecondFill {
+	if err != nil || len(r.Claims) == 0 || o.strategy >= 0 || !small && !refill {
 		return r, err
 	}
 	subOpts := append(slices.Clip(opts), WithoutLowerBound())
-	if large {
+	if refill {
 		bans := familyBans(snap, r)
 		return refit(r, bans, func() (*Result, error) {
 			return solve(ctx, snap, pods, append(subOpts, func(o *options) { o.fillBans = bans })...)
