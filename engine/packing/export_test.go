@@ -32,3 +32,6 @@ func WithoutSharedPlans() Option { return func(o *options) { o.noSharedPlans = t
 // WithoutOfferSkip makes claimOut scan each claim's options from the
 // zone's cheapest offering, as it did before it started at the claim's own.
 func WithoutOfferSkip() Option { return func(o *options) { o.noOfferSkip = true } }
+
+// RaceEnabled is raceEnabled, for the external tests.
+const RaceEnabled = raceEnabled

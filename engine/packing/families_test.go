@@ -1,7 +1,9 @@
 package packing
 
 import (
+	"fmt"
 	"slices"
+	"sync/atomic"
 	"testing"
 
 	"github.com/tenonhq/terraform-provider-tenon/engine/catalog"
@@ -72,6 +74,52 @@ func TestFamilyBans(t *testing.T) {
 				if !slices.Equal(left, tc.allowed[p.Name]) {
 					t.Errorf("pool %s: the fill may open %v, want %v", p.Name, left, tc.allowed[p.Name])
 				}
+			}
+		})
+	}
+}
+
+// TestSecondFillRunsOnLargeBatchesOnly counts the packings one Solve
+// makes: two (the first fill and the second on the answer's families) for
+// a batch of 100 to 9,999 pods, one for 10,000 pods or more and for
+// callers that skip it (WithoutSecondFill, or one strategy).
+func TestSecondFillRunsOnLargeBatchesOnly(t *testing.T) {
+	snap := statetest.Snapshot([]*state.Pool{statetest.Pool("default")}, nil, nil)
+	batch := func(n int) []*state.Pod {
+		cpus, mems := []string{"250m", "500m", "1", "2"}, []string{"512Mi", "1Gi", "3Gi", "6Gi"}
+		pods := make([]*state.Pod, n)
+		for i := range pods {
+			pods[i] = statetest.Pod(fmt.Sprintf("p%05d", i), cpus[i%4], mems[i/4%4])
+		}
+		return pods
+	}
+	large := secondFillMaxPods
+	if testing.Short() {
+		large = 0
+	}
+	for _, tc := range []struct {
+		name string
+		pods int
+		opts []Option
+		want int64
+	}{
+		{name: "a large batch is filled twice", pods: planMinPods, want: 2},
+		{name: "WithoutSecondFill fills once", pods: planMinPods, opts: []Option{WithoutSecondFill()}, want: 1},
+		{name: "one strategy fills once", pods: planMinPods, opts: []Option{WithStrategy(0)}, want: 1},
+		{name: "from secondFillMaxPods pods, once", pods: large, want: 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.pods == 0 {
+				t.Skip("skipped under -short")
+			}
+			var n atomic.Int64
+			opts := append(tc.opts, func(o *options) { o.solves = &n })
+			r, err := Solve(t.Context(), snap, batch(tc.pods), opts...)
+			if err != nil || len(r.Claims) == 0 {
+				t.Fatalf("Solve: %v, %d claims", err, len(r.Claims))
+			}
+			if n.Load() != tc.want {
+				t.Errorf("%d packings, want %d", n.Load(), tc.want)
 			}
 		})
 	}

@@ -303,7 +303,7 @@ const maxLargeNonMonotone = 1
 // -race it solves the first few batches only.
 func TestMonotoneLargeBatches(t *testing.T) {
 	scenarios, all := 16, true
-	if testing.Short() || raceEnabled {
+	if testing.Short() || packing.RaceEnabled {
 		scenarios, all = 2, false
 	}
 	rng := rand.New(rand.NewPCG(22, 30))

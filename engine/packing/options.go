@@ -1,5 +1,7 @@
 package packing
 
+import "sync/atomic"
+
 // DefaultMaxOptions caps how many instance-type options a claim lists when
 // no minValues needs more.
 const DefaultMaxOptions = 60
@@ -58,6 +60,9 @@ type options struct {
 	fillBans map[ban]bool
 	// noSecondFill skips the second fill of large batches (families.go).
 	noSecondFill bool
+	// solves, when set, counts the packings of one Solve (solve calls),
+	// for tests of which searches run.
+	solves *atomic.Int64
 }
 
 func newOptions(opts []Option) options {

@@ -1,6 +1,6 @@
 //go:build race
 
-package packing_test
+package packing
 
 // raceEnabled is set under -race, which makes the engine several times
 // slower: the heaviest tests then run fewer cases.

@@ -80,6 +80,9 @@ func solve(ctx context.Context, snap *state.Snapshot, pods []*state.Pod, opts ..
 		return nil, errors.New("solving: nil snapshot")
 	}
 	o := newOptions(opts)
+	if o.solves != nil {
+		o.solves.Add(1)
+	}
 	pods, keys := sortedUnique(pods)
 	o.holdingOnly = len(pods) < planMinPods
 	o.pairs = o.holdingOnly && o.strategy < 0
