@@ -59,16 +59,18 @@ func solveNarrowed(ctx context.Context, snap *state.Snapshot, pods []*state.Pod,
 		return r, err
 	}
 	subOpts := append(slices.Clip(opts), WithoutLowerBound())
+	// fitted fills on the pool less bans, then retypes on the whole pool.
+	fitted := func(bans map[ban]bool) func() (*Result, error) {
+		return func() (*Result, error) {
+			return solve(ctx, snap, pods, append(subOpts, func(o *options) { o.fillBans = bans })...)
+		}
+	}
 	if refill {
 		bans := familyBans(snap, r)
-		return refit(r, bans, func() (*Result, error) {
-			return solve(ctx, snap, pods, append(subOpts, func(o *options) { o.fillBans = bans })...)
-		}), nil
+		return refit(r, bans, fitted(bans)), nil
 	}
 	best, bans := narrow(ctx, snap, r, func(sub *state.Snapshot) (*Result, error) { return solve(ctx, sub, pods, subOpts...) })
-	return refit(best, bans, func() (*Result, error) {
-		return solve(ctx, snap, pods, append(subOpts, func(o *options) { o.fillBans = bans })...)
-	}), nil
+	return refit(best, bans, fitted(bans)), nil
 }
 
 // solve is Solve without capacity reservations.
