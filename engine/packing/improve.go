@@ -31,9 +31,11 @@ const improveBudget = 150_000
 // movable pods afresh around the pods that cannot move, and regroup
 // (regroup.go) re-packs the cheapest claims' pods onto new offerings.
 // Then relocate (relocate.go) moves some pods of a claim onto others'
-// spare room so that the claim shrinks. Last, for batches of fewer than
-// planMinPods pods solved with every strategy, pairs (pairs.go) splits
-// the pods of every two claims afresh.
+// spare room so that the claim shrinks, and swap (swap.go) exchanges
+// pods between a claim and others full in another resource so that it
+// takes a cheaper type (Solves that pick one strategy skip it). Last, for
+// batches of fewer than planMinPods pods solved with every strategy,
+// pairs (pairs.go) splits the pods of every two claims afresh.
 //
 // Every claim is first shrunk to its cheapest offering. Only movable pods
 // move (see movable): pods whose hard and soft rules all hold per zone or
@@ -92,6 +94,9 @@ func (s *solver) improve() bool {
 		}
 	}
 	pass.relocate()
+	if s.opts.strategy < 0 {
+		pass.swap()
+	}
 	if s.opts.pairs {
 		pass.pairs()
 	}
@@ -120,6 +125,8 @@ type improver struct {
 	bucketBuf []regroupBucket
 	maskBuf   bitset
 	greedy    regroupScratch
+	// swapBuf is swap's scratch.
+	swapBuf swapScratch
 }
 
 // hostMinDomains reports whether some class spreads over hostnames with
