@@ -50,14 +50,14 @@ func benchPods(n int, seed uint64) []*state.Pod {
 
 // packedCluster packs n pods with engine/packing on an empty cluster and
 // returns the cluster with every claim a node and every pod bound,
-// created a day before t0. Packing skips its second fill
-// (packing.WithoutSecondFill), so the tests and benchmarks keep the
-// clusters they were written against.
+// created a day before t0. Packing skips its second fill and its swap
+// move (packing.WithoutSecondFill, packing.WithoutSwap), so the tests and
+// benchmarks keep the clusters they were written against.
 func packedCluster(tb testing.TB, n int, seed uint64) *state.Snapshot {
 	tb.Helper()
 	pool := benchPool()
 	empty := &state.Snapshot{Pools: []*state.Pool{pool}, Pods: benchPods(n, seed)}
-	r, err := packing.Solve(context.Background(), empty, empty.Pods, packing.WithoutSecondFill())
+	r, err := packing.Solve(context.Background(), empty, empty.Pods, packing.WithoutSecondFill(), packing.WithoutSwap())
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -105,7 +105,8 @@ func daemonSets() []*state.DaemonSet {
 // zones (cheap small types, where the daemonsets take a fifth of a node,
 // next to large ones) and daemonSets, every claim a node running its
 // daemonset pods, and returns it before and after half its workload pods
-// were deleted. Packing skips its second fill, as in packedCluster.
+// were deleted. Packing skips its second fill and swap, as in
+// packedCluster.
 func daemonCluster(tb testing.TB, pods int, seed uint64) (packed, scaled *state.Snapshot) {
 	return daemonClusterOn(tb, testPool("default"), pods, seed)
 }
@@ -113,7 +114,7 @@ func daemonCluster(tb testing.TB, pods int, seed uint64) (packed, scaled *state.
 func daemonClusterOn(tb testing.TB, pool *state.Pool, pods int, seed uint64) (packed, scaled *state.Snapshot) {
 	tb.Helper()
 	empty := &state.Snapshot{Pools: []*state.Pool{pool}, DaemonSets: daemonSets(), Pods: benchPods(pods, seed)}
-	r, err := packing.Solve(context.Background(), empty, empty.Pods, packing.WithoutSecondFill())
+	r, err := packing.Solve(context.Background(), empty, empty.Pods, packing.WithoutSecondFill(), packing.WithoutSwap())
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -55,7 +55,7 @@ func burstScaleDown(tb testing.TB, pool *state.Pool, n, batches int, seed uint64
 	for b := range batches {
 		batch := pods[b*n/batches : (b+1)*n/batches]
 		alone := &state.Snapshot{Pools: cluster.Pools, Pods: batch}
-		res, err := packing.Solve(context.Background(), alone, batch, packing.WithoutSecondFill())
+		res, err := packing.Solve(context.Background(), alone, batch, packing.WithoutSecondFill(), packing.WithoutSwap())
 		if err != nil || len(res.Unschedulable) > 0 {
 			tb.Fatalf("packing batch %d: %v %v", b, err, res.Unschedulable)
 		}

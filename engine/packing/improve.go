@@ -94,7 +94,7 @@ func (s *solver) improve() bool {
 		}
 	}
 	pass.relocate()
-	if s.opts.strategy < 0 {
+	if s.opts.strategy < 0 && !s.opts.noSwap {
 		pass.swap()
 	}
 	if s.opts.pairs {

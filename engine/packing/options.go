@@ -60,6 +60,8 @@ type options struct {
 	fillBans map[ban]bool
 	// noSecondFill skips the second fill of large batches (families.go).
 	noSecondFill bool
+	// noSwap skips the improvement pass's swap move (WithoutSwap).
+	noSwap bool
 	// solves, when set, counts the packings of one Solve (solve calls),
 	// for tests of which searches run.
 	solves *atomic.Int64
@@ -110,4 +112,12 @@ func WithStrategy(i int) Option {
 // keep building the clusters they were written against.
 func WithoutSecondFill() Option {
 	return func(o *options) { o.noSecondFill = true }
+}
+
+// WithoutSwap makes the improvement pass skip swap (swap.go), the
+// exchange of pods that lets a claim take a cheaper type. Tests that build
+// clusters with Solve use it, as WithoutSecondFill, to keep building the
+// clusters they were written against.
+func WithoutSwap() Option {
+	return func(o *options) { o.noSwap = true }
 }
