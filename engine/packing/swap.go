@@ -24,9 +24,9 @@ const swapTryBudget = 10_000
 // cheapest first.
 const swapOffers = 4
 
-// swapTargets is how many other claims swap compares for each pod it
-// sends away, those with the most room in the resources the claim has
-// too much of first.
+// swapTargets is how many other claims swap compares for each exchange,
+// those with the most room in the resources the claim has too much of
+// first.
 const swapTargets = 16
 
 // swap is the improve pass's move for a claim that would fit a cheaper
@@ -43,8 +43,9 @@ const swapTargets = 16
 //
 // For each of the swapClaims dearest claims B of a group and each of the
 // swapOffers cheapest offerings o of B's zone that cost less, that B's
-// pods allow, and that would hold B's pods if the group's spare room took
-// what B holds beyond o (the excess), swap sends B's movable pods, the
+// pods allow, that hold B's cpu or its memory, and that would hold B's
+// pods if the group's spare room took what B holds beyond o (the
+// excess), swap sends B's movable pods, the
 // classes heaviest in the excess first, to other claims A of the group:
 // up to swapMost pods of one class at a time, onto A's spare room or for
 // up to swapMost pods of one class of A that o can hold, whichever cuts
