@@ -339,7 +339,7 @@ func (t *swapTry) best(k int, others []swapOther) swapChoice {
 		if !withinRest(c.used, t.alloc, t.heavy) {
 			return false
 		}
-		if !fitsRoom(left) {
+		if !(resources.Vector{}).Fits(left) {
 			return true
 		}
 		if c.gain = t.over - t.excess(c.used); c.gain > best.gain+1e-12 {
@@ -413,7 +413,7 @@ func (t *swapTry) again(k int, c *swapChoice) bool {
 		ua.AddTimes(&sw.stocks[c.q].c.req, int64(c.j))
 		left.AddTimes(&sw.stocks[c.q].c.req, int64(c.j))
 	}
-	if !withinRest(ua, t.alloc, t.heavy) || !fitsRoom(left) {
+	if !withinRest(ua, t.alloc, t.heavy) || !(resources.Vector{}).Fits(left) {
 		return false
 	}
 	gain := t.over - t.excess(ua)
@@ -474,16 +474,6 @@ func (pass *improver) swapMove(c *class, n int, from, to *node) {
 	for _, p := range sw.pods {
 		pass.move(p, from, to)
 	}
-}
-
-// fitsRoom reports whether room is nowhere negative.
-func fitsRoom(room resources.Vector) bool {
-	for _, r := range room {
-		if r < 0 {
-			return false
-		}
-	}
-	return true
 }
 
 // withinRest reports whether v stays within alloc in every resource not
