@@ -148,21 +148,24 @@ const (
 	hopeless
 )
 
-// triage classes n, with the reason it is kept when hopeless.
-func (p *planner) triage(n *nodeInfo) (triage, string) {
+// triage classes n, with the reason it is kept when hopeless. For a
+// maybeReplacement, headroom is what a replacement could save at most
+// beyond what its command must save: n's price less the bound on its new
+// nodes and the saving its pool asks.
+func (p *planner) triage(n *nodeInfo) (t triage, reason string, headroom float64) {
 	idx := p.rooms()
 	if idx.firstFits(n.node.Name, n.pods) {
-		return likelyDeletion, ""
+		return likelyDeletion, "", 0
 	}
 	cpu, mem, single := idx.onNewClaims(n, p.claims)
 	bound := p.claims.cost(cpu, mem, single)
 	s := p.savingsOf(n.pool)
 	need := max(s.perHour, s.percent/100*n.price, s.perPod*float64(len(n.pods)))
-	if n.price-bound >= need-1e-12 {
-		return maybeReplacement, ""
+	if headroom := n.price - bound - need; headroom >= -1e-12 {
+		return maybeReplacement, "", headroom
 	}
 	return hopeless, fmt.Sprintf("no cheaper placement: its pods do not fit in the other nodes' free room (first fit), and new nodes for the %s cpu and %s of memory that room cannot hold, beside the daemonsets each runs, cost at least $%s/h against its $%s/h, short of the $%s/h a replacement must save (not simulated)",
-		resource.NewMilliQuantity(cpu, resource.DecimalSI), resource.NewQuantity(mem, resource.BinarySI), money(bound), money(n.price), money(need))
+		resource.NewMilliQuantity(cpu, resource.DecimalSI), resource.NewQuantity(mem, resource.BinarySI), money(bound), money(n.price), money(need)), 0
 }
 
 // onNewClaims is, per resource, the least any placement of n's pods puts

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/tenonhq/terraform-provider-tenon/engine/scheduling"
 	"github.com/tenonhq/terraform-provider-tenon/engine/state"
@@ -58,7 +59,7 @@ func TestTriage(t *testing.T) {
 				snap.DaemonSets = []*state.DaemonSet{{Namespace: "kube-system", Name: "agent", Pod: testPod("agent", tc.daemon, "64Mi", "")}}
 			}
 			pl := newPlanner(t.Context(), snap, t0, DefaultOptions())
-			got, why := pl.triage(pl.info["c"])
+			got, why, _ := pl.triage(pl.info["c"])
 			if got != tc.want {
 				t.Fatalf("triage %d (%q), want %d", got, why, tc.want)
 			}
@@ -150,7 +151,7 @@ func checkHopeless(t *testing.T, i int, snap *state.Snapshot) int {
 		if len(node.pods) == 0 || managed(node) != "" {
 			continue
 		}
-		if tr, _ := p.triage(node); tr != hopeless {
+		if tr, _, _ := p.triage(node); tr != hopeless {
 			continue
 		}
 		tried++
@@ -166,4 +167,41 @@ func checkHopeless(t *testing.T, i int, snap *state.Snapshot) int {
 		}
 	}
 	return tried
+}
+
+// TestReplaceAloneFirst: where the simulations left cannot try every
+// candidate alone, the local search tries alone first the candidates a
+// replacement could pay for, most headroom first. Planned to stable
+// without that (windows only), DaemonSet-heavy clusters keep nodes a
+// replacement alone pays for: a window lumps them with nodes that save
+// nothing, and the window's command misses minSavingsPercent. A plan
+// with it must then replace some node alone, saving at least that share.
+func TestReplaceAloneFirst(t *testing.T) {
+	alone := 0
+	for _, seed := range []uint64{300*1000 + 6, 300*1000 + 7} {
+		_, snap := daemonCluster(t, 1500, seed)
+		without := DefaultOptions()
+		without.soloLast = true
+		stable := untilStable(t, snap, without, 10).final
+		if res, err := Plan(t.Context(), stable, t0.Add(time.Hour), without); err != nil || len(res.Commands) > 0 {
+			t.Fatalf("seed %d: not stable without trying replacements alone first: %v, %d commands", seed, err, len(res.Commands))
+		}
+		res, err := Plan(t.Context(), stable, t0.Add(time.Hour), DefaultOptions())
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range res.Commands {
+			t.Logf("seed %d: %s %v -> %d replacements, $%.4f/h -> $%.4f/h", seed, c.Reason, c.Nodes, len(c.Replacements), c.CostBeforePerHour, c.CostAfterPerHour)
+			saving := c.CostBeforePerHour - c.CostAfterPerHour
+			if saving < DefaultOptions().MinSavingsPercent/100*c.CostBeforePerHour-1e-9 {
+				t.Errorf("seed %d: command on %v saves $%.4f/h of $%.4f/h, under minSavingsPercent", seed, c.Nodes, saving, c.CostBeforePerHour)
+			}
+			if len(c.Nodes) == 1 && len(c.Replacements) > 0 {
+				alone++
+			}
+		}
+	}
+	if alone == 0 {
+		t.Fatal("no node replaced alone: trying replacements alone first found nothing the windows missed")
+	}
 }

@@ -186,24 +186,35 @@ func (p *planner) claimValue(nodes []*nodeInfo, r *packing.Result) float64 {
 // every candidate alone (see triage). While the simulations left
 // cover every candidate one at a time, each is tried alone; beyond, the
 // candidates are tried in windows of consecutive ones just large enough
-// that every candidate is reached within the budget (see tryWindow).
+// that every candidate is reached within the budget (see tryWindow),
+// after the few a replacement alone could pay for best are tried alone
+// (replaceAloneFirst).
 func (p *planner) localSearch(rest []*nodeInfo) error {
 	var first, later, hopeless []*nodeInfo
 	var why []string
+	headroom := map[*nodeInfo]float64{}
 	for _, old := range rest {
 		n := p.info[old.node.Name]
 		if n == nil || p.removed[old.node.Name] || managed(n) != "" {
 			later = append(later, old)
 			continue
 		}
-		switch t, reason := p.triage(n); t {
+		switch t, reason, head := p.triage(n); t {
 		case likelyDeletion:
 			first = append(first, old)
 		case maybeReplacement:
 			later = append(later, old)
+			headroom[old] = head
 		default:
 			hopeless, why = append(hopeless, old), append(why, reason)
 		}
+	}
+	if p.simulationsLeft() < len(rest) && !p.opts.soloLast {
+		tried, err := p.replaceAloneFirst(later, headroom)
+		if err != nil {
+			return err
+		}
+		later = slices.DeleteFunc(later, func(n *nodeInfo) bool { return tried[n] })
 	}
 	// Hopeless candidates come last. The triage's bound proves each can
 	// go neither alone nor replaced, but in a window it may join a merge;
@@ -245,6 +256,32 @@ func (p *planner) localSearch(rest []*nodeInfo) error {
 		queue = append(again, queue[w:]...)
 	}
 	return nil
+}
+
+// replaceAloneFirst tries alone, before any window, the candidates a
+// replacement could pay for (later) with the most headroom (the triage's
+// bound on what a replacement saves beyond its pool's thresholds), up to
+// a quarter of the simulations left, and returns those it tried. Windows
+// lump such a node with nodes that save nothing: their pods land on new
+// claims together, the command spans the window, and its saving, spread
+// over every node's price, misses minSavingsPercent where the node alone
+// (a cpu-full r6a.32xlarge whose pods fit an m6a.32xlarge) saves a
+// quarter of its price. Issue 22's DaemonSet-heavy clusters kept such
+// nodes to stable at up to 1.105 x the bound.
+func (p *planner) replaceAloneFirst(later []*nodeInfo, headroom map[*nodeInfo]float64) (map[*nodeInfo]bool, error) {
+	byHeadroom := slices.Clone(later)
+	slices.SortStableFunc(byHeadroom, func(a, b *nodeInfo) int { return cmp.Compare(headroom[b], headroom[a]) })
+	tried := map[*nodeInfo]bool{}
+	for _, n := range byHeadroom[:min(len(byHeadroom), p.simulationsLeft()/4)] {
+		if headroom[n] <= 0 {
+			break
+		}
+		if err := p.tryAlone(n); err != nil {
+			return nil, err
+		}
+		tried[n] = true
+	}
+	return tried, nil
 }
 
 // simulationsLeft is how many simulations of removing one node the caps

@@ -181,6 +181,9 @@ type Options struct {
 	// noFuller makes the consolidation search leave fullerSet out: tests
 	// compare the two.
 	noFuller bool
+	// soloLast makes the local search leave replaceAloneFirst out: tests
+	// compare plans with and without it.
+	soloLast bool
 }
 
 // DefaultOptions are the options to start from: unless a pool says
