@@ -55,9 +55,21 @@ func benchPods(n int, seed uint64) []*state.Pod {
 // benchmarks keep the clusters they were written against.
 func packedCluster(tb testing.TB, n int, seed uint64) *state.Snapshot {
 	tb.Helper()
+	return packedClusterWith(tb, n, seed, packing.WithoutSecondFill(), packing.WithoutSwap())
+}
+
+// freshCluster is packedCluster packed as the agent packs: every move of
+// engine/packing, so what Plan could still improve is what packing left.
+func freshCluster(tb testing.TB, n int, seed uint64) *state.Snapshot {
+	tb.Helper()
+	return packedClusterWith(tb, n, seed)
+}
+
+func packedClusterWith(tb testing.TB, n int, seed uint64, opts ...packing.Option) *state.Snapshot {
+	tb.Helper()
 	pool := benchPool()
 	empty := &state.Snapshot{Pools: []*state.Pool{pool}, Pods: benchPods(n, seed)}
-	r, err := packing.Solve(context.Background(), empty, empty.Pods, packing.WithoutSecondFill(), packing.WithoutSwap())
+	r, err := packing.Solve(context.Background(), empty, empty.Pods, opts...)
 	if err != nil {
 		tb.Fatal(err)
 	}
