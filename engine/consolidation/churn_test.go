@@ -8,9 +8,9 @@ import (
 // TestPackedClusterNoChurn: a cluster engine/packing just packed has
 // nothing worth disrupting, so Plan makes no command. The cluster is
 // packed as the agent packs (freshCluster): the generators' clusters skip
-// packing's swap move and second fill, which leave cpu-full m6a nodes
-// whose pods fit a c6a and merges that save 29 %, real savings Plan takes
-// once it tries replacements alone before windows (4,000 pods, seed 500).
+// packing's swap move and second fill, which leaves real savings (a merge
+// of three nodes for 29 % less at 4,000 pods, seed 500) that Plan takes
+// once it tries replacements alone before windows.
 func TestPackedClusterNoChurn(t *testing.T) {
 	if testing.Short() {
 		t.Skip("packs 10,000 pods; skipped under -short")

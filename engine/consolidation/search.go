@@ -265,8 +265,8 @@ func (p *planner) localSearch(rest []*nodeInfo) error {
 // lump such a node with nodes that save nothing: their pods land on new
 // claims together, the command spans the window, and its saving, spread
 // over every node's price, misses minSavingsPercent where the node alone
-// (a cpu-full r6a.32xlarge whose pods fit an m6a.32xlarge) saves a
-// quarter of its price. Issue 22's DaemonSet-heavy clusters kept such
+// would pass (a cpu-full r6a.32xlarge with half its memory unused, $2.86/h
+// of headroom on $7.26/h on the bench case). Issue 22's DaemonSet-heavy clusters kept such
 // nodes to stable at up to 1.105 x the bound.
 func (p *planner) replaceAloneFirst(later []*nodeInfo, headroom map[*nodeInfo]float64) (map[*nodeInfo]bool, error) {
 	byHeadroom := slices.Clone(later)
